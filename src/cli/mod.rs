@@ -1,0 +1,205 @@
+//! The command line: argument parsing (clap) and one function per command.
+//!
+//! The command names, flags and output fields are the contract of `../specs/cli.md`; add to
+//! them, never rename. `main.rs` parses, sets up logging and maps [`CliError`] to exit codes.
+
+pub mod eval;
+pub mod extract;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Everything that can end a command unsuccessfully, sorted by exit status.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Bad usage or bad configuration: exit status 2.
+    #[error("{0}")]
+    Usage(String),
+    /// A command whose implementation belongs to a later stage of the project: exit status 2.
+    #[error("`gleaner {command}` is not available yet: it arrives with {issue}")]
+    NotYet {
+        command: &'static str,
+        issue: &'static str,
+    },
+    /// Anything that went wrong while running: exit status 1.
+    #[error(transparent)]
+    Runtime(#[from] anyhow::Error),
+}
+
+impl CliError {
+    /// The process exit status for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Usage(_) | CliError::NotYet { .. } => 2,
+            CliError::Runtime(_) => 1,
+        }
+    }
+}
+
+/// gleaner: feeds in, clean articles out.
+///
+/// Polls RSS/Atom/JSON feeds on a schedule, downloads each new article, extracts its body and
+/// images, and stores them in SQLite or PostgreSQL for people and downstream consumers.
+#[derive(Debug, Parser)]
+#[command(name = "gleaner", version, about, long_about)]
+pub struct Cli {
+    /// The configuration file [default: ./config.toml, then $GLEANER_CONFIG].
+    #[arg(long, global = true, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// Log format: human-readable lines or one JSON object per line.
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Human)]
+    pub log_format: LogFormat,
+    /// Log filter in `RUST_LOG` syntax (e.g. `info`, `gleaner=debug`) [default: $RUST_LOG, else info].
+    #[arg(long, global = true, value_name = "FILTER")]
+    pub log_level: Option<String>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// How log lines are written to standard error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    Human,
+    Json,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the long-lived service: schedule, fetch, extract, store, serve the API.
+    Run,
+    /// Poll the feeds that are due once, print a summary, and exit.
+    Poll(PollArgs),
+    /// Create or upgrade the database schema.
+    Migrate,
+    /// Validate the configuration and print the feeds it defines.
+    CheckConfig,
+    /// List the configured feeds with their polling state, or manage them.
+    Feeds(FeedsArgs),
+    /// List, show and search stored articles.
+    #[command(subcommand)]
+    Articles(ArticlesCommand),
+    /// Print stored articles as JSON lines, in ascending id order.
+    Export(ExportArgs),
+    /// Run extraction again over the stored raw pages, without downloading them.
+    Reextract(ReextractArgs),
+    /// Extract the article from one page and print it.
+    Extract(extract::ExtractArgs),
+    /// Score extraction algorithms on a labelled dataset.
+    Eval(eval::EvalArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PollArgs {
+    /// Run one cycle and exit (the only mode `poll` has; `run` is the daemon).
+    #[arg(long)]
+    pub once: bool,
+    /// Poll every feed, due or not.
+    #[arg(long)]
+    pub all: bool,
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct FeedsArgs {
+    /// Print a JSON array instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(subcommand)]
+    pub command: Option<FeedsCommand>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum FeedsCommand {
+    /// Append a feed to config.toml, keeping its comments and layout.
+    Add {
+        /// The feed's URL.
+        url: String,
+        /// A unique name [default: the feed's host].
+        #[arg(long)]
+        name: Option<String>,
+        /// A cron schedule for this feed [default: [schedule].default].
+        #[arg(long)]
+        schedule: Option<String>,
+    },
+    /// Add every feed of an OPML file to config.toml.
+    ImportOpml {
+        /// The OPML file.
+        file: PathBuf,
+    },
+    /// Print the configured feeds as OPML.
+    ExportOpml,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ArticlesCommand {
+    /// List articles, newest first.
+    List {
+        /// Only articles of this feed.
+        #[arg(long)]
+        feed: Option<String>,
+        /// Only articles fetched at or after this time (RFC 3339).
+        #[arg(long)]
+        since: Option<String>,
+        /// Only articles with an id greater than this.
+        #[arg(long)]
+        after_id: Option<i64>,
+        /// At most this many rows.
+        #[arg(long, default_value_t = 50)]
+        limit: i64,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one article.
+    Show {
+        /// The article's id.
+        id: i64,
+        /// Output format.
+        #[arg(long, default_value = "text", value_parser = ["text", "html", "json"])]
+        format: String,
+    },
+    /// Full-text search over titles and bodies, best match first.
+    Search {
+        /// The query.
+        query: String,
+        /// At most this many results.
+        #[arg(long, default_value_t = 20)]
+        limit: i64,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Only articles with an id greater than this.
+    #[arg(long, default_value_t = 0)]
+    pub after_id: i64,
+    /// Output format.
+    #[arg(long, default_value = "jsonl", value_parser = ["jsonl"])]
+    pub format: String,
+}
+
+#[derive(Debug, Args)]
+pub struct ReextractArgs {
+    /// The algorithm to use [default: [extract].algorithm].
+    #[arg(long)]
+    pub algorithm: Option<String>,
+    /// Only articles of this feed.
+    #[arg(long)]
+    pub feed: Option<String>,
+}
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> Result<(), CliError> {
+    match &cli.command {
+        Command::Extract(args) => extract::run(args),
+        Command::Eval(args) => eval::run(args),
+        _ => Err(CliError::NotYet {
+            command: "this command",
+            issue: "the foundation",
+        }),
+    }
+}
