@@ -2,4 +2,8 @@
 //! and images. `ARCHITECTURE.md` describes the stages and the data between them.
 
 pub mod cli;
+pub mod config;
 pub mod extract;
+pub mod schedule;
+pub mod store;
+pub mod telemetry;

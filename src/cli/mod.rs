@@ -5,10 +5,15 @@
 
 pub mod eval;
 pub mod extract;
+mod feeds;
+mod setup;
+mod table;
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::config::Config;
 
 /// Everything that can end a command unsuccessfully, sorted by exit status.
 #[derive(Debug, thiserror::Error)]
@@ -23,8 +28,28 @@ pub enum CliError {
         issue: &'static str,
     },
     /// Anything that went wrong while running: exit status 1.
-    #[error(transparent)]
-    Runtime(#[from] anyhow::Error),
+    #[error("{context}: {source}")]
+    Runtime {
+        context: String,
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+/// Attaches what the command was doing to any error, making it a runtime failure.
+pub(crate) trait Context<T> {
+    fn context(self, context: impl Into<String>) -> Result<T, CliError>;
+}
+
+impl<T, E> Context<T> for Result<T, E>
+where
+    E: std::error::Error + Send + Sync + 'static,
+{
+    fn context(self, context: impl Into<String>) -> Result<T, CliError> {
+        self.map_err(|source| CliError::Runtime {
+            context: context.into(),
+            source: Box::new(source),
+        })
+    }
 }
 
 impl CliError {
@@ -32,7 +57,7 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::Usage(_) | CliError::NotYet { .. } => 2,
-            CliError::Runtime(_) => 1,
+            CliError::Runtime { .. } => 1,
         }
     }
 }
@@ -195,11 +220,53 @@ pub struct ReextractArgs {
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match &cli.command {
-        Command::Extract(args) => extract::run(args),
-        Command::Eval(args) => eval::run(args),
-        _ => Err(CliError::NotYet {
-            command: "this command",
-            issue: "the foundation",
-        }),
+        // These two need no configuration: they work on files and standard input.
+        Command::Extract(args) => return extract::run(args),
+        Command::Eval(args) => return eval::run(args),
+        _ => {}
     }
+    let config = load_config(&cli)?;
+    match &cli.command {
+        Command::CheckConfig => setup::check_config(&config),
+        Command::Migrate => block_on(setup::migrate(&config)),
+        Command::Feeds(FeedsArgs {
+            json,
+            command: None,
+        }) => block_on(feeds::list(&config, *json)),
+        Command::Feeds(FeedsArgs {
+            command: Some(_), ..
+        }) => Err(CliError::NotYet {
+            command: "feeds add/import-opml/export-opml",
+            issue: "the query surface",
+        }),
+        Command::Run => Err(not_yet("run", "the ingestion daemon")),
+        Command::Poll(_) => Err(not_yet("poll", "the ingestion daemon")),
+        Command::Articles(_) => Err(not_yet("articles", "the query surface")),
+        Command::Export(_) => Err(not_yet("export", "the query surface")),
+        Command::Reextract(_) => Err(not_yet("reextract", "the query surface")),
+        Command::Extract(_) | Command::Eval(_) => Ok(()),
+    }
+}
+
+fn not_yet(command: &'static str, issue: &'static str) -> CliError {
+    CliError::NotYet { command, issue }
+}
+
+/// Loads the configuration named by `--config`, `$GLEANER_CONFIG` or `./config.toml`; any
+/// problem with it is a usage error (exit status 2).
+pub fn load_config(cli: &Cli) -> Result<Config, CliError> {
+    let path = Config::resolve_path(cli.config.as_deref());
+    Config::load(&path).map_err(|e| CliError::Usage(e.to_string()))
+}
+
+/// Runs an async command on a multi-threaded runtime.
+fn block_on<F>(future: F) -> Result<(), CliError>
+where
+    F: std::future::Future<Output = Result<(), CliError>>,
+{
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(future)
 }

@@ -64,7 +64,11 @@ impl Algorithm {
 
     /// The comma-separated list of accepted names, for error messages.
     pub fn names() -> String {
-        Self::ALL.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")
+        Self::ALL
+            .iter()
+            .map(|a| a.name())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 

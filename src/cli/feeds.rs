@@ -1,0 +1,90 @@
+//! `gleaner feeds`: the configured feeds with their polling state.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::{CliError, Context, table};
+use crate::config::Config;
+use crate::store::{FeedRecord, Store};
+
+/// One row of `gleaner feeds`; the JSON field names are the contract of `cli.md`.
+#[derive(Debug, Serialize)]
+struct FeedRow {
+    name: String,
+    url: String,
+    schedule: String,
+    last_polled_at: Option<DateTime<Utc>>,
+    last_status: Option<String>,
+    error_count: i64,
+    next_due_at: Option<DateTime<Utc>>,
+    articles: i64,
+    /// The most recent error message, when the last poll failed.
+    last_error: Option<String>,
+}
+
+/// Lists every configured feed, joined with what the database knows of it.
+pub async fn list(config: &Config, json: bool) -> Result<(), CliError> {
+    let store = Store::connect(&config.database.target)
+        .await
+        .context("opening the database")?;
+    let stored = store.feeds().await.context("reading feed state")?;
+    store.close().await;
+    let rows: Vec<FeedRow> = config
+        .feeds
+        .iter()
+        .map(|feed| {
+            let state: Option<&FeedRecord> = stored.iter().find(|s| s.name == feed.name);
+            FeedRow {
+                name: feed.name.clone(),
+                url: feed.url.to_string(),
+                schedule: feed.schedule.to_string(),
+                last_polled_at: state.and_then(|s| s.last_polled_at),
+                last_status: state.and_then(|s| s.last_status.clone()),
+                error_count: state.map_or(0, |s| s.error_count),
+                next_due_at: state.and_then(|s| s.next_due_at),
+                articles: state.map_or(0, |s| s.articles),
+                last_error: state.and_then(|s| s.last_error.clone()),
+            }
+        })
+        .collect();
+    if json {
+        let text = serde_json::to_string_pretty(&rows).context("writing JSON")?;
+        println!("{text}");
+        return Ok(());
+    }
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|row| {
+            vec![
+                row.name.clone(),
+                row.url.clone(),
+                row.schedule.clone(),
+                time_cell(row.last_polled_at, "never"),
+                row.last_status.clone().unwrap_or_else(|| "-".to_string()),
+                row.error_count.to_string(),
+                time_cell(row.next_due_at, "on next run"),
+                row.articles.to_string(),
+            ]
+        })
+        .collect();
+    let header = [
+        "NAME",
+        "URL",
+        "SCHEDULE",
+        "LAST POLLED",
+        "STATUS",
+        "ERRORS",
+        "NEXT DUE",
+        "ARTICLES",
+    ];
+    print!("{}", table::render(&header, &cells, 60));
+    Ok(())
+}
+
+/// A UTC timestamp to the second, or `missing` when there is none.
+pub(super) fn time_cell(time: Option<DateTime<Utc>>, missing: &str) -> String {
+    time.map_or_else(
+        || missing.to_string(),
+        |t| t.format("%Y-%m-%d %H:%M:%SZ").to_string(),
+    )
+}

@@ -1,0 +1,70 @@
+//! `gleaner migrate` and `gleaner check-config`.
+
+use super::{CliError, Context, table};
+use crate::config::Config;
+use crate::store::Store;
+
+/// Creates or upgrades the schema and says which migrations are applied.
+pub async fn migrate(config: &Config) -> Result<(), CliError> {
+    let store = Store::connect(&config.database.target)
+        .await
+        .context("migrating the database")?;
+    let applied = store
+        .applied_migrations()
+        .await
+        .context("reading the schema version")?;
+    println!(
+        "{}: schema up to date ({} migration{}: {})",
+        store.target(),
+        applied.len(),
+        if applied.len() == 1 { "" } else { "s" },
+        applied.join(", ")
+    );
+    store.close().await;
+    Ok(())
+}
+
+/// Prints what the configuration means; loading it has already validated it.
+pub fn check_config(config: &Config) -> Result<(), CliError> {
+    println!("configuration: {} is valid", config.path.display());
+    println!("database: {}", config.database.target.display_redacted());
+    println!(
+        "schedule: default `{}`, jitter {} s; extraction: {}; images: {}",
+        config.schedule.default,
+        config.schedule.jitter_seconds,
+        config.extract.algorithm,
+        if config.images.download {
+            "downloaded"
+        } else {
+            "metadata only"
+        }
+    );
+    match &config.api {
+        Some(api) => println!(
+            "api: http://{} ({})",
+            api.listen,
+            if api.token.is_some() {
+                "bearer token required"
+            } else {
+                "no token"
+            }
+        ),
+        None => println!("api: off (no [api] table)"),
+    }
+    println!("feeds: {}", config.feeds.len());
+    if !config.feeds.is_empty() {
+        let rows: Vec<Vec<String>> = config
+            .feeds
+            .iter()
+            .map(|feed| {
+                vec![
+                    feed.name.clone(),
+                    feed.url.to_string(),
+                    feed.schedule.to_string(),
+                ]
+            })
+            .collect();
+        print!("{}", table::render(&["NAME", "URL", "SCHEDULE"], &rows, 80));
+    }
+    Ok(())
+}

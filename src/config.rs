@@ -1,0 +1,626 @@
+//! Loading and validating `config.toml` (the contract of `../specs/config.md`).
+//!
+//! Owns [`Config`], the typed, validated configuration that every other stage receives. It is
+//! loaded once: the raw TOML is deserialized with unknown keys refused, then every value that
+//! can be wrong (cron expressions, URLs, names, the algorithm, the API address) is checked up
+//! front, and each error names the file, line, column and key at fault. Environment overrides:
+//! `GLEANER_CONFIG` (which file) and `GLEANER_DATABASE_URL` (replaces `[database].url`).
+
+use std::collections::HashSet;
+use std::net::SocketAddr;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+use url::Url;
+
+use crate::extract::Algorithm;
+use crate::schedule::CronSchedule;
+
+/// The environment variable that names the configuration file when `--config` is absent.
+pub const CONFIG_ENV: &str = "GLEANER_CONFIG";
+/// The environment variable that replaces `[database].url`.
+pub const DATABASE_URL_ENV: &str = "GLEANER_DATABASE_URL";
+/// The file used when neither `--config` nor `GLEANER_CONFIG` names one.
+pub const DEFAULT_CONFIG_FILE: &str = "config.toml";
+
+/// The validated configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The file this was loaded from.
+    pub path: PathBuf,
+    pub database: DatabaseConfig,
+    pub schedule: ScheduleConfig,
+    pub fetch: FetchConfig,
+    pub extract: ExtractConfig,
+    pub images: ImagesConfig,
+    /// `None` when the file has no `[api]` table: no HTTP server.
+    pub api: Option<ApiConfig>,
+    pub daemon: DaemonConfig,
+    pub feeds: Vec<FeedConfig>,
+}
+
+/// Where articles are stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DatabaseTarget {
+    /// An SQLite file (created when missing); relative paths are resolved against the
+    /// directory of the configuration file.
+    Sqlite { path: PathBuf },
+    /// A PostgreSQL connection URL.
+    Postgres { url: String },
+}
+
+impl DatabaseTarget {
+    /// Parses a `sqlite://`, `sqlite:` or `postgres(ql)://` URL; `base_dir` anchors relative
+    /// SQLite paths.
+    pub fn parse(url: &str, base_dir: &Path) -> Result<Self, String> {
+        let url = url.trim();
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Url::parse(url).map_err(|e| format!("invalid PostgreSQL URL: {e}"))?;
+            return Ok(DatabaseTarget::Postgres {
+                url: url.to_string(),
+            });
+        }
+        let Some(rest) = url
+            .strip_prefix("sqlite://")
+            .or_else(|| url.strip_prefix("sqlite:"))
+        else {
+            return Err(format!(
+                "unsupported database URL `{}`: use sqlite://PATH or postgres://USER@HOST/DB",
+                redact_url(url)
+            ));
+        };
+        let file = rest.split('?').next().unwrap_or_default();
+        if file.is_empty() || file == ":memory:" {
+            return Err(
+                "the SQLite database must be a file path (sqlite://gleaner.db)".to_string(),
+            );
+        }
+        let path = Path::new(file);
+        let path = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            base_dir.join(path)
+        };
+        Ok(DatabaseTarget::Sqlite { path })
+    }
+
+    /// A description safe for logs: no password.
+    pub fn display_redacted(&self) -> String {
+        match self {
+            DatabaseTarget::Sqlite { path } => format!("sqlite://{}", path.display()),
+            DatabaseTarget::Postgres { url } => redact_url(url),
+        }
+    }
+}
+
+/// Replaces the password of a URL with `***`, so that it can be logged.
+pub fn redact_url(url: &str) -> String {
+    match Url::parse(url) {
+        Ok(mut parsed) if parsed.password().is_some() => {
+            // Setting a password only fails for URLs that cannot have one.
+            let _ = parsed.set_password(Some("***"));
+            parsed.to_string()
+        }
+        Ok(parsed) => parsed.to_string(),
+        Err(_) => "<unparseable URL>".to_string(),
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct DatabaseConfig {
+    pub target: DatabaseTarget,
+}
+
+#[derive(Debug, Clone)]
+pub struct ScheduleConfig {
+    pub default: CronSchedule,
+    pub jitter_seconds: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FetchConfig {
+    pub user_agent: String,
+    pub timeout_seconds: u64,
+    pub max_feed_bytes: u64,
+    pub max_page_bytes: u64,
+    pub max_image_bytes: u64,
+    pub concurrency: usize,
+    pub per_host_concurrency: usize,
+    pub per_host_delay_ms: u64,
+    pub allow_private_networks: bool,
+    pub respect_robots_txt: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExtractConfig {
+    pub algorithm: Algorithm,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImagesConfig {
+    pub download: bool,
+    /// Images kept per article; the rest are dropped (a gallery page must not fill the disk).
+    pub max_per_article: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiConfig {
+    pub listen: SocketAddr,
+    /// `None` when empty: no authentication.
+    pub token: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DaemonConfig {
+    /// How long `run` waits for in-flight work after SIGTERM/SIGINT.
+    pub shutdown_grace_seconds: u64,
+}
+
+/// One `[[feeds]]` entry.
+#[derive(Debug, Clone)]
+pub struct FeedConfig {
+    pub name: String,
+    pub url: Url,
+    /// The feed's own schedule, else `[schedule].default`.
+    pub schedule: CronSchedule,
+}
+
+/// A configuration that cannot be used. `Display` is one line naming file, line and key.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{path}: cannot read the configuration: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}:{column}: {message}")]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{variable}: {message}")]
+    Environment {
+        variable: &'static str,
+        message: String,
+    },
+}
+
+impl Config {
+    /// Chooses the configuration file: `--config`, else `$GLEANER_CONFIG`, else `./config.toml`.
+    pub fn resolve_path(cli_path: Option<&Path>) -> PathBuf {
+        if let Some(path) = cli_path {
+            return path.to_path_buf();
+        }
+        match std::env::var_os(CONFIG_ENV) {
+            Some(path) if !path.is_empty() => PathBuf::from(path),
+            _ => PathBuf::from(DEFAULT_CONFIG_FILE),
+        }
+    }
+
+    /// Reads and validates a file, applying `GLEANER_DATABASE_URL` when set.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let source = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        let database_override = std::env::var(DATABASE_URL_ENV)
+            .ok()
+            .filter(|url| !url.trim().is_empty());
+        Self::parse(&source, path, database_override.as_deref())
+    }
+
+    /// Validates configuration text; `path` is used for messages and to anchor relative paths.
+    pub fn parse(
+        source: &str,
+        path: &Path,
+        database_override: Option<&str>,
+    ) -> Result<Config, ConfigError> {
+        let raw: RawConfig = toml::from_str(source).map_err(|e| {
+            let span = e.span().unwrap_or(0..0);
+            invalid(path, source, span, describe_toml_error(source, &e))
+        })?;
+        let at = |span: Range<usize>, message: String| invalid(path, source, span, message);
+        let base_dir = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+
+        let target = match database_override {
+            Some(url) => DatabaseTarget::parse(url, Path::new(".")).map_err(|message| {
+                ConfigError::Environment {
+                    variable: DATABASE_URL_ENV,
+                    message,
+                }
+            })?,
+            None => DatabaseTarget::parse(raw.database.url.get_ref(), base_dir)
+                .map_err(|m| at(raw.database.url.span(), format!("[database] url: {m}")))?,
+        };
+
+        let default_schedule =
+            CronSchedule::parse(raw.schedule.default.get_ref()).map_err(|e| {
+                at(
+                    raw.schedule.default.span(),
+                    format!("[schedule] default: {e}"),
+                )
+            })?;
+
+        let fetch = raw.fetch.validate(|key, message| {
+            // Numeric limits have no span of their own once deserialized: point at the table.
+            let span = find_key_span(source, "fetch", key);
+            at(span, format!("[fetch] {key}: {message}"))
+        })?;
+
+        let algorithm = raw
+            .extract
+            .algorithm
+            .get_ref()
+            .parse::<Algorithm>()
+            .map_err(|e| {
+                at(
+                    raw.extract.algorithm.span(),
+                    format!("[extract] algorithm: {e}"),
+                )
+            })?;
+
+        if raw.images.max_per_article == 0 {
+            let span = find_key_span(source, "images", "max_per_article");
+            return Err(at(
+                span,
+                "[images] max_per_article: must be at least 1".into(),
+            ));
+        }
+
+        let api = match raw.api {
+            None => None,
+            Some(api) => {
+                let listen = api.listen.get_ref().parse::<SocketAddr>().map_err(|e| {
+                    at(
+                        api.listen.span(),
+                        format!(
+                            "[api] listen: `{}` is not HOST:PORT ({e})",
+                            api.listen.get_ref()
+                        ),
+                    )
+                })?;
+                let token = Some(api.token.trim().to_string()).filter(|t| !t.is_empty());
+                Some(ApiConfig { listen, token })
+            }
+        };
+
+        let mut feeds = Vec::with_capacity(raw.feeds.len());
+        let mut names = HashSet::new();
+        let mut urls = HashSet::new();
+        for feed in raw.feeds {
+            let url = parse_feed_url(feed.url.get_ref())
+                .map_err(|m| at(feed.url.span(), format!("[[feeds]] url: {m}")))?;
+            let (name, name_span) = match &feed.name {
+                Some(name) => (name.get_ref().trim().to_string(), name.span()),
+                None => (
+                    url.host_str().unwrap_or_default().to_string(),
+                    feed.url.span(),
+                ),
+            };
+            if name.is_empty() {
+                return Err(at(name_span, "[[feeds]] name: must not be empty".into()));
+            }
+            if !names.insert(name.clone()) {
+                let hint = if feed.name.is_none() {
+                    " (the name defaults to the feed's host: give each feed of this host a `name`)"
+                } else {
+                    ""
+                };
+                return Err(at(
+                    name_span,
+                    format!("[[feeds]] name: duplicate feed name `{name}`{hint}"),
+                ));
+            }
+            if !urls.insert(url.to_string()) {
+                return Err(at(
+                    feed.url.span(),
+                    format!("[[feeds]] url: `{url}` is configured twice"),
+                ));
+            }
+            let schedule = match &feed.schedule {
+                Some(expr) => CronSchedule::parse(expr.get_ref())
+                    .map_err(|e| at(expr.span(), format!("[[feeds]] schedule of `{name}`: {e}")))?,
+                None => default_schedule.clone(),
+            };
+            feeds.push(FeedConfig {
+                name,
+                url,
+                schedule,
+            });
+        }
+
+        Ok(Config {
+            path: path.to_path_buf(),
+            database: DatabaseConfig { target },
+            schedule: ScheduleConfig {
+                default: default_schedule,
+                jitter_seconds: raw.schedule.jitter_seconds,
+            },
+            fetch,
+            extract: ExtractConfig { algorithm },
+            images: ImagesConfig {
+                download: raw.images.download,
+                max_per_article: raw.images.max_per_article,
+            },
+            api,
+            daemon: DaemonConfig {
+                shutdown_grace_seconds: raw.daemon.shutdown_grace_seconds,
+            },
+            feeds,
+        })
+    }
+}
+
+/// Feed URLs must be absolute http(s) URLs with a host.
+fn parse_feed_url(text: &str) -> Result<Url, String> {
+    let url = Url::parse(text.trim()).map_err(|e| format!("`{text}` is not a valid URL ({e})"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!("`{text}` must be an http or https URL"));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(format!("`{text}` has no host"));
+    }
+    Ok(url)
+}
+
+fn invalid(path: &Path, source: &str, span: Range<usize>, message: String) -> ConfigError {
+    let (line, column) = line_and_column(source, span.start);
+    ConfigError::Invalid {
+        path: path.to_path_buf(),
+        line,
+        column,
+        message,
+    }
+}
+
+/// 1-based line and column (in characters) of a byte offset.
+fn line_and_column(source: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(source.len());
+    let before = source.get(..offset).unwrap_or(source);
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
+    (line, column)
+}
+
+/// The table header (`[fetch]`, `[[feeds]]`) in force at a byte offset.
+fn table_at(source: &str, offset: usize) -> Option<&str> {
+    let before = source.get(..offset.min(source.len()))?;
+    before
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|line| line.starts_with('['))
+        .map(|line| line.split('#').next().unwrap_or(line).trim())
+}
+
+/// Turns a toml/serde error into one line that names the key and its table.
+fn describe_toml_error(source: &str, error: &toml::de::Error) -> String {
+    let message = error.message().trim().replace('\n', " ");
+    let table = error
+        .span()
+        .and_then(|span| table_at(source, span.start))
+        .map(|t| format!(" in {t}"))
+        .unwrap_or_default();
+    match message.strip_prefix("unknown field ") {
+        Some(rest) => format!("unknown key {rest}").replacen(',', &format!("{table};"), 1),
+        None => format!("{message}{table}"),
+    }
+}
+
+/// The span of `key = …` inside `[table]`, for errors found after deserialization.
+fn find_key_span(source: &str, table: &str, key: &str) -> Range<usize> {
+    let header = format!("[{table}]");
+    let mut offset = 0;
+    let mut in_table = false;
+    for line in source.split_inclusive('\n') {
+        let trimmed = line.trim();
+        if trimmed.starts_with('[') {
+            in_table = trimmed.starts_with(&header);
+        } else if in_table
+            && trimmed
+                .strip_prefix(key)
+                .is_some_and(|rest| rest.trim_start().starts_with('='))
+        {
+            let start = offset + (line.len() - line.trim_start().len());
+            return start..start + key.len();
+        }
+        offset += line.len();
+    }
+    0..0
+}
+
+// --- the file as written: every key optional but feeds, unknown keys refused ---
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+struct RawConfig {
+    database: RawDatabase,
+    schedule: RawSchedule,
+    fetch: RawFetch,
+    extract: RawExtract,
+    images: RawImages,
+    api: Option<RawApi>,
+    daemon: RawDaemon,
+    feeds: Vec<RawFeed>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawDatabase {
+    url: Spanned<String>,
+}
+
+impl Default for RawDatabase {
+    fn default() -> Self {
+        RawDatabase {
+            url: Spanned::new(0..0, "sqlite://gleaner.db".to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawSchedule {
+    default: Spanned<String>,
+    jitter_seconds: u64,
+}
+
+impl Default for RawSchedule {
+    fn default() -> Self {
+        RawSchedule {
+            default: Spanned::new(0..0, "*/15 * * * *".to_string()),
+            jitter_seconds: 30,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawFetch {
+    user_agent: String,
+    timeout_seconds: u64,
+    max_feed_bytes: u64,
+    max_page_bytes: u64,
+    max_image_bytes: u64,
+    concurrency: usize,
+    per_host_concurrency: usize,
+    per_host_delay_ms: u64,
+    allow_private_networks: bool,
+    respect_robots_txt: bool,
+}
+
+impl Default for RawFetch {
+    fn default() -> Self {
+        RawFetch {
+            user_agent: default_user_agent(),
+            timeout_seconds: 30,
+            max_feed_bytes: 10 * 1024 * 1024,
+            max_page_bytes: 10 * 1024 * 1024,
+            max_image_bytes: 5 * 1024 * 1024,
+            concurrency: 16,
+            per_host_concurrency: 2,
+            per_host_delay_ms: 1000,
+            allow_private_networks: false,
+            respect_robots_txt: true,
+        }
+    }
+}
+
+/// The `User-Agent` sent when the configuration names none.
+pub fn default_user_agent() -> String {
+    format!(
+        "gleaner/{} (+https://github.com/gleaner-rss/gleaner)",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+impl RawFetch {
+    fn validate(
+        self,
+        error: impl Fn(&str, String) -> ConfigError,
+    ) -> Result<FetchConfig, ConfigError> {
+        let positive = [
+            ("timeout_seconds", self.timeout_seconds),
+            ("max_feed_bytes", self.max_feed_bytes),
+            ("max_page_bytes", self.max_page_bytes),
+            ("max_image_bytes", self.max_image_bytes),
+            ("concurrency", self.concurrency as u64),
+            ("per_host_concurrency", self.per_host_concurrency as u64),
+        ];
+        if let Some((key, _)) = positive.iter().find(|(_, value)| *value == 0) {
+            return Err(error(key, "must be greater than 0".to_string()));
+        }
+        if self.user_agent.trim().is_empty() {
+            return Err(error("user_agent", "must not be empty".to_string()));
+        }
+        Ok(FetchConfig {
+            user_agent: self.user_agent.trim().to_string(),
+            timeout_seconds: self.timeout_seconds,
+            max_feed_bytes: self.max_feed_bytes,
+            max_page_bytes: self.max_page_bytes,
+            max_image_bytes: self.max_image_bytes,
+            concurrency: self.concurrency,
+            per_host_concurrency: self.per_host_concurrency,
+            per_host_delay_ms: self.per_host_delay_ms,
+            allow_private_networks: self.allow_private_networks,
+            respect_robots_txt: self.respect_robots_txt,
+        })
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawExtract {
+    algorithm: Spanned<String>,
+}
+
+impl Default for RawExtract {
+    fn default() -> Self {
+        RawExtract {
+            algorithm: Spanned::new(0..0, "auto".to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawImages {
+    download: bool,
+    max_per_article: usize,
+}
+
+impl Default for RawImages {
+    fn default() -> Self {
+        RawImages {
+            download: true,
+            max_per_article: 50,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawApi {
+    listen: Spanned<String>,
+    token: String,
+}
+
+impl Default for RawApi {
+    fn default() -> Self {
+        RawApi {
+            listen: Spanned::new(0..0, "127.0.0.1:8080".to_string()),
+            token: String::new(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+struct RawDaemon {
+    shutdown_grace_seconds: u64,
+}
+
+impl Default for RawDaemon {
+    fn default() -> Self {
+        RawDaemon {
+            shutdown_grace_seconds: 10,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFeed {
+    name: Option<Spanned<String>>,
+    url: Spanned<String>,
+    schedule: Option<Spanned<String>>,
+}

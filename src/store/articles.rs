@@ -1,0 +1,229 @@
+//! Articles and their images: the one-transaction write, reads, listings and search.
+
+use super::model::*;
+use super::{QueryContext, Store, StoreError, db_time, now, on_pool, sql};
+
+impl Store {
+    /// Stores an article with its images in one transaction. An article already stored (same
+    /// normalized URL, or same GUID in the same feed) is left as it is and reported as a
+    /// duplicate. Image bytes are stored once per SHA-256.
+    pub async fn insert_article(&self, article: &NewArticle) -> Result<InsertOutcome, StoreError> {
+        let word_count = article.text.split_whitespace().count() as i64;
+        let content_hash = sha256_hex(article.text.as_bytes());
+        let blobs: Vec<Option<(String, &ImageContent)>> = article
+            .images
+            .iter()
+            .map(|image| {
+                image
+                    .content
+                    .as_ref()
+                    .map(|content| (sha256_hex(&content.bytes), content))
+            })
+            .collect();
+        let stored_at = now();
+
+        on_pool!(self, pool => {
+            let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
+            sqlx::query(self.sql(&sql::LOCK_ARTICLE_CURSOR))
+                .execute(&mut *tx)
+                .await
+                .context("locking the article cursor")?;
+            let inserted: Option<i64> = sqlx::query_scalar(sql::INSERT_ARTICLE)
+                .bind(article.feed_id)
+                .bind(&article.guid)
+                .bind(&article.url)
+                .bind(&article.canonical_url)
+                .bind(&article.title)
+                .bind(&article.author)
+                .bind(&article.summary)
+                .bind(article.published_at.map(db_time))
+                .bind(db_time(article.fetched_at))
+                .bind(&article.language)
+                .bind(&article.extractor)
+                .bind(article.confidence)
+                .bind(&article.text)
+                .bind(&article.html)
+                .bind(word_count)
+                .bind(&content_hash)
+                .bind(article.raw_page.as_ref().map(CompressedPage::as_gzip))
+                .bind(&article.raw_content_type)
+                .fetch_optional(&mut *tx)
+                .await
+                .context("inserting an article")?;
+            let Some(id) = inserted else {
+                let existing: i64 = sqlx::query_scalar(sql::SELECT_KNOWN_ARTICLE)
+                    .bind(&article.url)
+                    .bind(article.feed_id)
+                    .bind(&article.guid)
+                    .fetch_one(&mut *tx)
+                    .await
+                    .context("finding the article an insert duplicated")?;
+                tx.rollback().await.context("ending a transaction")?;
+                return Ok(InsertOutcome::Duplicate(existing));
+            };
+            for (position, (image, blob)) in article.images.iter().zip(&blobs).enumerate() {
+                if let Some((sha256, content)) = blob {
+                    sqlx::query(sql::INSERT_IMAGE_BLOB)
+                        .bind(sha256)
+                        .bind(&content.mime)
+                        .bind(content.bytes.len() as i64)
+                        .bind(&content.bytes)
+                        .bind(stored_at)
+                        .execute(&mut *tx)
+                        .await
+                        .context("storing image bytes")?;
+                }
+                sqlx::query(sql::INSERT_IMAGE)
+                    .bind(id)
+                    .bind(position as i64)
+                    .bind(&image.url)
+                    .bind(&image.alt)
+                    .bind(&image.caption)
+                    .bind(image.width)
+                    .bind(image.height)
+                    .bind(blob.as_ref().map(|(_, content)| content.mime.as_str()))
+                    .bind(blob.as_ref().map(|(_, content)| content.bytes.len() as i64))
+                    .bind(blob.as_ref().map(|(sha256, _)| sha256.as_str()))
+                    .execute(&mut *tx)
+                    .await
+                    .context("storing an image")?;
+            }
+            tx.commit().await.context("committing an article")?;
+            Ok(InsertOutcome::Inserted(id))
+        })
+    }
+
+    /// The id of the stored article an entry would duplicate, if any: same normalized URL,
+    /// or same GUID in the same feed. Lets the pipeline skip the download.
+    pub async fn known_article(
+        &self,
+        feed_id: i64,
+        guid: Option<&str>,
+        url: &str,
+    ) -> Result<Option<i64>, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query_scalar(sql::SELECT_KNOWN_ARTICLE)
+                .bind(url)
+                .bind(feed_id)
+                .bind(guid)
+                .fetch_optional(pool)
+                .await
+        })
+        .context("looking up a known article")
+    }
+
+    pub async fn article(&self, id: i64) -> Result<Option<Article>, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query_as(sql::SELECT_ARTICLE).bind(id).fetch_optional(pool).await
+        })
+        .context("reading an article")
+    }
+
+    /// The raw page of an article as downloaded, with its `Content-Type`, for re-extraction.
+    pub async fn raw_page(
+        &self,
+        id: i64,
+    ) -> Result<Option<(CompressedPage, Option<String>)>, StoreError> {
+        let row: Option<(Option<Vec<u8>>, Option<String>)> = on_pool!(self, pool => {
+            sqlx::query_as(sql::SELECT_RAW_PAGE).bind(id).fetch_optional(pool).await
+        })
+        .context("reading a raw page")?;
+        Ok(row.and_then(|(page, content_type)| {
+            page.map(|gzip| (CompressedPage::from_gzip(gzip), content_type))
+        }))
+    }
+
+    pub async fn list_articles(
+        &self,
+        filter: &ArticleFilter,
+    ) -> Result<Vec<ArticleSummary>, StoreError> {
+        let statement = if filter.ascending {
+            sql::LIST_ARTICLES_ASCENDING
+        } else {
+            sql::LIST_ARTICLES_NEWEST_FIRST
+        };
+        on_pool!(self, pool => {
+            sqlx::query_as(statement)
+                .bind(&filter.feed)
+                .bind(filter.since.map(db_time))
+                .bind(filter.after_id)
+                .bind(filter.limit.max(0))
+                .fetch_all(pool)
+                .await
+        })
+        .context("listing articles")
+    }
+
+    /// The images of an article, in document order.
+    pub async fn article_images(&self, article_id: i64) -> Result<Vec<StoredImage>, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query_as(sql::SELECT_ARTICLE_IMAGES).bind(article_id).fetch_all(pool).await
+        })
+        .context("reading an article's images")
+    }
+
+    /// Downloaded image bytes by SHA-256 (lowercase hex).
+    pub async fn image_blob(&self, sha256: &str) -> Result<Option<ImageBlob>, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query_as(sql::SELECT_IMAGE_BLOB).bind(sha256).fetch_optional(pool).await
+        })
+        .context("reading image bytes")
+    }
+
+    /// Full-text search over titles and texts, best match first. Any user text is a valid
+    /// query: words must all appear (in any order, any case).
+    pub async fn search(&self, query: &str, limit: i64) -> Result<Vec<SearchHit>, StoreError> {
+        let query = match self.backend() {
+            super::Backend::Sqlite => fts5_query(query),
+            super::Backend::Postgres => query.trim().to_string(),
+        };
+        if query.is_empty() {
+            return Ok(Vec::new());
+        }
+        let statement = self.sql(&sql::SEARCH);
+        on_pool!(self, pool => {
+            sqlx::query_as(statement).bind(&query).bind(limit.max(0)).fetch_all(pool).await
+        })
+        .context("searching articles")
+    }
+}
+
+/// Turns free text into an FTS5 query that cannot be a syntax error: every word quoted, all
+/// required. A leading `-` excludes a word, as in PostgreSQL's web-search syntax.
+fn fts5_query(text: &str) -> String {
+    let mut required = Vec::new();
+    let mut excluded = Vec::new();
+    for word in text.split_whitespace() {
+        let (list, word) = match word.strip_prefix('-') {
+            Some(rest) => (&mut excluded, rest),
+            None => (&mut required, word),
+        };
+        let cleaned: String = word.chars().filter(|c| *c != '"').collect();
+        if cleaned.chars().any(char::is_alphanumeric) {
+            list.push(format!("\"{cleaned}\""));
+        }
+    }
+    if required.is_empty() {
+        return String::new();
+    }
+    let mut query = required.join(" ");
+    for word in excluded {
+        query.push_str(" NOT ");
+        query.push_str(&word);
+    }
+    query
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fts5_query;
+
+    #[test]
+    fn fts5_queries_are_always_well_formed() {
+        assert_eq!(fts5_query("rust  async"), "\"rust\" \"async\"");
+        assert_eq!(fts5_query("say \"hi\" AND"), "\"say\" \"hi\" \"AND\"");
+        assert_eq!(fts5_query("rust -python"), "\"rust\" NOT \"python\"");
+        assert_eq!(fts5_query("-only"), "");
+        assert_eq!(fts5_query("*** ("), "");
+    }
+}

@@ -1,0 +1,114 @@
+//! Feeds with their polling state, and the failure record.
+
+use chrono::{DateTime, Utc};
+
+use super::model::*;
+use super::{QueryContext, Store, StoreError, db_time, now, on_pool, sql};
+use crate::config::FeedConfig;
+
+impl Store {
+    /// Makes the feeds table match the configuration in one transaction: configured feeds
+    /// are added or updated (by name) and active; the others become inactive, keeping their
+    /// articles. Returns every feed row.
+    pub async fn sync_feeds(&self, feeds: &[FeedConfig]) -> Result<Vec<FeedRecord>, StoreError> {
+        let created_at = now();
+        on_pool!(self, pool => {
+            let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
+            sqlx::query(sql::DEACTIVATE_ALL_FEEDS)
+                .execute(&mut *tx)
+                .await
+                .context("deactivating feeds")?;
+            for feed in feeds {
+                sqlx::query(sql::UPSERT_FEED)
+                    .bind(&feed.name)
+                    .bind(feed.url.as_str())
+                    .bind(feed.schedule.expression())
+                    .bind(created_at)
+                    .execute(&mut *tx)
+                    .await
+                    .context("adding a configured feed")?;
+            }
+            tx.commit().await.context("committing the feed list")?;
+            Ok::<(), StoreError>(())
+        })?;
+        self.feeds().await
+    }
+
+    /// Every feed row, active or not, by name, with its article count.
+    pub async fn feeds(&self) -> Result<Vec<FeedRecord>, StoreError> {
+        on_pool!(self, pool => sqlx::query_as(sql::SELECT_FEEDS).fetch_all(pool).await)
+            .context("listing feeds")
+    }
+
+    pub async fn feed_by_name(&self, name: &str) -> Result<Option<FeedRecord>, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query_as(sql::SELECT_FEED_BY_NAME).bind(name).fetch_optional(pool).await
+        })
+        .context("reading a feed")
+    }
+
+    /// Writes the outcome of a poll: status, conditional-GET validators, next due time; the
+    /// consecutive error count grows on failure and resets on success.
+    pub async fn record_feed_poll(&self, feed_id: i64, poll: &FeedPoll) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query(sql::RECORD_FEED_POLL)
+                .bind(feed_id)
+                .bind(db_time(poll.polled_at))
+                .bind(&poll.status)
+                .bind(&poll.error)
+                .bind(&poll.etag)
+                .bind(&poll.last_modified)
+                .bind(&poll.title)
+                .bind(&poll.site_url)
+                .bind(db_time(poll.next_due_at))
+                .execute(pool)
+                .await
+                .map(drop)
+        })
+        .context("recording a feed poll")?;
+        Ok(())
+    }
+
+    pub async fn set_feed_next_due(
+        &self,
+        feed_id: i64,
+        next_due_at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query(sql::SET_FEED_NEXT_DUE)
+                .bind(feed_id)
+                .bind(db_time(next_due_at))
+                .execute(pool)
+                .await
+                .map(drop)
+        })
+        .context("scheduling a feed")?;
+        Ok(())
+    }
+
+    /// Records a failure for operators (`gleaner feeds`, the failures table).
+    pub async fn record_failure(&self, failure: &NewFailure) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query(sql::INSERT_FAILURE)
+                .bind(now())
+                .bind(failure.feed_id)
+                .bind(&failure.article_url)
+                .bind(&failure.stage)
+                .bind(&failure.kind)
+                .bind(&failure.message)
+                .execute(pool)
+                .await
+                .map(drop)
+        })
+        .context("recording a failure")?;
+        Ok(())
+    }
+
+    /// The most recent failures, newest first.
+    pub async fn recent_failures(&self, limit: i64) -> Result<Vec<Failure>, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query_as(sql::SELECT_RECENT_FAILURES).bind(limit.max(0)).fetch_all(pool).await
+        })
+        .context("listing failures")
+    }
+}

@@ -1,0 +1,254 @@
+//! The values that go into and come out of the store.
+//!
+//! Rows read back derive `sqlx::FromRow` generically, so one struct decodes from either
+//! backend. Integer columns are 64-bit on both (`INTEGER` / `BIGINT`).
+
+use std::io::{Read, Write};
+
+use chrono::{DateTime, Utc};
+use flate2::Compression;
+use flate2::read::GzDecoder;
+use flate2::write::GzEncoder;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+/// A downloaded page, gzip-compressed, as kept for re-extraction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompressedPage(Vec<u8>);
+
+impl CompressedPage {
+    /// Compresses raw page bytes (CPU work: call it off the async runtime for large pages).
+    pub fn compress(raw: &[u8]) -> std::io::Result<Self> {
+        let mut encoder = GzEncoder::new(Vec::with_capacity(raw.len() / 4), Compression::new(6));
+        encoder.write_all(raw)?;
+        Ok(CompressedPage(encoder.finish()?))
+    }
+
+    /// Wraps bytes that are already gzip, as read from the database.
+    pub fn from_gzip(bytes: Vec<u8>) -> Self {
+        CompressedPage(bytes)
+    }
+
+    /// The original page bytes.
+    pub fn decompress(&self) -> std::io::Result<Vec<u8>> {
+        let mut raw = Vec::with_capacity(self.0.len() * 4);
+        GzDecoder::new(self.0.as_slice()).read_to_end(&mut raw)?;
+        Ok(raw)
+    }
+
+    pub fn as_gzip(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+/// Lowercase hex SHA-256 of some bytes: the identity of text and image contents.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// An article to store, with its images in document order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewArticle {
+    pub feed_id: i64,
+    /// The entry's id in its feed (RSS guid, Atom id), when it has one.
+    pub guid: Option<String>,
+    /// The normalized article URL: unique across the database.
+    pub url: String,
+    pub canonical_url: Option<String>,
+    pub title: String,
+    pub author: Option<String>,
+    /// The entry's summary as the feed gave it.
+    pub summary: Option<String>,
+    pub published_at: Option<DateTime<Utc>>,
+    pub fetched_at: DateTime<Utc>,
+    pub language: Option<String>,
+    /// The algorithm that produced `text` and `html` (e.g. `cuter`, `cetr`).
+    pub extractor: String,
+    pub confidence: f64,
+    pub text: String,
+    pub html: String,
+    pub raw_page: Option<CompressedPage>,
+    /// The `Content-Type` the page was served with, needed to decode it again.
+    pub raw_content_type: Option<String>,
+    pub images: Vec<NewImage>,
+}
+
+/// An image of an article; `content` is present when its bytes were downloaded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewImage {
+    pub url: String,
+    pub alt: Option<String>,
+    pub caption: Option<String>,
+    pub width: Option<i64>,
+    pub height: Option<i64>,
+    pub content: Option<ImageContent>,
+}
+
+/// Downloaded image bytes with their media type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageContent {
+    pub mime: String,
+    pub bytes: Vec<u8>,
+}
+
+/// What inserting an article did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InsertOutcome {
+    /// A new row with this id.
+    Inserted(i64),
+    /// The article was already stored (same normalized URL, or same GUID in the feed).
+    Duplicate(i64),
+}
+
+impl InsertOutcome {
+    pub fn id(self) -> i64 {
+        match self {
+            InsertOutcome::Inserted(id) | InsertOutcome::Duplicate(id) => id,
+        }
+    }
+}
+
+/// A stored article, everything but the raw page.
+#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
+pub struct Article {
+    pub id: i64,
+    pub feed_id: i64,
+    pub feed: String,
+    pub guid: Option<String>,
+    pub url: String,
+    pub canonical_url: Option<String>,
+    pub title: String,
+    pub author: Option<String>,
+    pub summary: Option<String>,
+    pub published_at: Option<DateTime<Utc>>,
+    pub fetched_at: DateTime<Utc>,
+    pub language: Option<String>,
+    pub extractor: String,
+    pub confidence: f64,
+    pub text: String,
+    pub html: String,
+    pub word_count: i64,
+    pub content_hash: String,
+}
+
+/// One row of an article listing.
+#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
+pub struct ArticleSummary {
+    pub id: i64,
+    pub feed: String,
+    pub url: String,
+    pub title: String,
+    pub author: Option<String>,
+    pub published_at: Option<DateTime<Utc>>,
+    pub fetched_at: DateTime<Utc>,
+    pub extractor: String,
+    pub word_count: i64,
+}
+
+/// Which articles a listing returns. Empty fields do not filter.
+#[derive(Debug, Clone, Default)]
+pub struct ArticleFilter {
+    pub feed: Option<String>,
+    pub since: Option<DateTime<Utc>>,
+    pub after_id: Option<i64>,
+    pub limit: i64,
+    /// Ascending ids (the consumers' cursor order) instead of newest first.
+    pub ascending: bool,
+}
+
+/// A stored image of an article.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct StoredImage {
+    pub position: i64,
+    pub url: String,
+    pub alt: Option<String>,
+    pub caption: Option<String>,
+    pub width: Option<i64>,
+    pub height: Option<i64>,
+    pub mime: Option<String>,
+    pub size: Option<i64>,
+    pub sha256: Option<String>,
+}
+
+/// Image bytes by their SHA-256.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct ImageBlob {
+    pub sha256: String,
+    pub mime: String,
+    pub size: i64,
+    pub bytes: Vec<u8>,
+}
+
+/// One full-text search result.
+#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
+pub struct SearchHit {
+    pub id: i64,
+    pub feed: String,
+    pub url: String,
+    pub title: String,
+    pub published_at: Option<DateTime<Utc>>,
+    /// A piece of the text around the match, with matches between `«` and `»`.
+    pub snippet: String,
+    /// Higher is better.
+    pub score: f64,
+}
+
+/// A feed row as stored, with its polling state.
+#[derive(Debug, Clone, PartialEq, Serialize, sqlx::FromRow)]
+pub struct FeedRecord {
+    pub id: i64,
+    pub name: String,
+    pub url: String,
+    pub schedule: String,
+    pub active: bool,
+    pub title: Option<String>,
+    pub site_url: Option<String>,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    pub last_polled_at: Option<DateTime<Utc>>,
+    pub last_status: Option<String>,
+    pub last_error: Option<String>,
+    pub error_count: i64,
+    pub next_due_at: Option<DateTime<Utc>>,
+    /// How many articles of this feed are stored.
+    pub articles: i64,
+}
+
+/// The outcome of one poll of a feed, written back to its row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeedPoll {
+    pub polled_at: DateTime<Utc>,
+    /// A short word: `ok`, `not_modified`, or the kind of error.
+    pub status: String,
+    /// Set when the poll failed: the consecutive error count grows, else it resets.
+    pub error: Option<String>,
+    pub etag: Option<String>,
+    pub last_modified: Option<String>,
+    pub title: Option<String>,
+    pub site_url: Option<String>,
+    pub next_due_at: DateTime<Utc>,
+}
+
+/// Something that went wrong, recorded for operators.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewFailure {
+    pub feed_id: Option<i64>,
+    pub article_url: Option<String>,
+    /// The pipeline stage: `feed`, `page`, `extract`, `image`, `store`.
+    pub stage: String,
+    /// A short machine-readable kind: `http_status`, `timeout`, `too_large`, …
+    pub kind: String,
+    pub message: String,
+}
+
+/// A recorded failure.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct Failure {
+    pub id: i64,
+    pub occurred_at: DateTime<Utc>,
+    pub feed: Option<String>,
+    pub article_url: Option<String>,
+    pub stage: String,
+    pub kind: String,
+    pub message: String,
+}

@@ -1,0 +1,188 @@
+//! Every statement the store sends, in one place.
+//!
+//! Plain `&str` constants run unchanged on both backends (`$N` placeholders, `ON CONFLICT`,
+//! `RETURNING` and `TRUE` are common to SQLite ≥ 3.35 and PostgreSQL). [`Dialects`] pairs are
+//! the statements that must differ; their two texts stand next to each other on purpose.
+//! Values are only ever bound, never formatted into SQL.
+
+use super::Dialects;
+
+// --- dialect pairs ---
+
+pub(super) const BEGIN_WRITE: Dialects = Dialects {
+    sqlite: "BEGIN IMMEDIATE",
+    postgres: "BEGIN",
+};
+
+/// Serializes article inserts so that ids become visible in increasing order. On PostgreSQL
+/// identity values are taken at insert time but transactions may commit out of order, and a
+/// consumer reading `after_id = N` would then skip a smaller id committed late. The advisory
+/// lock is held to the end of the transaction. SQLite already has a single writer.
+pub(super) const LOCK_ARTICLE_CURSOR: Dialects = Dialects {
+    sqlite: "SELECT 1",
+    postgres: "SELECT pg_advisory_xact_lock(7460032165418217)",
+};
+
+/// Full-text search: `$1` the query (FTS5 syntax on SQLite, built by `fts5_query`; web-search
+/// syntax on PostgreSQL), `$2` the limit. Both rank title matches above body matches.
+pub(super) const SEARCH: Dialects = Dialects {
+    sqlite: "SELECT a.id, f.name AS feed, a.url, a.title, a.published_at,
+                    snippet(articles_fts, 1, '«', '»', '…', 24) AS snippet,
+                    -bm25(articles_fts, 4.0, 1.0) AS score
+             FROM articles_fts
+             JOIN articles a ON a.id = articles_fts.rowid
+             JOIN feeds f ON f.id = a.feed_id
+             WHERE articles_fts MATCH $1
+             ORDER BY bm25(articles_fts, 4.0, 1.0), a.id DESC
+             LIMIT $2",
+    postgres: "SELECT hit.id, hit.feed, hit.url, hit.title, hit.published_at,
+                      ts_headline('simple', hit.text, websearch_to_tsquery('simple', $1),
+                          'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2')
+                          AS snippet,
+                      hit.score
+               FROM (SELECT a.id, f.name AS feed, a.url, a.title, a.published_at,
+                            left(a.text, 262144) AS text,
+                            ts_rank(a.search, q, 1)::float8 AS score
+                     FROM articles a
+                     JOIN feeds f ON f.id = a.feed_id,
+                          websearch_to_tsquery('simple', $1) q
+                     WHERE a.search @@ q
+                     ORDER BY score DESC, a.id DESC
+                     LIMIT $2) hit
+               ORDER BY hit.score DESC, hit.id DESC",
+};
+
+// --- feeds ---
+
+pub(super) const DEACTIVATE_ALL_FEEDS: &str = "UPDATE feeds SET active = FALSE WHERE active";
+
+/// Adds a configured feed or refreshes it. A changed URL drops the conditional-GET state of
+/// the old one; a changed schedule makes the scheduler compute the next due time again.
+pub(super) const UPSERT_FEED: &str = "
+    INSERT INTO feeds (name, url, schedule, active, created_at)
+    VALUES ($1, $2, $3, TRUE, $4)
+    ON CONFLICT (name) DO UPDATE SET
+        etag = CASE WHEN feeds.url = excluded.url THEN feeds.etag ELSE NULL END,
+        last_modified = CASE WHEN feeds.url = excluded.url THEN feeds.last_modified ELSE NULL END,
+        next_due_at = CASE WHEN feeds.schedule = excluded.schedule AND feeds.url = excluded.url
+                           THEN feeds.next_due_at ELSE NULL END,
+        url = excluded.url,
+        schedule = excluded.schedule,
+        active = TRUE";
+
+pub(super) const SELECT_FEEDS: &str = "
+    SELECT f.id, f.name, f.url, f.schedule, f.active, f.title, f.site_url, f.etag,
+           f.last_modified, f.last_polled_at, f.last_status, f.last_error, f.error_count,
+           f.next_due_at,
+           (SELECT COUNT(*) FROM articles a WHERE a.feed_id = f.id) AS articles
+    FROM feeds f
+    ORDER BY f.name";
+
+pub(super) const SELECT_FEED_BY_NAME: &str = "
+    SELECT f.id, f.name, f.url, f.schedule, f.active, f.title, f.site_url, f.etag,
+           f.last_modified, f.last_polled_at, f.last_status, f.last_error, f.error_count,
+           f.next_due_at,
+           (SELECT COUNT(*) FROM articles a WHERE a.feed_id = f.id) AS articles
+    FROM feeds f
+    WHERE f.name = $1";
+
+pub(super) const RECORD_FEED_POLL: &str = "
+    UPDATE feeds SET
+        last_polled_at = $2,
+        last_status = $3,
+        last_error = $4,
+        error_count = CASE WHEN $4 IS NULL THEN 0 ELSE error_count + 1 END,
+        etag = $5,
+        last_modified = $6,
+        title = COALESCE($7, title),
+        site_url = COALESCE($8, site_url),
+        next_due_at = $9
+    WHERE id = $1";
+
+pub(super) const SET_FEED_NEXT_DUE: &str = "UPDATE feeds SET next_due_at = $2 WHERE id = $1";
+
+// --- failures ---
+
+pub(super) const INSERT_FAILURE: &str = "
+    INSERT INTO failures (occurred_at, feed_id, article_url, stage, kind, message)
+    VALUES ($1, $2, $3, $4, $5, $6)";
+
+pub(super) const SELECT_RECENT_FAILURES: &str = "
+    SELECT fl.id, fl.occurred_at, f.name AS feed, fl.article_url, fl.stage, fl.kind, fl.message
+    FROM failures fl
+    LEFT JOIN feeds f ON f.id = fl.feed_id
+    ORDER BY fl.id DESC
+    LIMIT $1";
+
+// --- articles ---
+
+pub(super) const INSERT_ARTICLE: &str = "
+    INSERT INTO articles (feed_id, guid, url, canonical_url, title, author, summary,
+                          published_at, fetched_at, language, extractor, confidence, text,
+                          html, word_count, content_hash, raw_page, raw_content_type)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
+    ON CONFLICT DO NOTHING
+    RETURNING id";
+
+/// The stored article that an entry would duplicate: same normalized URL, or same GUID in
+/// the same feed.
+pub(super) const SELECT_KNOWN_ARTICLE: &str = "
+    SELECT id FROM articles
+    WHERE url = $1 OR (feed_id = $2 AND guid = $3)
+    ORDER BY id
+    LIMIT 1";
+
+pub(super) const INSERT_IMAGE_BLOB: &str = "
+    INSERT INTO image_blobs (sha256, mime, size, bytes, created_at)
+    VALUES ($1, $2, $3, $4, $5)
+    ON CONFLICT (sha256) DO NOTHING";
+
+pub(super) const INSERT_IMAGE: &str = "
+    INSERT INTO images (article_id, position, url, alt, caption, width, height, mime, size,
+                        sha256)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+
+pub(super) const SELECT_ARTICLE: &str = "
+    SELECT a.id, a.feed_id, f.name AS feed, a.guid, a.url, a.canonical_url, a.title, a.author,
+           a.summary, a.published_at, a.fetched_at, a.language, a.extractor, a.confidence,
+           a.text, a.html, a.word_count, a.content_hash
+    FROM articles a
+    JOIN feeds f ON f.id = a.feed_id
+    WHERE a.id = $1";
+
+pub(super) const SELECT_RAW_PAGE: &str =
+    "SELECT raw_page, raw_content_type FROM articles WHERE id = $1";
+
+// Listings: `$1` feed name, `$2` fetched at or after, `$3` id greater than, `$4` limit; a
+// NULL filter matches everything.
+
+pub(super) const LIST_ARTICLES_NEWEST_FIRST: &str = "
+    SELECT a.id, f.name AS feed, a.url, a.title, a.author, a.published_at, a.fetched_at,
+           a.extractor, a.word_count
+    FROM articles a
+    JOIN feeds f ON f.id = a.feed_id
+    WHERE ($1 IS NULL OR f.name = $1)
+      AND ($2 IS NULL OR a.fetched_at >= $2)
+      AND ($3 IS NULL OR a.id > $3)
+    ORDER BY a.id DESC
+    LIMIT $4";
+
+pub(super) const LIST_ARTICLES_ASCENDING: &str = "
+    SELECT a.id, f.name AS feed, a.url, a.title, a.author, a.published_at, a.fetched_at,
+           a.extractor, a.word_count
+    FROM articles a
+    JOIN feeds f ON f.id = a.feed_id
+    WHERE ($1 IS NULL OR f.name = $1)
+      AND ($2 IS NULL OR a.fetched_at >= $2)
+      AND ($3 IS NULL OR a.id > $3)
+    ORDER BY a.id ASC
+    LIMIT $4";
+
+pub(super) const SELECT_ARTICLE_IMAGES: &str = "
+    SELECT position, url, alt, caption, width, height, mime, size, sha256
+    FROM images
+    WHERE article_id = $1
+    ORDER BY position";
+
+pub(super) const SELECT_IMAGE_BLOB: &str =
+    "SELECT sha256, mime, size, bytes FROM image_blobs WHERE sha256 = $1";

@@ -1,0 +1,24 @@
+//! Logging: `tracing` to standard error, human-readable by default, JSON lines for services.
+//!
+//! The filter comes from `--log-level`, else `RUST_LOG`, else `info`. Stages log with
+//! structured fields (`feed = %name`, `url = %url`), never with secrets: database URLs are
+//! logged through [`crate::config::DatabaseTarget::display_redacted`] and the API token never.
+
+use tracing_subscriber::EnvFilter;
+
+use crate::cli::LogFormat;
+
+/// Installs the global subscriber. A second call (as in tests) is a no-op.
+pub fn init(format: LogFormat, filter: Option<&str>) {
+    let filter = match filter {
+        Some(directives) => EnvFilter::new(directives),
+        None => EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+    };
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let _already_set = match format {
+        LogFormat::Human => builder.with_target(false).try_init(),
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+    };
+}
