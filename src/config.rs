@@ -170,7 +170,9 @@ pub struct FeedConfig {
 /// A configuration that cannot be used. `Display` is one line naming file, line and key.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{path}: cannot read the configuration: {source}")]
+    #[error(
+        "{path}: cannot read the configuration: {source} (name one with --config PATH or GLEANER_CONFIG)"
+    )]
     Read {
         path: PathBuf,
         #[source]

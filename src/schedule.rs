@@ -53,7 +53,12 @@ impl CronSchedule {
                 }
             }
         };
-        let schedule = cron::Schedule::from_str(&normalized).map_err(|e| error(e.to_string()))?;
+        let schedule = cron::Schedule::from_str(&normalized).map_err(|e| {
+            // The crate's message draws a caret under the expression; keep its last line.
+            let message = e.to_string();
+            let last = message.lines().rev().find(|l| !l.trim().is_empty());
+            error(last.unwrap_or("not a cron expression").trim().to_string())
+        })?;
         // An expression that can never fire (e.g. 30 February) would silently disable a feed.
         if schedule.upcoming(Utc).next().is_none() {
             return Err(error("it never fires".to_string()));

@@ -13,6 +13,7 @@ pub async fn migrate(config: &Config) -> Result<(), CliError> {
         .applied_migrations()
         .await
         .context("reading the schema version")?;
+    tracing::info!(database = %store.target(), migrations = applied.len(), "schema is up to date");
     println!(
         "{}: schema up to date ({} migration{}: {})",
         store.target(),

@@ -8,7 +8,7 @@ impl Store {
     /// normalized URL, or same GUID in the same feed) is left as it is and reported as a
     /// duplicate. Image bytes are stored once per SHA-256.
     pub async fn insert_article(&self, article: &NewArticle) -> Result<InsertOutcome, StoreError> {
-        let word_count = article.text.split_whitespace().count() as i64;
+        let word_count = word_count(&article.text);
         let content_hash = sha256_hex(article.text.as_bytes());
         let blobs: Vec<Option<(String, &ImageContent)>> = article
             .images
@@ -186,6 +186,14 @@ impl Store {
         })
         .context("searching articles")
     }
+}
+
+/// Words of a text: whitespace-separated pieces with at least one letter or digit (a lone
+/// dash is not a word).
+fn word_count(text: &str) -> i64 {
+    text.split_whitespace()
+        .filter(|piece| piece.chars().any(char::is_alphanumeric))
+        .count() as i64
 }
 
 /// Turns free text into an FTS5 query that cannot be a syntax error: every word quoted, all

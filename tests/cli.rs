@@ -1,0 +1,280 @@
+//! The command line as scripts see it: the real binary, its output and its exit status.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::TestDb;
+
+const BINARY: &str = env!("CARGO_BIN_EXE_gleaner");
+
+/// The binary with a clean environment for gleaner's own variables, run in `dir`.
+fn gleaner(dir: &Path) -> Command {
+    let mut command = Command::new(BINARY);
+    command
+        .current_dir(dir)
+        .env_remove("GLEANER_CONFIG")
+        .env_remove("GLEANER_DATABASE_URL")
+        .env_remove("RUST_LOG");
+    command
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn write_config(dir: &Path, text: &str) -> std::path::PathBuf {
+    let path = dir.join("config.toml");
+    std::fs::write(&path, text).expect("write config");
+    path
+}
+
+const TWO_FEEDS: &str = r#"
+[[feeds]]
+name = "local-one"
+url = "http://127.0.0.1:9/one.xml"
+[[feeds]]
+name = "local-two"
+url = "http://127.0.0.1:9/two.xml"
+schedule = "0 * * * *"
+"#;
+
+#[test]
+fn check_config_prints_the_repository_default_feeds() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let output = gleaner(repo).arg("check-config").output().expect("runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let out = stdout(&output);
+    assert!(out.contains("config.toml is valid"), "{out}");
+    assert!(out.contains("sqlite://"), "{out}");
+    for feed in ["lwn", "https://lwn.net/headlines/rss", "rust-blog"] {
+        assert!(out.contains(feed), "{feed} in {out}");
+    }
+}
+
+#[test]
+fn a_bad_config_exits_2_with_one_line_naming_file_line_and_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_config(dir.path(), "[fetch]\nconcurency = 4\n");
+    for command in ["check-config", "migrate", "feeds", "run"] {
+        let output = gleaner(dir.path()).arg(command).output().expect("runs");
+        assert_eq!(output.status.code(), Some(2), "{command}");
+        let err = stderr(&output);
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains("config.toml:2:1:"), "{err}");
+        assert!(err.contains("`concurency`"), "{err}");
+    }
+}
+
+#[test]
+fn a_missing_config_exits_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = gleaner(dir.path())
+        .arg("check-config")
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("config.toml: cannot read the configuration"));
+}
+
+#[test]
+fn gleaner_config_names_the_file_and_the_flag_wins_over_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let from_env = dir.path().join("from-env.toml");
+    std::fs::write(
+        &from_env,
+        "[[feeds]]\nname = \"env-feed\"\nurl = \"https://a.example/\"\n",
+    )
+    .expect("write");
+    let from_flag = dir.path().join("from-flag.toml");
+    std::fs::write(
+        &from_flag,
+        "[[feeds]]\nname = \"flag-feed\"\nurl = \"https://b.example/\"\n",
+    )
+    .expect("write");
+
+    let output = gleaner(dir.path())
+        .env("GLEANER_CONFIG", &from_env)
+        .arg("check-config")
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stdout(&output).contains("env-feed"));
+
+    let output = gleaner(dir.path())
+        .env("GLEANER_CONFIG", &from_env)
+        .args(["check-config", "--config"])
+        .arg(&from_flag)
+        .output()
+        .expect("runs");
+    assert!(stdout(&output).contains("flag-feed"), "{}", stdout(&output));
+}
+
+#[test]
+fn migrate_creates_the_sqlite_schema_next_to_the_config() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = write_config(
+        dir.path(),
+        "[database]\nurl = \"sqlite://data/gleaner.db\"\n",
+    );
+    // Run from elsewhere: the relative path follows the config file, not the working dir.
+    let output = gleaner(Path::new("/"))
+        .arg("--config")
+        .arg(&config)
+        .arg("migrate")
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("schema up to date"),
+        "{}",
+        stdout(&output)
+    );
+    assert!(dir.path().join("data/gleaner.db").exists());
+}
+
+#[tokio::test]
+async fn migrate_creates_the_postgres_schema_through_the_url_override() -> anyhow::Result<()> {
+    let Some(db) = TestDb::postgres("migrate_creates_the_postgres_schema").await? else {
+        return Ok(());
+    };
+    let dir = tempfile::tempdir()?;
+    write_config(dir.path(), TWO_FEEDS);
+    let output = gleaner(dir.path())
+        .env("GLEANER_DATABASE_URL", db.url())
+        .arg("migrate")
+        .output()?;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("postgres://"),
+        "{}",
+        stdout(&output)
+    );
+    assert!(
+        !dir.path().join("gleaner.db").exists(),
+        "the override replaced SQLite"
+    );
+    db.store.ping().await?;
+    assert_eq!(
+        db.store.applied_migrations().await?,
+        vec!["initial".to_string()]
+    );
+    Ok(())
+}
+
+#[test]
+fn feeds_lists_every_configured_feed_as_a_table_and_as_json() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_config(dir.path(), TWO_FEEDS);
+    let output = gleaner(dir.path()).arg("feeds").output().expect("runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let out = stdout(&output);
+    assert!(out.starts_with("NAME"), "{out}");
+    assert!(
+        out.contains("local-one") && out.contains("local-two"),
+        "{out}"
+    );
+    assert!(out.contains("never"), "{out}");
+
+    let output = gleaner(dir.path())
+        .args(["feeds", "--json"])
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let rows: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let rows = rows.as_array().expect("array");
+    assert_eq!(rows.len(), 2);
+    for field in [
+        "name",
+        "url",
+        "schedule",
+        "last_polled_at",
+        "last_status",
+        "error_count",
+        "next_due_at",
+        "articles",
+    ] {
+        assert!(rows[0].get(field).is_some(), "field {field}");
+    }
+    assert_eq!(rows[1]["schedule"], "0 * * * *");
+    assert_eq!(rows[0]["articles"], 0);
+}
+
+#[test]
+fn commands_of_later_stages_say_so_and_exit_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_config(dir.path(), TWO_FEEDS);
+    for args in [
+        vec!["run"],
+        vec!["poll", "--once"],
+        vec!["articles", "list"],
+        vec!["articles", "search", "x"],
+        vec!["export"],
+        vec!["reextract"],
+        vec!["feeds", "add", "https://c.example/feed"],
+    ] {
+        let output = gleaner(dir.path()).args(&args).output().expect("runs");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&output).contains("not available yet"), "{args:?}");
+    }
+}
+
+#[test]
+fn every_command_has_help() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for args in [
+        vec!["--help"],
+        vec!["run", "--help"],
+        vec!["poll", "--help"],
+        vec!["migrate", "--help"],
+        vec!["check-config", "--help"],
+        vec!["feeds", "--help"],
+        vec!["feeds", "add", "--help"],
+        vec!["feeds", "import-opml", "--help"],
+        vec!["feeds", "export-opml", "--help"],
+        vec!["articles", "list", "--help"],
+        vec!["articles", "show", "--help"],
+        vec!["articles", "search", "--help"],
+        vec!["export", "--help"],
+        vec!["reextract", "--help"],
+        vec!["extract", "--help"],
+        vec!["eval", "--help"],
+    ] {
+        let output = gleaner(dir.path()).args(&args).output().expect("runs");
+        assert!(output.status.success(), "{args:?}");
+        assert!(stdout(&output).contains("Usage:"), "{args:?}");
+    }
+    let output = gleaner(dir.path())
+        .arg("no-such-command")
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn json_logs_are_one_object_per_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_config(dir.path(), TWO_FEEDS);
+    let output = gleaner(dir.path())
+        .args(["--log-format", "json", "migrate"])
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let err = stderr(&output);
+    let line = err
+        .lines()
+        .find(|l| l.contains("schema is up to date"))
+        .expect("log line");
+    let event: serde_json::Value = serde_json::from_str(line).expect("JSON log line");
+    assert_eq!(event["level"], "INFO");
+    assert!(
+        event["database"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("sqlite://"))
+    );
+}

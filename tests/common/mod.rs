@@ -1,0 +1,170 @@
+//! Test helpers shared by the integration tests: fresh databases on both backends.
+//!
+//! SQLite: a new file in a temporary directory per test. PostgreSQL: a new schema per test in
+//! the database named by `GLEANER_TEST_POSTGRES_URL`, dropped when the test ends; without that
+//! variable the PostgreSQL variant of a test reports that it was skipped and passes.
+
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use gleaner::config::DatabaseTarget;
+use gleaner::store::Store;
+use sqlx::Connection;
+
+pub const POSTGRES_URL_ENV: &str = "GLEANER_TEST_POSTGRES_URL";
+
+/// A fresh, migrated database that is removed when dropped.
+pub struct TestDb {
+    pub store: Store,
+    pub target: DatabaseTarget,
+    cleanup: Cleanup,
+}
+
+enum Cleanup {
+    Sqlite(#[allow(dead_code)] tempfile::TempDir),
+    Postgres { admin_url: String, schema: String },
+}
+
+impl TestDb {
+    pub async fn sqlite() -> anyhow::Result<TestDb> {
+        let dir = tempfile::tempdir()?;
+        let target = DatabaseTarget::Sqlite {
+            path: dir.path().join("gleaner.db"),
+        };
+        let store = Store::connect(&target).await?;
+        Ok(TestDb {
+            store,
+            target,
+            cleanup: Cleanup::Sqlite(dir),
+        })
+    }
+
+    /// `None` (after saying so on standard error) when no PostgreSQL is configured.
+    pub async fn postgres(test: &str) -> anyhow::Result<Option<TestDb>> {
+        let Some(admin_url) = postgres_url() else {
+            skipped(test);
+            return Ok(None);
+        };
+        let schema = unique_name("gleaner_test");
+        let mut admin = sqlx::PgConnection::connect(&admin_url).await?;
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}")))
+            .execute(&mut admin)
+            .await?;
+        admin.close().await?;
+        let target = DatabaseTarget::Postgres {
+            url: with_search_path(&admin_url, &schema),
+        };
+        let store = Store::connect(&target).await?;
+        Ok(Some(TestDb {
+            store,
+            target,
+            cleanup: Cleanup::Postgres { admin_url, schema },
+        }))
+    }
+
+    /// The database URL a `config.toml` or `GLEANER_DATABASE_URL` would name.
+    pub fn url(&self) -> String {
+        match &self.target {
+            DatabaseTarget::Sqlite { path } => format!("sqlite://{}", path.display()),
+            DatabaseTarget::Postgres { url } => url.clone(),
+        }
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        if let Cleanup::Postgres { admin_url, schema } = &self.cleanup {
+            let (admin_url, schema) = (admin_url.clone(), schema.clone());
+            // Drop runs inside the test's runtime: do the async cleanup on a thread of its own.
+            let _ = std::thread::spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()?;
+                runtime.block_on(async {
+                    let mut admin = sqlx::PgConnection::connect(&admin_url).await?;
+                    sqlx::query(sqlx::AssertSqlSafe(format!(
+                        "DROP SCHEMA IF EXISTS {schema} CASCADE"
+                    )))
+                    .execute(&mut admin)
+                    .await?;
+                    admin.close().await?;
+                    anyhow::Ok(())
+                })
+            })
+            .join();
+        }
+    }
+}
+
+pub fn postgres_url() -> Option<String> {
+    std::env::var(POSTGRES_URL_ENV)
+        .ok()
+        .filter(|url| !url.trim().is_empty())
+}
+
+/// Says on the real standard error (past the test harness's capture) that a test did not run.
+pub fn skipped(test: &str) {
+    let _ = writeln!(
+        std::io::stderr(),
+        "skipped: {test} on PostgreSQL ({POSTGRES_URL_ENV} is not set)"
+    );
+}
+
+/// A name unique to this process and call, safe as an SQL identifier.
+pub fn unique_name(prefix: &str) -> String {
+    static COUNTER: AtomicU32 = AtomicU32::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    format!(
+        "{prefix}_{}_{}_{nanos}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Adds `search_path=<schema>` to a PostgreSQL URL's connection options.
+fn with_search_path(url: &str, schema: &str) -> String {
+    let separator = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{separator}options=-c%20search_path%3D{schema}")
+}
+
+/// Runs each named `async fn(Store) -> anyhow::Result<()>` of the calling file once on a
+/// fresh SQLite database (`sqlite::NAME`) and once on a fresh PostgreSQL schema
+/// (`postgres::NAME`).
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() -> anyhow::Result<()> {
+                    let db = $crate::common::TestDb::sqlite().await?;
+                    super::$name(db.store.clone()).await
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() -> anyhow::Result<()> {
+                    let Some(db) = $crate::common::TestDb::postgres(stringify!($name)).await? else {
+                        return Ok(());
+                    };
+                    super::$name(db.store.clone()).await
+                }
+            )*
+        }
+    };
+}
+
+/// The path of a file under `tests/`.
+pub fn fixture(relative: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join(relative)
+}

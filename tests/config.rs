@@ -1,0 +1,314 @@
+//! Configuration: defaults, overrides and every way a file is refused.
+
+use std::path::Path;
+
+use gleaner::config::{Config, DatabaseTarget};
+use gleaner::extract::Algorithm;
+
+fn parse(text: &str) -> Result<Config, String> {
+    Config::parse(text, Path::new("/etc/gleaner/config.toml"), None).map_err(|e| e.to_string())
+}
+
+fn refused(text: &str) -> String {
+    match parse(text) {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(message) => message,
+    }
+}
+
+const ONE_FEED: &str = "[[feeds]]\nurl = \"https://lwn.net/headlines/rss\"\n";
+
+#[test]
+fn a_file_with_only_feeds_gets_every_default() {
+    let config = parse(ONE_FEED).expect("valid");
+    assert_eq!(
+        config.database.target,
+        DatabaseTarget::Sqlite {
+            path: "/etc/gleaner/gleaner.db".into()
+        }
+    );
+    assert_eq!(config.schedule.default.expression(), "*/15 * * * *");
+    assert_eq!(config.schedule.jitter_seconds, 30);
+    assert_eq!(config.fetch.timeout_seconds, 30);
+    assert_eq!(config.fetch.max_feed_bytes, 10_485_760);
+    assert_eq!(config.fetch.max_page_bytes, 10_485_760);
+    assert_eq!(config.fetch.max_image_bytes, 5_242_880);
+    assert_eq!(config.fetch.concurrency, 16);
+    assert_eq!(config.fetch.per_host_concurrency, 2);
+    assert_eq!(config.fetch.per_host_delay_ms, 1000);
+    assert!(!config.fetch.allow_private_networks);
+    assert!(config.fetch.respect_robots_txt);
+    assert!(config.fetch.user_agent.starts_with("gleaner/"));
+    assert_eq!(config.extract.algorithm, Algorithm::Auto);
+    assert!(config.images.download);
+    assert!(config.api.is_none());
+    assert_eq!(config.daemon.shutdown_grace_seconds, 10);
+    assert_eq!(config.feeds.len(), 1);
+    assert_eq!(
+        config.feeds[0].name, "lwn.net",
+        "the name defaults to the host"
+    );
+    assert_eq!(config.feeds[0].schedule.expression(), "*/15 * * * *");
+}
+
+#[test]
+fn an_empty_file_is_valid_with_no_feeds() {
+    assert!(parse("").expect("valid").feeds.is_empty());
+}
+
+#[test]
+fn every_documented_key_is_accepted() {
+    let config = parse(
+        r#"
+[database]
+url = "postgres://gleaner:secret@db.internal:5432/gleaner"
+[schedule]
+default = "0 */2 * * *"
+jitter_seconds = 5
+[fetch]
+user_agent = "test-agent/1"
+timeout_seconds = 3
+max_feed_bytes = 1000
+max_page_bytes = 2000
+max_image_bytes = 3000
+concurrency = 4
+per_host_concurrency = 1
+per_host_delay_ms = 0
+allow_private_networks = true
+respect_robots_txt = false
+[extract]
+algorithm = "cetr"
+[images]
+download = false
+max_per_article = 3
+[api]
+listen = "127.0.0.1:9090"
+token = "s3cret"
+[daemon]
+shutdown_grace_seconds = 2
+[[feeds]]
+name = "lwn"
+url = "https://lwn.net/headlines/rss"
+schedule = "0 0 * * * *"
+[[feeds]]
+url = "https://blog.rust-lang.org/feed.xml"
+"#,
+    )
+    .expect("valid");
+    assert!(matches!(
+        config.database.target,
+        DatabaseTarget::Postgres { .. }
+    ));
+    assert_eq!(
+        config.database.target.display_redacted(),
+        "postgres://gleaner:***@db.internal:5432/gleaner"
+    );
+    assert_eq!(config.fetch.user_agent, "test-agent/1");
+    assert_eq!(config.fetch.per_host_delay_ms, 0);
+    assert_eq!(config.extract.algorithm, Algorithm::Cetr);
+    assert!(!config.images.download);
+    let api = config.api.expect("api");
+    assert_eq!(api.listen.to_string(), "127.0.0.1:9090");
+    assert_eq!(api.token.as_deref(), Some("s3cret"));
+    assert_eq!(config.feeds[0].schedule.expression(), "0 0 * * * *");
+    assert_eq!(config.feeds[1].schedule.expression(), "0 */2 * * *");
+    assert_eq!(config.feeds[1].name, "blog.rust-lang.org");
+}
+
+#[test]
+fn an_api_table_without_keys_listens_on_loopback_without_token() {
+    let api = parse("[api]\n").expect("valid").api.expect("api");
+    assert_eq!(api.listen.to_string(), "127.0.0.1:8080");
+    assert!(api.token.is_none());
+}
+
+#[test]
+fn the_database_url_override_wins() {
+    let config = Config::parse(
+        ONE_FEED,
+        Path::new("config.toml"),
+        Some("postgres://u@h/db"),
+    )
+    .expect("valid");
+    assert_eq!(
+        config.database.target,
+        DatabaseTarget::Postgres {
+            url: "postgres://u@h/db".into()
+        }
+    );
+    let error =
+        Config::parse(ONE_FEED, Path::new("config.toml"), Some("mysql://x")).expect_err("refused");
+    assert!(
+        error.to_string().starts_with("GLEANER_DATABASE_URL: "),
+        "{error}"
+    );
+}
+
+#[test]
+fn an_unknown_key_is_named_with_file_line_and_table() {
+    let message = refused("[fetch]\ntimeout_seconds = 5\ntimout_seconds = 5\n");
+    assert!(
+        message.starts_with("/etc/gleaner/config.toml:3:1: "),
+        "{message}"
+    );
+    assert!(
+        message.contains("unknown key `timout_seconds` in [fetch]"),
+        "{message}"
+    );
+}
+
+#[test]
+fn unknown_keys_are_refused_everywhere() {
+    for (text, key, line) in [
+        ("databse = 1\n", "databse", 1),
+        (
+            "[database]\nurl = \"sqlite://x.db\"\npath = \"x\"\n",
+            "path",
+            3,
+        ),
+        (
+            "[schedule]\ndefault_cron = \"* * * * *\"\n",
+            "default_cron",
+            2,
+        ),
+        ("[extract]\nalgo = \"auto\"\n", "algo", 2),
+        ("[images]\nmax_images = 3\n", "max_images", 2),
+        ("[api]\nport = 80\n", "port", 2),
+        (
+            "[[feeds]]\nurl = \"https://a.example/\"\ntitle = \"A\"\n",
+            "title",
+            3,
+        ),
+    ] {
+        let message = refused(text);
+        assert!(message.contains(&format!("`{key}`")), "{message}");
+        assert!(
+            message.starts_with(&format!("/etc/gleaner/config.toml:{line}:")),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn a_bad_cron_expression_is_refused_up_front() {
+    let message = refused("[schedule]\ndefault = \"every 5 minutes\"\n");
+    assert!(
+        message.starts_with("/etc/gleaner/config.toml:2:"),
+        "{message}"
+    );
+    assert!(message.contains("[schedule] default"), "{message}");
+    assert!(message.contains("every 5 minutes"), "{message}");
+
+    let message = refused(&format!("{ONE_FEED}schedule = \"61 * * * *\"\n"));
+    assert!(
+        message.starts_with("/etc/gleaner/config.toml:3:"),
+        "{message}"
+    );
+    assert!(message.contains("schedule of `lwn.net`"), "{message}");
+}
+
+#[test]
+fn a_duplicate_feed_name_is_refused() {
+    let message = refused(
+        "[[feeds]]\nname = \"news\"\nurl = \"https://a.example/feed\"\n\
+         [[feeds]]\nname = \"news\"\nurl = \"https://b.example/feed\"\n",
+    );
+    assert!(
+        message.starts_with("/etc/gleaner/config.toml:5:"),
+        "{message}"
+    );
+    assert!(message.contains("duplicate feed name `news`"), "{message}");
+
+    // Two unnamed feeds of one host collide on the default name, and the message says why.
+    let message = refused(
+        "[[feeds]]\nurl = \"https://a.example/one\"\n[[feeds]]\nurl = \"https://a.example/two\"\n",
+    );
+    assert!(message.contains("defaults to the feed's host"), "{message}");
+}
+
+#[test]
+fn the_same_feed_url_twice_is_refused() {
+    let message = refused(
+        "[[feeds]]\nname = \"a\"\nurl = \"https://a.example/feed\"\n\
+         [[feeds]]\nname = \"b\"\nurl = \"https://a.example/feed\"\n",
+    );
+    assert!(message.contains("configured twice"), "{message}");
+}
+
+#[test]
+fn a_bad_feed_url_is_refused() {
+    for (url, why) in [
+        ("not a url", "not a valid URL"),
+        ("ftp://example.org/feed", "must be an http or https URL"),
+        ("file:///etc/passwd", "must be an http or https URL"),
+        ("/relative/feed.xml", "not a valid URL"),
+    ] {
+        let message = refused(&format!("[[feeds]]\nurl = \"{url}\"\n"));
+        assert!(
+            message.starts_with("/etc/gleaner/config.toml:2:"),
+            "{message}"
+        );
+        assert!(message.contains(why), "{url}: {message}");
+    }
+    let message = refused("[[feeds]]\nname = \"x\"\n");
+    assert!(message.contains("url"), "a feed needs a url: {message}");
+}
+
+#[test]
+fn bad_values_are_refused_with_their_key() {
+    for (text, needle) in [
+        ("[database]\nurl = \"mysql://db/x\"\n", "[database] url"),
+        ("[database]\nurl = \"sqlite::memory:\"\n", "[database] url"),
+        ("[extract]\nalgorithm = \"magic\"\n", "[extract] algorithm"),
+        ("[api]\nlisten = \"localhost\"\n", "[api] listen"),
+        ("[fetch]\ntimeout_seconds = 0\n", "[fetch] timeout_seconds"),
+        ("[fetch]\nconcurrency = 0\n", "[fetch] concurrency"),
+        ("[fetch]\nmax_page_bytes = -1\n", "[fetch]"),
+        ("[fetch]\ntimeout_seconds = \"30\"\n", "[fetch]"),
+        (
+            "[images]\nmax_per_article = 0\n",
+            "[images] max_per_article",
+        ),
+        (
+            "[[feeds]]\nname = \"\"\nurl = \"https://a.example/\"\n",
+            "name",
+        ),
+    ] {
+        let message = refused(text);
+        assert!(message.contains(needle), "{text}: {message}");
+        assert!(
+            message.starts_with("/etc/gleaner/config.toml:"),
+            "{message}"
+        );
+    }
+    let message = refused("[fetch]\nconcurrency = 0\n");
+    assert!(
+        message.starts_with("/etc/gleaner/config.toml:2:1:"),
+        "{message}"
+    );
+}
+
+#[test]
+fn broken_toml_is_refused_with_its_line() {
+    let message = refused("[fetch]\ntimeout_seconds = \n");
+    assert!(
+        message.starts_with("/etc/gleaner/config.toml:2:"),
+        "{message}"
+    );
+}
+
+#[test]
+fn the_repository_default_config_is_valid() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config.toml");
+    let config = Config::parse(
+        &std::fs::read_to_string(&path).expect("config.toml"),
+        &path,
+        None,
+    )
+    .expect("the shipped config.toml is valid");
+    assert!(matches!(
+        config.database.target,
+        DatabaseTarget::Sqlite { .. }
+    ));
+    assert!(config.feeds.len() >= 3, "a handful of example feeds");
+}

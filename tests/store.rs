@@ -1,0 +1,652 @@
+//! The store suite: every test runs on a fresh SQLite file and on a fresh PostgreSQL schema.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use anyhow::Context as _;
+use chrono::{Duration, TimeZone, Utc};
+use gleaner::config::FeedConfig;
+use gleaner::schedule::CronSchedule;
+use gleaner::store::{
+    ArticleFilter, CompressedPage, FeedPoll, ImageContent, InsertOutcome, NewArticle, NewFailure,
+    NewImage, Store, db_time, sha256_hex,
+};
+
+on_both_backends!(
+    migrations_are_idempotent,
+    article_with_images_round_trips,
+    the_same_article_twice_keeps_one_row,
+    ids_are_a_strictly_increasing_cursor,
+    concurrent_writers_never_hide_an_id_from_a_cursor_reader,
+    image_bytes_are_stored_once_per_sha256,
+    a_failed_write_leaves_nothing_behind,
+    feeds_follow_the_configuration,
+    poll_state_counts_consecutive_errors,
+    search_finds_words_of_the_body,
+    search_never_fails_on_user_text,
+    listings_filter_by_feed_time_and_cursor,
+    failures_are_recorded,
+);
+
+fn feed(name: &str, url: &str) -> FeedConfig {
+    FeedConfig {
+        name: name.to_string(),
+        url: url.parse().expect("test URL"),
+        schedule: CronSchedule::parse("*/15 * * * *").expect("test schedule"),
+    }
+}
+
+async fn one_feed(store: &Store) -> anyhow::Result<i64> {
+    let feeds = store
+        .sync_feeds(&[feed("example", "https://example.org/feed.xml")])
+        .await?;
+    Ok(feeds[0].id)
+}
+
+fn article(feed_id: i64, n: u32) -> NewArticle {
+    NewArticle {
+        feed_id,
+        guid: Some(format!("urn:example:{n}")),
+        url: format!("https://example.org/articles/{n}"),
+        canonical_url: None,
+        title: format!("Article number {n}"),
+        author: None,
+        summary: None,
+        published_at: None,
+        fetched_at: db_time(Utc::now()),
+        language: None,
+        extractor: "cuter".to_string(),
+        confidence: 0.5,
+        text: format!("The body of article {n}.\n\nA second paragraph."),
+        html: format!("<p>The body of article {n}.</p><p>A second paragraph.</p>"),
+        raw_page: None,
+        raw_content_type: None,
+        images: Vec::new(),
+    }
+}
+
+fn png(seed: u8) -> ImageContent {
+    ImageContent {
+        mime: "image/png".to_string(),
+        bytes: vec![0x89, b'P', b'N', b'G', seed, seed, seed],
+    }
+}
+
+async fn migrations_are_idempotent(store: Store) -> anyhow::Result<()> {
+    store.migrate().await?;
+    store.migrate().await?;
+    assert_eq!(
+        store.applied_migrations().await?,
+        vec!["initial".to_string()]
+    );
+    store.ping().await?;
+    Ok(())
+}
+
+async fn article_with_images_round_trips(store: Store) -> anyhow::Result<()> {
+    let feed_id = one_feed(&store).await?;
+    let raw = "<html><body><p>Grüße, 世界</p></body></html>".repeat(50);
+    let mut new = article(feed_id, 1);
+    new.canonical_url = Some("https://example.org/canonical/1".to_string());
+    new.author = Some("Ada Lovelace".to_string());
+    new.summary = Some("A summary from the feed.".to_string());
+    new.published_at = Some(
+        Utc.with_ymd_and_hms(2026, 3, 14, 15, 9, 26)
+            .single()
+            .context("date")?
+            + Duration::microseconds(535_897),
+    );
+    new.fetched_at = db_time(Utc::now());
+    new.language = Some("de".to_string());
+    new.confidence = 0.875;
+    new.text = "Grüße, 世界 — a body with ünïcödé.\n\nSecond block.".to_string();
+    new.html = "<p>Grüße, 世界 — a body with ünïcödé.</p><p>Second block.</p>".to_string();
+    new.raw_page = Some(CompressedPage::compress(raw.as_bytes())?);
+    new.raw_content_type = Some("text/html; charset=utf-8".to_string());
+    new.images = vec![
+        NewImage {
+            url: "https://example.org/a.png".to_string(),
+            alt: Some("first".to_string()),
+            caption: Some("The first figure".to_string()),
+            width: Some(640),
+            height: Some(480),
+            content: Some(png(1)),
+        },
+        NewImage {
+            url: "https://example.org/b.jpg".to_string(),
+            alt: None,
+            caption: None,
+            width: None,
+            height: None,
+            content: None,
+        },
+    ];
+
+    let id = match store.insert_article(&new).await? {
+        InsertOutcome::Inserted(id) => id,
+        other => anyhow::bail!("expected an insert, got {other:?}"),
+    };
+    let stored = store.article(id).await?.context("article is stored")?;
+    assert_eq!(stored.id, id);
+    assert_eq!(stored.feed_id, feed_id);
+    assert_eq!(stored.feed, "example");
+    assert_eq!(stored.guid, new.guid);
+    assert_eq!(stored.url, new.url);
+    assert_eq!(stored.canonical_url, new.canonical_url);
+    assert_eq!(stored.title, new.title);
+    assert_eq!(stored.author, new.author);
+    assert_eq!(stored.summary, new.summary);
+    assert_eq!(stored.published_at, new.published_at);
+    assert_eq!(stored.fetched_at, new.fetched_at);
+    assert_eq!(stored.language, new.language);
+    assert_eq!(stored.extractor, new.extractor);
+    assert_eq!(stored.confidence, new.confidence);
+    assert_eq!(stored.text, new.text);
+    assert_eq!(stored.html, new.html);
+    assert_eq!(stored.word_count, 8);
+    assert_eq!(stored.content_hash, sha256_hex(new.text.as_bytes()));
+
+    let (page, content_type) = store.raw_page(id).await?.context("raw page is kept")?;
+    assert_eq!(page.decompress()?, raw.as_bytes());
+    assert!(
+        page.as_gzip().len() < raw.len() / 4,
+        "the raw page is compressed"
+    );
+    assert_eq!(content_type, new.raw_content_type);
+
+    let images = store.article_images(id).await?;
+    assert_eq!(images.len(), 2);
+    let (first, second) = (&images[0], &images[1]);
+    assert_eq!(
+        (first.position, first.url.as_str()),
+        (0, "https://example.org/a.png")
+    );
+    assert_eq!(first.alt.as_deref(), Some("first"));
+    assert_eq!(first.caption.as_deref(), Some("The first figure"));
+    assert_eq!((first.width, first.height), (Some(640), Some(480)));
+    assert_eq!(first.mime.as_deref(), Some("image/png"));
+    assert_eq!(first.size, Some(7));
+    let sha = first
+        .sha256
+        .clone()
+        .context("downloaded image has a sha256")?;
+    assert_eq!(sha, sha256_hex(&png(1).bytes));
+    assert_eq!((second.position, second.sha256.as_deref()), (1, None));
+    assert_eq!((second.mime.as_deref(), second.size), (None, None));
+
+    let blob = store.image_blob(&sha).await?.context("blob is stored")?;
+    assert_eq!((blob.mime.as_str(), blob.size), ("image/png", 7));
+    assert_eq!(blob.bytes, png(1).bytes);
+    assert!(store.image_blob(&"0".repeat(64)).await?.is_none());
+    assert!(store.article(id + 1000).await?.is_none());
+    Ok(())
+}
+
+async fn the_same_article_twice_keeps_one_row(store: Store) -> anyhow::Result<()> {
+    let feeds = store
+        .sync_feeds(&[
+            feed("one", "https://one.example/feed"),
+            feed("two", "https://two.example/feed"),
+        ])
+        .await?;
+    let (one, two) = (feeds[0].id, feeds[1].id);
+    let first = store.insert_article(&article(one, 1)).await?;
+    let InsertOutcome::Inserted(id) = first else {
+        anyhow::bail!("first insert must insert, got {first:?}");
+    };
+    // The very same entry again.
+    assert_eq!(
+        store.insert_article(&article(one, 1)).await?,
+        InsertOutcome::Duplicate(id)
+    );
+    // Same URL from another feed.
+    let mut other_feed = article(two, 1);
+    other_feed.guid = Some("something-else".to_string());
+    assert_eq!(
+        store.insert_article(&other_feed).await?,
+        InsertOutcome::Duplicate(id)
+    );
+    // Same GUID in the same feed under a new URL.
+    let mut moved = article(one, 1);
+    moved.url = "https://example.org/moved".to_string();
+    assert_eq!(
+        store.insert_article(&moved).await?,
+        InsertOutcome::Duplicate(id)
+    );
+    // Same GUID in another feed, new URL: a different article.
+    let mut elsewhere = article(two, 1);
+    elsewhere.url = "https://two.example/1".to_string();
+    assert!(matches!(
+        store.insert_article(&elsewhere).await?,
+        InsertOutcome::Inserted(_)
+    ));
+
+    assert_eq!(
+        store
+            .known_article(one, Some("urn:example:1"), "https://nowhere.example/")
+            .await?,
+        Some(id)
+    );
+    assert_eq!(
+        store
+            .known_article(two, None, "https://example.org/articles/1")
+            .await?,
+        Some(id)
+    );
+    assert_eq!(
+        store
+            .known_article(one, None, "https://new.example/")
+            .await?,
+        None
+    );
+    let all = store
+        .list_articles(&ArticleFilter {
+            limit: 100,
+            ..Default::default()
+        })
+        .await?;
+    assert_eq!(all.len(), 2);
+    Ok(())
+}
+
+async fn ids_are_a_strictly_increasing_cursor(store: Store) -> anyhow::Result<()> {
+    let feed_id = one_feed(&store).await?;
+    let mut previous = 0;
+    for n in 0..20 {
+        let id = store.insert_article(&article(feed_id, n)).await?.id();
+        assert!(id > previous, "id {id} after {previous}");
+        previous = id;
+        // A rejected duplicate in between must not reuse or reorder ids.
+        store.insert_article(&article(feed_id, n)).await?;
+    }
+    let page = store
+        .list_articles(&ArticleFilter {
+            after_id: Some(0),
+            limit: 7,
+            ascending: true,
+            ..Default::default()
+        })
+        .await?;
+    let rest = store
+        .list_articles(&ArticleFilter {
+            after_id: page.last().map(|a| a.id),
+            limit: 100,
+            ascending: true,
+            ..Default::default()
+        })
+        .await?;
+    let ids: Vec<i64> = page.iter().chain(&rest).map(|a| a.id).collect();
+    assert_eq!(ids.len(), 20);
+    assert!(ids.windows(2).all(|w| w[0] < w[1]));
+    Ok(())
+}
+
+async fn concurrent_writers_never_hide_an_id_from_a_cursor_reader(
+    store: Store,
+) -> anyhow::Result<()> {
+    let feed_id = one_feed(&store).await?;
+    let mut writers = Vec::new();
+    for writer in 0..4u32 {
+        let store = store.clone();
+        writers.push(tokio::spawn(async move {
+            let mut ids = Vec::new();
+            for n in 0..25 {
+                let mut new = article(feed_id, writer * 1000 + n);
+                new.text = "word ".repeat(2000);
+                ids.push(store.insert_article(&new).await?.id());
+            }
+            anyhow::Ok(ids)
+        }));
+    }
+    let reader = {
+        let store = store.clone();
+        tokio::spawn(async move {
+            let mut cursor = 0;
+            let mut seen = Vec::new();
+            for _ in 0..10_000 {
+                let batch = store
+                    .list_articles(&ArticleFilter {
+                        after_id: Some(cursor),
+                        limit: 1000,
+                        ascending: true,
+                        ..Default::default()
+                    })
+                    .await?;
+                for row in batch {
+                    anyhow::ensure!(row.id > cursor, "cursor went backwards");
+                    cursor = row.id;
+                    seen.push(row.id);
+                }
+                if seen.len() >= 100 {
+                    break;
+                }
+                tokio::task::yield_now().await;
+            }
+            anyhow::Ok(seen)
+        })
+    };
+    let mut written = BTreeSet::new();
+    for writer in writers {
+        written.extend(writer.await??);
+    }
+    let seen: BTreeSet<i64> = reader.await??.into_iter().collect();
+    assert_eq!(written.len(), 100);
+    assert_eq!(seen, written, "a cursor reader saw every id exactly once");
+    Ok(())
+}
+
+async fn image_bytes_are_stored_once_per_sha256(store: Store) -> anyhow::Result<()> {
+    let feed_id = one_feed(&store).await?;
+    let shared = NewImage {
+        url: "https://cdn.example/logo.png".to_string(),
+        alt: None,
+        caption: None,
+        width: None,
+        height: None,
+        content: Some(png(7)),
+    };
+    let mut first = article(feed_id, 1);
+    first.images = vec![shared.clone(), shared.clone()];
+    let mut second = article(feed_id, 2);
+    second.images = vec![NewImage {
+        url: "https://mirror.example/same.png".to_string(),
+        ..shared
+    }];
+    let a = store.insert_article(&first).await?.id();
+    let b = store.insert_article(&second).await?.id();
+    let sha = sha256_hex(&png(7).bytes);
+    for id in [a, b] {
+        for image in store.article_images(id).await? {
+            assert_eq!(image.sha256.as_deref(), Some(sha.as_str()));
+        }
+    }
+    assert_eq!(store.article_images(a).await?.len(), 2);
+    assert!(store.image_blob(&sha).await?.is_some());
+    Ok(())
+}
+
+async fn a_failed_write_leaves_nothing_behind(store: Store) -> anyhow::Result<()> {
+    let feed_id = one_feed(&store).await?;
+    let mut orphan = article(feed_id + 999, 1);
+    orphan.images = vec![NewImage {
+        url: "https://example.org/x.png".to_string(),
+        alt: None,
+        caption: None,
+        width: None,
+        height: None,
+        content: Some(png(3)),
+    }];
+    let error = store
+        .insert_article(&orphan)
+        .await
+        .expect_err("unknown feed is refused");
+    assert!(
+        error.to_string().contains("inserting an article"),
+        "{error}"
+    );
+    assert!(
+        store
+            .image_blob(&sha256_hex(&png(3).bytes))
+            .await?
+            .is_none()
+    );
+    let all = store
+        .list_articles(&ArticleFilter {
+            limit: 10,
+            ..Default::default()
+        })
+        .await?;
+    assert!(all.is_empty());
+    // The store still works afterwards.
+    store.insert_article(&article(feed_id, 1)).await?;
+    Ok(())
+}
+
+async fn feeds_follow_the_configuration(store: Store) -> anyhow::Result<()> {
+    let initial = store
+        .sync_feeds(&[
+            feed("alpha", "https://alpha.example/feed"),
+            feed("beta", "https://beta.example/feed"),
+        ])
+        .await?;
+    assert_eq!(initial.len(), 2);
+    let alpha = initial
+        .iter()
+        .find(|f| f.name == "alpha")
+        .context("alpha")?;
+    let due = db_time(Utc::now() + Duration::minutes(5));
+    store
+        .record_feed_poll(
+            alpha.id,
+            &FeedPoll {
+                polled_at: db_time(Utc::now()),
+                status: "ok".to_string(),
+                error: None,
+                etag: Some("\"v1\"".to_string()),
+                last_modified: Some("Mon, 02 Nov 2026 10:00:00 GMT".to_string()),
+                title: Some("Alpha".to_string()),
+                site_url: Some("https://alpha.example/".to_string()),
+                next_due_at: due,
+            },
+        )
+        .await?;
+    store.insert_article(&article(alpha.id, 1)).await?;
+
+    // Same name and URL: state kept. beta removed: inactive, its row stays.
+    let again = store
+        .sync_feeds(&[feed("alpha", "https://alpha.example/feed")])
+        .await?;
+    let alpha = again.iter().find(|f| f.name == "alpha").context("alpha")?;
+    assert!(alpha.active);
+    assert_eq!(alpha.etag.as_deref(), Some("\"v1\""));
+    assert_eq!(alpha.next_due_at, Some(due));
+    assert_eq!(alpha.title.as_deref(), Some("Alpha"));
+    assert_eq!(alpha.articles, 1);
+    let beta = again.iter().find(|f| f.name == "beta").context("beta")?;
+    assert!(!beta.active);
+
+    // A new URL for the same name drops the old validators; the articles stay.
+    let moved = store
+        .sync_feeds(&[feed("alpha", "https://alpha.example/atom")])
+        .await?;
+    let alpha = moved.iter().find(|f| f.name == "alpha").context("alpha")?;
+    assert_eq!(alpha.url, "https://alpha.example/atom");
+    assert_eq!(
+        (alpha.etag.as_deref(), alpha.last_modified.as_deref()),
+        (None, None)
+    );
+    assert_eq!(alpha.next_due_at, None);
+    assert_eq!(alpha.articles, 1);
+    assert_eq!(
+        store.feed_by_name("alpha").await?.map(|f| f.id),
+        Some(alpha.id)
+    );
+    assert!(store.feed_by_name("gamma").await?.is_none());
+    Ok(())
+}
+
+async fn poll_state_counts_consecutive_errors(store: Store) -> anyhow::Result<()> {
+    let feed_id = one_feed(&store).await?;
+    let poll = |error: Option<&str>| FeedPoll {
+        polled_at: db_time(Utc::now()),
+        status: if error.is_some() { "http_status" } else { "ok" }.to_string(),
+        error: error.map(str::to_string),
+        etag: None,
+        last_modified: None,
+        title: None,
+        site_url: None,
+        next_due_at: db_time(Utc::now() + Duration::minutes(15)),
+    };
+    store
+        .record_feed_poll(feed_id, &poll(Some("HTTP 500")))
+        .await?;
+    store
+        .record_feed_poll(feed_id, &poll(Some("HTTP 503")))
+        .await?;
+    let state = store.feed_by_name("example").await?.context("feed")?;
+    assert_eq!(state.error_count, 2);
+    assert_eq!(state.last_error.as_deref(), Some("HTTP 503"));
+    assert_eq!(state.last_status.as_deref(), Some("http_status"));
+    store.record_feed_poll(feed_id, &poll(None)).await?;
+    let state = store.feed_by_name("example").await?.context("feed")?;
+    assert_eq!((state.error_count, state.last_error), (0, None));
+    let next = db_time(Utc::now() + Duration::hours(2));
+    store.set_feed_next_due(feed_id, next).await?;
+    assert_eq!(
+        store
+            .feed_by_name("example")
+            .await?
+            .and_then(|f| f.next_due_at),
+        Some(next)
+    );
+    Ok(())
+}
+
+async fn search_finds_words_of_the_body(store: Store) -> anyhow::Result<()> {
+    let feed_id = one_feed(&store).await?;
+    let mut body_only = article(feed_id, 1);
+    body_only.title = "Quarterly report".to_string();
+    body_only.text = "Revenue grew while the platypus population stayed stable.".to_string();
+    let mut title_match = article(feed_id, 2);
+    title_match.title = "Platypus sightings rise".to_string();
+    title_match.text = "Rangers counted more platypus nests this spring.".to_string();
+    let mut unrelated = article(feed_id, 3);
+    unrelated.text = "Nothing to see here.".to_string();
+    let body_id = store.insert_article(&body_only).await?.id();
+    let title_id = store.insert_article(&title_match).await?.id();
+    store.insert_article(&unrelated).await?;
+
+    let hits = store.search("platypus", 10).await?;
+    let ids: Vec<i64> = hits.iter().map(|h| h.id).collect();
+    assert_eq!(ids, vec![title_id, body_id], "title matches rank first");
+    assert!(
+        hits[1].snippet.contains("«platypus»"),
+        "{}",
+        hits[1].snippet
+    );
+    assert!(hits[0].score >= hits[1].score);
+
+    let hits = store.search("PLATYPUS revenue", 10).await?;
+    assert_eq!(hits.iter().map(|h| h.id).collect::<Vec<_>>(), vec![body_id]);
+    assert!(store.search("nonexistentword", 10).await?.is_empty());
+    assert_eq!(store.search("platypus", 1).await?.len(), 1);
+    Ok(())
+}
+
+async fn search_never_fails_on_user_text(store: Store) -> anyhow::Result<()> {
+    let feed_id = one_feed(&store).await?;
+    store.insert_article(&article(feed_id, 1)).await?;
+    for query in [
+        "",
+        "   ",
+        "\"",
+        "a AND",
+        "NEAR(",
+        "*",
+        "-x",
+        "(((",
+        "'; DROP TABLE articles; --",
+    ] {
+        store
+            .search(query, 5)
+            .await
+            .with_context(|| format!("query {query:?}"))?;
+    }
+    assert_eq!(
+        store
+            .list_articles(&ArticleFilter {
+                limit: 5,
+                ..Default::default()
+            })
+            .await?
+            .len(),
+        1
+    );
+    Ok(())
+}
+
+async fn listings_filter_by_feed_time_and_cursor(store: Store) -> anyhow::Result<()> {
+    let feeds = store
+        .sync_feeds(&[
+            feed("one", "https://one.example/feed"),
+            feed("two", "https://two.example/feed"),
+        ])
+        .await?;
+    let base = db_time(Utc::now() - Duration::days(3));
+    for n in 0..6u32 {
+        let mut new = article(feeds[(n % 2) as usize].id, n);
+        new.fetched_at = base + Duration::days(i64::from(n / 2));
+        store.insert_article(&new).await?;
+    }
+    let all = |filter: ArticleFilter| {
+        let store = store.clone();
+        async move {
+            store
+                .list_articles(&ArticleFilter {
+                    limit: 100,
+                    ..filter
+                })
+                .await
+        }
+    };
+    let newest_first = all(ArticleFilter::default()).await?;
+    assert_eq!(newest_first.len(), 6);
+    assert!(newest_first.windows(2).all(|w| w[0].id > w[1].id));
+    let one = all(ArticleFilter {
+        feed: Some("one".into()),
+        ..Default::default()
+    })
+    .await?;
+    assert_eq!(one.len(), 3);
+    assert!(one.iter().all(|a| a.feed == "one"));
+    let recent = all(ArticleFilter {
+        since: Some(base + Duration::days(1)),
+        ..Default::default()
+    })
+    .await?;
+    assert_eq!(recent.len(), 4);
+    let after = all(ArticleFilter {
+        after_id: Some(newest_first[2].id),
+        ..Default::default()
+    })
+    .await?;
+    assert_eq!(after.len(), 2);
+    let limited = store
+        .list_articles(&ArticleFilter {
+            limit: 2,
+            ..Default::default()
+        })
+        .await?;
+    assert_eq!(limited.len(), 2);
+    Ok(())
+}
+
+async fn failures_are_recorded(store: Store) -> anyhow::Result<()> {
+    let feed_id = one_feed(&store).await?;
+    store
+        .record_failure(&NewFailure {
+            feed_id: Some(feed_id),
+            article_url: None,
+            stage: "feed".into(),
+            kind: "http_status".into(),
+            message: "HTTP 500 Internal Server Error".into(),
+        })
+        .await?;
+    store
+        .record_failure(&NewFailure {
+            feed_id: None,
+            article_url: Some("https://example.org/broken".into()),
+            stage: "page".into(),
+            kind: "timeout".into(),
+            message: "no answer in 30 s".into(),
+        })
+        .await?;
+    let failures = store.recent_failures(10).await?;
+    assert_eq!(failures.len(), 2);
+    assert_eq!(failures[0].kind, "timeout");
+    assert_eq!(failures[0].feed, None);
+    assert_eq!(failures[1].feed.as_deref(), Some("example"));
+    assert_eq!(store.recent_failures(1).await?.len(), 1);
+    Ok(())
+}
