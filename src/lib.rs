@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod config;
 pub mod extract;
+pub mod feed;
 pub mod schedule;
 pub mod store;
 pub mod telemetry;

@@ -2,13 +2,92 @@
 //!
 //! Owns [`CronSchedule`], which accepts both the standard 5-field crontab
 //! (`min hour dom month dow`) and the 6/7-field form with seconds (and years) of the `cron`
-//! crate, plus the `@hourly`-style shorthands. Pure: no clock is read here, callers pass
-//! the instant to compute from.
+//! crate, plus the `@hourly`-style shorthands; and the polling policy: a stable per-feed
+//! jitter ([`jitter_for`]), the next due time ([`next_due`]) and exponential backoff for
+//! failing feeds that honours `Retry-After` ([`next_due_after_failure`]). Pure: no clock is
+//! read here, callers pass the instant to compute from. Due times are kept in the database
+//! (`feeds.next_due_at`), so a restart resumes the plan instead of polling everything at once.
+//!
+//! One difference from crontab: when both day-of-month and day-of-week are restricted, the
+//! `cron` crate requires both to match, where crontab accepts either.
 
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::str::FromStr;
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+
+/// The first retry of a failing feed waits at least this long.
+pub const BACKOFF_BASE: Duration = Duration::from_secs(120);
+/// Backoff never waits longer than this, so a feed that comes back is noticed the same day.
+pub const BACKOFF_MAX: Duration = Duration::from_secs(6 * 3600);
+/// A server's `Retry-After` is honoured up to this long.
+pub const RETRY_AFTER_MAX: Duration = Duration::from_secs(7 * 24 * 3600);
+/// From this many consecutive errors on, a feed is reported as failing (logs, `gleaner feeds`).
+pub const FAILING_AFTER_ERRORS: i64 = 5;
+
+/// A stable offset in `[0, jitter_seconds)` for a feed: feeds that share a schedule are
+/// spread over the window, and each keeps its slot across restarts.
+pub fn jitter_for(feed_name: &str, jitter_seconds: u64) -> Duration {
+    if jitter_seconds == 0 {
+        return Duration::ZERO;
+    }
+    // FNV-1a: stable across builds and platforms, unlike the std hasher's seeds.
+    struct Fnv(u64);
+    impl Hasher for Fnv {
+        fn finish(&self) -> u64 {
+            self.0
+        }
+        fn write(&mut self, bytes: &[u8]) {
+            for byte in bytes {
+                self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(0x100_0000_01b3);
+            }
+        }
+    }
+    let mut hasher = Fnv(0xcbf2_9ce4_8422_2325);
+    feed_name.hash(&mut hasher);
+    Duration::from_millis(hasher.finish() % (jitter_seconds * 1000))
+}
+
+/// The next poll of a feed strictly after `now`: the next firing of its schedule, shifted by
+/// its jitter. `None` when the schedule never fires again.
+pub fn next_due(
+    schedule: &CronSchedule,
+    now: DateTime<Utc>,
+    jitter: Duration,
+) -> Option<DateTime<Utc>> {
+    let jitter = chrono::Duration::from_std(jitter).unwrap_or_default();
+    schedule
+        .next_after(now - jitter)
+        .map(|firing| firing + jitter)
+}
+
+/// How long a feed that failed `consecutive_errors` times in a row waits at least: doubling
+/// from [`BACKOFF_BASE`] up to [`BACKOFF_MAX`], or the server's `Retry-After` when longer.
+pub fn retry_delay(consecutive_errors: i64, retry_after: Option<Duration>) -> Duration {
+    let doublings = u32::try_from(consecutive_errors.saturating_sub(1).clamp(0, 20)).unwrap_or(20);
+    let backoff = BACKOFF_BASE.saturating_mul(1 << doublings).min(BACKOFF_MAX);
+    let asked = retry_after.unwrap_or(Duration::ZERO).min(RETRY_AFTER_MAX);
+    backoff.max(asked)
+}
+
+/// The next poll after a failure: the regular next due time, but not before the backoff.
+pub fn next_due_after_failure(
+    schedule: &CronSchedule,
+    now: DateTime<Utc>,
+    jitter: Duration,
+    consecutive_errors: i64,
+    retry_after: Option<Duration>,
+) -> DateTime<Utc> {
+    let delay = chrono::Duration::from_std(retry_delay(consecutive_errors, retry_after))
+        .unwrap_or_else(|_| chrono::Duration::hours(6));
+    let earliest = now + delay;
+    match next_due(schedule, now, jitter) {
+        Some(regular) if regular > earliest => regular,
+        _ => earliest,
+    }
+}
 
 /// A parsed cron schedule, remembering the expression it was written as.
 #[derive(Clone)]
@@ -184,6 +263,61 @@ mod tests {
         let weekend = CronSchedule::parse("0 9 * * 6-7").expect("valid");
         let next = weekend.next_after(at(2026, 1, 1, 10, 0)).expect("fires");
         assert_eq!(next.weekday(), Weekday::Sat);
+    }
+
+    #[test]
+    fn jitter_is_stable_bounded_and_spreads_feeds() {
+        assert_eq!(jitter_for("lwn", 30), jitter_for("lwn", 30));
+        assert_eq!(jitter_for("lwn", 0), Duration::ZERO);
+        let offsets: std::collections::BTreeSet<u128> = (0..50)
+            .map(|n| jitter_for(&format!("feed-{n}"), 30))
+            .inspect(|d| assert!(*d < Duration::from_secs(30)))
+            .map(|d| d.as_millis())
+            .collect();
+        assert!(offsets.len() > 40, "feeds get different slots");
+    }
+
+    #[test]
+    fn next_due_is_after_now_and_keeps_the_jitter() {
+        let s = CronSchedule::parse("*/15 * * * *").expect("valid");
+        let jitter = Duration::from_secs(20);
+        let now = at(2026, 1, 1, 10, 15);
+        let due = next_due(&s, now, jitter).expect("fires");
+        assert_eq!(
+            due,
+            now + chrono::Duration::seconds(20),
+            "this slot is still ahead"
+        );
+        let later = next_due(&s, due, jitter).expect("fires");
+        assert_eq!(
+            later,
+            at(2026, 1, 1, 10, 30) + chrono::Duration::seconds(20)
+        );
+    }
+
+    #[test]
+    fn failing_feeds_back_off_exponentially_and_honour_retry_after() {
+        assert_eq!(retry_delay(1, None), BACKOFF_BASE);
+        assert_eq!(retry_delay(2, None), BACKOFF_BASE * 2);
+        assert_eq!(retry_delay(4, None), BACKOFF_BASE * 8);
+        assert_eq!(retry_delay(1_000, None), BACKOFF_MAX);
+        assert_eq!(
+            retry_delay(1, Some(Duration::from_secs(3600))),
+            Duration::from_secs(3600)
+        );
+        assert_eq!(
+            retry_delay(1, Some(Duration::from_secs(u64::MAX / 4))),
+            RETRY_AFTER_MAX
+        );
+
+        let hourly = CronSchedule::parse("0 * * * *").expect("valid");
+        let now = at(2026, 1, 1, 10, 5);
+        // A first failure waits for the regular slot (10:00 + 1 h) since it is later.
+        let due = next_due_after_failure(&hourly, now, Duration::ZERO, 1, None);
+        assert_eq!(due, at(2026, 1, 1, 11, 0));
+        // Many failures push past it.
+        let due = next_due_after_failure(&hourly, now, Duration::ZERO, 10, None);
+        assert_eq!(due, now + chrono::Duration::hours(6));
     }
 
     #[test]
