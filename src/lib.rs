@@ -3,3 +3,5 @@
 
 pub mod cli;
 pub mod extract;
+pub mod eval;
+pub mod tidy;
