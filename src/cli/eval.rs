@@ -26,7 +26,7 @@ pub struct EvalArgs {
     pub out: Option<PathBuf>,
     /// Override a free parameter of `auto`/`cuter`/`cetr` (calibration): KEY=VALUE with KEY one
     /// of max_lp, min_tp, unite_divisor, max_gap, weak_gap_cost, al, title_threshold,
-    /// before_title_factor, skip_furniture, skip_comments, min_confidence, sigma.
+    /// before_title_factor, furniture_max_share, comments_max_share, min_confidence, sigma.
     #[arg(long, value_name = "KEY=VALUE", hide = true)]
     pub tune: Vec<String>,
     /// Write per-page calibration rows (id, CUTER confidence, CUTER F1, CETR F1) to this file.
@@ -165,10 +165,11 @@ fn tuned_params(pairs: &[String]) -> Result<AutoParams, super::CliError> {
             "max_gap" => c.max_gap = value,
             "weak_gap_cost" => c.weak_gap_cost = value,
             "al" => c.al = value,
+            "parent_change_cost" => c.parent_change_cost = value,
             "title_threshold" => c.title_threshold = value,
             "before_title_factor" => c.before_title_factor = value,
-            "skip_furniture" => c.skip_furniture = value != 0.0,
-            "skip_comments" => c.skip_comments = value != 0.0,
+            "furniture_max_share" => c.furniture_max_share = value,
+            "comments_max_share" => c.comments_max_share = value,
             "min_confidence" => params.min_confidence = value,
             "sigma" => params.sigma = value,
             _ => return Err(bad()),

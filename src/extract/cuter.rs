@@ -26,7 +26,7 @@
 //! Free parameters, chosen on the Scrapinghub bench (181 pages; F1 of `cuter` alone):
 //! see [`CuterParams::default`].
 
-use super::dom::{DomStats, TextBlock};
+use super::dom::{DomStats, RegionKind, TextBlock};
 use super::title::{TitleMatch, find_title};
 
 /// The free parameters of CUTER.
@@ -42,16 +42,20 @@ pub struct CuterParams {
     pub max_gap: f64,
     /// What a valid but weak node costs in a gap (an invalid node costs 1).
     pub weak_gap_cost: f64,
+    /// What uniting a node whose parent element differs from the last united node's costs
+    /// in a gap (the group must then be reached within the allowed gap).
+    pub parent_change_cost: f64,
     /// `AL`: the share of the longest group a group needs to be the article.
     pub al: f64,
     /// The least similarity for a node to count as the title.
     pub title_threshold: f64,
     /// A group before the title wins only when longer than this × the best group after it.
     pub before_title_factor: f64,
-    /// Omit nodes inside page furniture (nav, aside, footer, share/related/… boxes).
-    pub skip_furniture: bool,
-    /// Omit nodes inside reader-comment containers.
-    pub skip_comments: bool,
+    /// Omit nodes inside page furniture (nav, aside, footer, share/related/… boxes) holding
+    /// at most this share of `SH` (0 turns the rule off).
+    pub furniture_max_share: f64,
+    /// Omit nodes inside reader-comment containers holding at most this share of `SH`.
+    pub comments_max_share: f64,
 }
 
 impl Default for CuterParams {
@@ -61,14 +65,15 @@ impl Default for CuterParams {
         CuterParams {
             max_lp: 0.5,
             min_tp: 0.0,
-            unite_divisor: 3.0,
-            max_gap: 4.0,
-            weak_gap_cost: 0.25,
+            unite_divisor: 5.0,
+            max_gap: 8.0,
+            weak_gap_cost: 0.0,
+            parent_change_cost: 0.0,
             al: 0.5,
-            title_threshold: 0.6,
+            title_threshold: 0.7,
             before_title_factor: 4.0,
-            skip_furniture: true,
-            skip_comments: true,
+            furniture_max_share: 0.2,
+            comments_max_share: 0.9,
         }
     }
 }
@@ -114,6 +119,9 @@ pub fn select(stats: &DomStats, title_hint: Option<&str>, params: &CuterParams) 
     let title = title_hint.and_then(|t| find_title(&stats.blocks, t, params.title_threshold));
     let chosen = choose_article(&groups, title.map(|t| t.index), params)?;
     let group = &groups[chosen];
+    // A group that lies wholly before the title won on overwhelming evidence: the title
+    // match is then not the article's headline and does not cut the group.
+    let title = title.filter(|t| group.last > t.index);
     let after = title.map(|t| t.index);
     let blocks: Vec<usize> = group
         .members
@@ -136,15 +144,26 @@ pub fn select(stats: &DomStats, title_hint: Option<&str>, params: &CuterParams) 
 /// Steps 2–3: `SH`, then `LP`, `TP` and validity of every node.
 pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> {
     let sh = stats.sh.max(1) as f64;
+    let mut omitted_region = vec![false; stats.blocks.len()];
+    for region in &stats.regions {
+        let limit = match region.kind {
+            RegionKind::Furniture => params.furniture_max_share,
+            RegionKind::Comments => params.comments_max_share,
+        };
+        if region.sl as f64 <= limit * sh {
+            for flag in omitted_region.get_mut(region.blocks.clone()).unwrap_or_default() {
+                *flag = true;
+            }
+        }
+    }
     stats
         .blocks
         .iter()
-        .map(|block| {
+        .zip(omitted_region)
+        .map(|(block, in_region)| {
             let lp = block.lp();
             let tp = block.sl as f64 / sh;
-            let omitted = block.caption
-                || (params.skip_furniture && block.in_furniture)
-                || (params.skip_comments && block.in_comments);
+            let omitted = block.caption || in_region;
             NodeMeasure {
                 lp,
                 tp,
@@ -171,13 +190,16 @@ pub fn merge_neighbouring_nodes(
         }
         let threshold = measures[nk].tp / params.unite_divisor;
         let joins = |ix: usize| measures[ix].valid && measures[ix].tp > threshold;
+        let change_cost = |from: usize, to: usize| {
+            if blocks[from].parent == blocks[to].parent { 0.0 } else { params.parent_change_cost }
+        };
         let gap_cost = |ix: usize| if measures[ix].valid { params.weak_gap_cost } else { 1.0 };
         // Walk right.
         let mut last = nk;
         let mut gap = 0.0;
         let mut ix = nk + 1;
         while ix < n && !assigned[ix] {
-            if joins(ix) {
+            if joins(ix) && gap + change_cost(last, ix) <= params.max_gap {
                 last = ix;
                 gap = 0.0;
             } else {
@@ -194,7 +216,7 @@ pub fn merge_neighbouring_nodes(
         let mut ix = nk;
         while ix > 0 && !assigned[ix - 1] {
             ix -= 1;
-            if joins(ix) {
+            if joins(ix) && gap + change_cost(first, ix) <= params.max_gap {
                 first = ix;
                 gap = 0.0;
             } else {

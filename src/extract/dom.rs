@@ -65,11 +65,6 @@ pub struct TextBlock {
     pub sa: usize,
     /// Inside a `<figcaption>`: a caption, never body text.
     pub caption: bool,
-    /// Inside an element whose class or id marks reader comments.
-    pub in_comments: bool,
-    /// Inside page furniture (nav, aside, footer, header, or a class/id saying share,
-    /// related, newsletter, …).
-    pub in_furniture: bool,
     /// The figure the caption belongs to.
     figure: Option<usize>,
     /// Whitespace seen and not yet written.
@@ -103,6 +98,26 @@ pub struct ImageNode {
     figure: Option<usize>,
 }
 
+/// What a marked element says it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegionKind {
+    /// Reader comments (a class or id such as `comments`, `disqus`).
+    Comments,
+    /// Page furniture: `nav`, `aside`, `footer`, `header`, or a class or id such as `share`,
+    /// `related`, `newsletter`.
+    Furniture,
+}
+
+/// A non-inline element marked by its tag, class or id, with the blocks inside it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Region {
+    pub kind: RegionKind,
+    /// The `IX` range of the blocks inside (end exclusive).
+    pub blocks: std::ops::Range<usize>,
+    /// Text bytes inside.
+    pub sl: usize,
+}
+
 /// The statistics of one page.
 #[derive(Debug, Clone, Default)]
 pub struct DomStats {
@@ -114,6 +129,9 @@ pub struct DomStats {
     pub sh: usize,
     /// The page's own title: `og:title`, else `<title>`.
     pub page_title: Option<String>,
+    /// Elements marked as comments or furniture. Whether a region is omitted is the
+    /// algorithm's decision (a "sidebar" class on a wrapper of the whole page is no evidence).
+    pub regions: Vec<Region>,
 }
 
 struct Frame {
@@ -123,8 +141,8 @@ struct Frame {
     link: bool,
     figure: Option<usize>,
     caption: bool,
-    comments: bool,
-    furniture: bool,
+    region: Option<RegionKind>,
+    first_block: usize,
     skipped: bool,
 }
 
@@ -137,6 +155,7 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
     let mut og_title: Option<String> = None;
     let mut title_tag: Option<String> = None;
     let mut in_title = false;
+    let mut regions: Vec<(RegionKind, std::ops::Range<usize>)> = Vec::new();
 
     for edge in document.tree.root().traverse() {
         match edge {
@@ -169,11 +188,8 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
                         link: parent.is_some_and(|f| f.link) || name == "a",
                         figure: if is_figure { Some(figures) } else { parent.and_then(|f| f.figure) },
                         caption: parent.is_some_and(|f| f.caption) || name == "figcaption",
-                        comments: parent.is_some_and(|f| f.comments)
-                            || COMMENT_MARKERS.iter().any(|m| marker.contains(m)),
-                        furniture: parent.is_some_and(|f| f.furniture)
-                            || FURNITURE_TAGS.contains(&name)
-                            || FURNITURE_MARKERS.iter().any(|m| marker.contains(m)),
+                        region: region_kind(name, &marker),
+                        first_block: stats.blocks.len(),
                         skipped,
                     };
                     if name == "img" && !skipped {
@@ -202,6 +218,11 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
                         if let Some(block) = frame.block.and_then(|b| stats.blocks.get_mut(b)) {
                             block.end = position;
                         }
+                        if let Some(kind) = frame.region {
+                            if frame.first_block < stats.blocks.len() {
+                                regions.push((kind, frame.first_block..stats.blocks.len()));
+                            }
+                        }
                     }
                 }
             }
@@ -214,7 +235,32 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
         block.sl = block.text.len();
         block.sa = block.sa.min(block.sl);
     }
+    // Drop empty blocks and renumber the regions' ranges.
+    let mut new_index = Vec::with_capacity(stats.blocks.len() + 1);
+    let mut kept = 0usize;
+    for block in &stats.blocks {
+        new_index.push(kept);
+        kept += usize::from(block.sl > 0);
+    }
+    new_index.push(kept);
     stats.blocks.retain(|b| b.sl > 0);
+    let mut prefix = Vec::with_capacity(stats.blocks.len() + 1);
+    prefix.push(0usize);
+    for block in &stats.blocks {
+        prefix.push(prefix.last().copied().unwrap_or(0) + block.sl);
+    }
+    stats.regions = regions
+        .into_iter()
+        .filter_map(|(kind, range)| {
+            let start = *new_index.get(range.start)?;
+            let end = *new_index.get(range.end)?;
+            (start < end).then(|| Region {
+                kind,
+                sl: prefix[end] - prefix[start],
+                blocks: start..end,
+            })
+        })
+        .collect();
     attach_captions(&mut stats);
     stats.sh = stats.blocks.iter().map(|b| b.sl).sum();
     stats.page_title = og_title.filter(|t| !t.is_empty()).or(title_tag.filter(|t| !t.is_empty()));
@@ -262,8 +308,6 @@ fn add_text(
                 sl: 0,
                 sa: 0,
                 caption: frame.caption,
-                in_comments: frame.comments,
-                in_furniture: frame.furniture,
                 figure: frame.figure,
                 pending_space: false,
             });
@@ -290,6 +334,20 @@ fn add_text(
     block.pending_space = pending;
     if in_link {
         block.sa += block.text.len() - before;
+    }
+}
+
+/// The region an element marks, if any (inline elements mark none).
+fn region_kind(name: &str, marker: &str) -> Option<RegionKind> {
+    if INLINE_ELEMENTS.contains(&name) {
+        return None;
+    }
+    if COMMENT_MARKERS.iter().any(|m| marker.contains(m)) {
+        Some(RegionKind::Comments)
+    } else if FURNITURE_TAGS.contains(&name) || FURNITURE_MARKERS.iter().any(|m| marker.contains(m)) {
+        Some(RegionKind::Furniture)
+    } else {
+        None
     }
 }
 
