@@ -3,8 +3,10 @@
 
 pub mod cli;
 pub mod config;
+pub mod eval;
 pub mod extract;
 pub mod feed;
 pub mod schedule;
 pub mod store;
 pub mod telemetry;
+pub mod tidy;

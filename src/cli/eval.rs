@@ -1,8 +1,14 @@
-//! `gleaner eval`: score extractors on a labelled dataset.
+//! `gleaner eval`: score extractors on a labelled dataset (`../specs/cli.md`, "Evaluation").
 
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use anyhow::Context as _;
 use clap::Args;
+
+use crate::eval::dataset::{AlgorithmReport, Dataset, DatasetError};
+use crate::extract::auto::{self, AutoParams};
+use crate::extract::{Algorithm, Extractor, cetr};
 
 /// Arguments of `gleaner eval`.
 #[derive(Debug, Args)]
@@ -18,12 +24,156 @@ pub struct EvalArgs {
     /// Write one prediction per page as `{id}.txt` into this directory.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Override a free parameter of `auto`/`cuter`/`cetr` (calibration): KEY=VALUE with KEY one
+    /// of max_lp, min_tp, unite_divisor, max_gap, weak_gap_cost, al, title_threshold,
+    /// before_title_factor, furniture_max_share, comments_max_share, min_confidence, sigma.
+    #[arg(long, value_name = "KEY=VALUE", hide = true)]
+    pub tune: Vec<String>,
+    /// Write per-page calibration rows (id, CUTER confidence, CUTER F1, CETR F1) to this file.
+    #[arg(long, value_name = "FILE", hide = true)]
+    pub calibrate: Option<PathBuf>,
 }
 
 /// Runs `gleaner eval`.
-pub fn run(_args: &EvalArgs) -> Result<(), super::CliError> {
-    Err(super::CliError::NotYet {
-        command: "eval",
-        issue: "the extraction core",
-    })
+pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
+    let algorithms: Vec<Algorithm> = if args.algorithm.trim().eq_ignore_ascii_case("all") {
+        Algorithm::ALL.to_vec()
+    } else {
+        vec![
+            args.algorithm
+                .parse::<Algorithm>()
+                .map_err(|err| super::CliError::Usage(err.to_string()))?,
+        ]
+    };
+    let params = tuned_params(&args.tune)?;
+    let dataset = Dataset::load(&args.dataset_dir).map_err(|err| match err {
+        DatasetError::Missing(_) => super::CliError::Usage(err.to_string()),
+        other => super::CliError::Runtime(other.into()),
+    })?;
+
+    let mut reports = Vec::new();
+    for algorithm in algorithms {
+        if !algorithm.is_implemented() {
+            if args.algorithm.eq_ignore_ascii_case("all") {
+                eprintln!("note: skipping `{algorithm}`: not implemented yet");
+                continue;
+            }
+            return Err(super::CliError::Usage(format!(
+                "extraction algorithm `{algorithm}` is not implemented yet"
+            )));
+        }
+        let report = crate::eval::dataset::run(&dataset, algorithm.name(), |page| match algorithm {
+            Algorithm::Auto => auto::extract_auto(page, &params),
+            Algorithm::Cuter => auto::extract_cuter(page, &params.cuter),
+            Algorithm::Cetr => Ok(auto::lines_extraction(
+                page,
+                Algorithm::Cetr,
+                &cetr::select_2d(&page.source, params.sigma),
+            )),
+            other => other.extract(page),
+        });
+        if let Some(dir) = &args.out {
+            write_predictions(dir, algorithm, &report, args.algorithm.eq_ignore_ascii_case("all"))?;
+        }
+        reports.push(report);
+    }
+    if let Some(path) = &args.calibrate {
+        write_calibration(path, &dataset, &params)?;
+    }
+    if args.json {
+        let json = serde_json::to_string_pretty(&reports).context("serializing the report")?;
+        println!("{json}");
+    } else {
+        print!("{}", table(&reports));
+    }
+    Ok(())
+}
+
+/// The report as an aligned table.
+fn table(reports: &[AlgorithmReport]) -> String {
+    let mut out = format!(
+        "{:<10} {:>5} {:>9} {:>6} {:>6} {:>8} {:>5} {:>7} {:>8}\n",
+        "algorithm", "pages", "precision", "recall", "f1", "accuracy", "empty", "seconds", "mb_per_s"
+    );
+    for r in reports {
+        let _ = writeln!(
+            out,
+            "{:<10} {:>5} {:>9.3} {:>6.3} {:>6.3} {:>8.3} {:>5} {:>7.2} {:>8.1}",
+            r.algorithm, r.pages, r.precision, r.recall, r.f1, r.accuracy, r.empty, r.seconds, r.mb_per_s
+        );
+    }
+    out
+}
+
+fn write_predictions(
+    dir: &std::path::Path,
+    algorithm: Algorithm,
+    report: &AlgorithmReport,
+    per_algorithm: bool,
+) -> Result<(), super::CliError> {
+    let dir = if per_algorithm { dir.join(algorithm.name()) } else { dir.to_path_buf() };
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    for result in &report.results {
+        let path = dir.join(format!("{}.txt", result.id));
+        std::fs::write(&path, &result.text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn write_calibration(
+    path: &std::path::Path,
+    dataset: &Dataset,
+    params: &AutoParams,
+) -> Result<(), super::CliError> {
+    let cuter = crate::eval::dataset::run(dataset, "cuter", |page| auto::extract_cuter(page, &params.cuter));
+    let cetr = crate::eval::dataset::run(dataset, "cetr", |page| {
+        Ok(auto::lines_extraction(page, Algorithm::Cetr, &cetr::select_2d(&page.source, params.sigma)))
+    });
+    let mut out = String::from("id\tconfidence\tcuter_f1\tcetr_f1\tcuter_p\tcuter_r\n");
+    for (a, b) in cuter.results.iter().zip(&cetr.results) {
+        let _ = writeln!(
+            out,
+            "{}\t{:.4}\t{:.4}\t{:.4}\t{:.4}\t{:.4}",
+            a.id,
+            if a.counts.predicted { a.confidence } else { -1.0 },
+            a.counts.f1(),
+            b.counts.f1(),
+            a.counts.precision(),
+            a.counts.recall()
+        );
+    }
+    std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+/// The default parameters with the `--tune` overrides applied.
+fn tuned_params(pairs: &[String]) -> Result<AutoParams, super::CliError> {
+    let mut params = AutoParams::default();
+    for pair in pairs {
+        let bad = || super::CliError::Usage(format!("bad --tune `{pair}`: expected KEY=NUMBER"));
+        let (key, value) = pair.split_once('=').ok_or_else(bad)?;
+        let value: f64 = match value.trim() {
+            "true" => 1.0,
+            "false" => 0.0,
+            v => v.parse().map_err(|_| bad())?,
+        };
+        let c = &mut params.cuter;
+        match key.trim() {
+            "max_lp" => c.max_lp = value,
+            "min_tp" => c.min_tp = value,
+            "unite_divisor" => c.unite_divisor = value,
+            "max_gap" => c.max_gap = value,
+            "weak_gap_cost" => c.weak_gap_cost = value,
+            "al" => c.al = value,
+            "parent_change_cost" => c.parent_change_cost = value,
+            "title_threshold" => c.title_threshold = value,
+            "before_title_factor" => c.before_title_factor = value,
+            "furniture_max_share" => c.furniture_max_share = value,
+            "comments_max_share" => c.comments_max_share = value,
+            "min_confidence" => params.min_confidence = value,
+            "sigma" => params.sigma = value,
+            _ => return Err(bad()),
+        }
+    }
+    Ok(params)
 }

@@ -1,8 +1,12 @@
-//! `gleaner extract`: run one extractor over one page and print the result.
+//! `gleaner extract`: run one extractor over one page and print the result
+//! (`../specs/cli.md`, "Extraction").
 
-use std::path::PathBuf;
+use std::io::Read;
 
+use anyhow::Context as _;
 use clap::Args;
+
+use crate::extract::{Algorithm, ExtractError, extract_page};
 
 /// Arguments of `gleaner extract`.
 #[derive(Debug, Args)]
@@ -21,15 +25,50 @@ pub struct ExtractArgs {
     /// Output format.
     #[arg(long, default_value = "text", value_parser = ["text", "html", "json"])]
     pub format: String,
-    /// Reserved for future use.
-    #[arg(skip)]
-    pub _unused: Option<PathBuf>,
 }
 
 /// Runs `gleaner extract`.
-pub fn run(_args: &ExtractArgs) -> Result<(), super::CliError> {
-    Err(super::CliError::NotYet {
-        command: "extract",
-        issue: "the extraction core",
-    })
+pub fn run(args: &ExtractArgs) -> Result<(), super::CliError> {
+    let algorithm: Algorithm = args
+        .algorithm
+        .parse()
+        .map_err(|err: crate::extract::UnknownAlgorithm| super::CliError::Usage(err.to_string()))?;
+    let base = args
+        .url
+        .as_deref()
+        .map(|u| {
+            url::Url::parse(u).map_err(|err| super::CliError::Usage(format!("--url `{u}`: {err}")))
+        })
+        .transpose()?;
+    let source = args.source.as_str();
+    let lower = source.to_ascii_lowercase();
+    if lower.starts_with("http://") || lower.starts_with("https://") {
+        return Err(super::CliError::NotYet {
+            command: "extract <URL>",
+            issue: "the ingestion stage's fetcher; save the page and pass the file (or `-`) meanwhile",
+        });
+    }
+    let raw = if source == "-" {
+        let mut raw = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut raw)
+            .context("reading standard input")?;
+        raw
+    } else {
+        std::fs::read(source).with_context(|| format!("reading {source}"))?
+    };
+    let extraction = extract_page(&raw, None, base.as_ref(), args.title.as_deref(), algorithm)
+        .map_err(|err| match err {
+            ExtractError::NotImplemented(_) => super::CliError::Usage(err.to_string()),
+            ExtractError::NoContent(_) => super::CliError::Runtime(err.into()),
+        })?;
+    match args.format.as_str() {
+        "html" => println!("{}", extraction.html),
+        "json" => println!(
+            "{}",
+            serde_json::to_string_pretty(&extraction).context("serializing the extraction")?
+        ),
+        _ => println!("{}", extraction.text),
+    }
+    Ok(())
 }

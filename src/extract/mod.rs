@@ -1,7 +1,26 @@
-//! Article extraction: one [`Extractor`] trait, one registry of algorithms by name.
+//! Article extraction: one [`Extractor`] trait, one registry of algorithms by name, and the
+//! entry point [`extract_page`] the pipeline and the command line call.
 //!
 //! Every algorithm that `gleaner extract --algorithm` accepts is a variant of [`Algorithm`];
 //! the names are the public contract of `../specs/cli.md` and of `[extract].algorithm`.
+//!
+//! A page is decoded and parsed once ([`Page::parse`]), the shared statistics pass
+//! ([`dom::analyze`]) runs once, and every DOM algorithm reads its result:
+//!
+//! * [`cuter`] — CUTER (seed 000, sections III–IV) with the title hint;
+//! * [`cetr`] over [`tag_ratio`] — CETR, CETR-TM and CETR-KM (seed 003, sections 3–5);
+//! * [`auto`] — the production cascade: CUTER, then CETR when CUTER is not confident;
+//! * `alltext` — every visible text block: the floor.
+//!
+//! [`render`] turns chosen nodes into sanitized HTML, plain text and images.
+
+pub mod auto;
+pub mod cetr;
+pub mod cuter;
+pub mod dom;
+pub mod render;
+pub mod tag_ratio;
+pub mod title;
 
 use std::fmt;
 use std::str::FromStr;
@@ -99,4 +118,169 @@ impl FromStr for Algorithm {
                 known: Self::names(),
             })
     }
+}
+
+impl serde::Serialize for Algorithm {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+/// One image of an article.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Image {
+    /// The absolute address.
+    pub url: String,
+    pub alt: Option<String>,
+    /// The figure's caption.
+    pub caption: Option<String>,
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+}
+
+/// What extraction produced for one page.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Extraction {
+    /// The algorithm that produced the result (`cuter` or `cetr` after `auto`).
+    pub algorithm: Algorithm,
+    /// The headline: the page node that matched the hint, else the hint, else the page's own
+    /// title.
+    pub title: Option<String>,
+    /// Plain text, blocks separated by one blank line.
+    pub text: String,
+    /// Sanitized HTML of the body, paragraph structure kept.
+    pub html: String,
+    /// The article's images, in document order.
+    pub images: Vec<Image>,
+    /// How sure the algorithm is, in [0, 1].
+    pub confidence: f64,
+}
+
+/// Why extraction produced nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum ExtractError {
+    /// The algorithm is named but belongs to a later stage of the project.
+    #[error("extraction algorithm `{0}` is not implemented yet")]
+    NotImplemented(Algorithm),
+    /// The algorithm found no article body on the page.
+    #[error("`{0}` found no article body on the page")]
+    NoContent(Algorithm),
+}
+
+/// A decoded, parsed and analysed page: the input every [`Extractor`] reads.
+pub struct Page {
+    /// The decoded text of the page.
+    pub source: String,
+    /// The encoding it was decoded with.
+    pub encoding: &'static str,
+    /// The DOM.
+    pub document: scraper::Html,
+    /// The URL links resolve against.
+    pub base: Option<url::Url>,
+    /// The shared statistics pass.
+    pub stats: dom::DomStats,
+    /// The feed entry's title, when known.
+    pub title_hint: Option<String>,
+}
+
+impl Page {
+    /// Decodes, parses and analyses raw page bytes.
+    pub fn parse(
+        raw: &[u8],
+        http_charset: Option<&str>,
+        page_url: Option<&url::Url>,
+        title_hint: Option<&str>,
+    ) -> Page {
+        let decoded = crate::tidy::decode(raw, http_charset);
+        let document = crate::tidy::parse(&decoded.text);
+        let base = crate::tidy::base_url(&document, page_url);
+        let stats = dom::analyze(&document, base.as_ref());
+        Page {
+            source: decoded.text,
+            encoding: decoded.encoding,
+            document,
+            base,
+            stats,
+            title_hint: title_hint.map(str::trim).filter(|t| !t.is_empty()).map(str::to_string),
+        }
+    }
+
+    /// The hint the algorithms use: the feed title, else the page's own.
+    pub fn effective_title(&self) -> Option<&str> {
+        self.title_hint.as_deref().or(self.stats.page_title.as_deref())
+    }
+}
+
+/// An extraction algorithm.
+pub trait Extractor {
+    /// Its name in the registry.
+    fn algorithm(&self) -> Algorithm;
+    /// Extracts the article of one page.
+    fn extract(&self, page: &Page) -> Result<Extraction, ExtractError>;
+}
+
+impl Extractor for Algorithm {
+    fn algorithm(&self) -> Algorithm {
+        *self
+    }
+
+    fn extract(&self, page: &Page) -> Result<Extraction, ExtractError> {
+        match self {
+            Algorithm::Auto => auto::extract_auto(page, &auto::AutoParams::default()),
+            Algorithm::Cuter => auto::extract_cuter(page, &cuter::CuterParams::default()),
+            Algorithm::Cetr => Ok(auto::lines_extraction(
+                page,
+                Algorithm::Cetr,
+                &cetr::select_2d(&page.source, cetr::SIGMA),
+            )),
+            Algorithm::CetrTm => Ok(auto::lines_extraction(
+                page,
+                Algorithm::CetrTm,
+                &cetr::select_threshold(&page.source, cetr::SIGMA),
+            )),
+            Algorithm::CetrKm => Ok(auto::lines_extraction(
+                page,
+                Algorithm::CetrKm,
+                &cetr::select_kmeans_1d(&page.source, cetr::SIGMA),
+            )),
+            Algorithm::Alltext => Ok(auto::extract_alltext(page)),
+            Algorithm::Dana | Algorithm::Bte | Algorithm::Coreex | Algorithm::Econ => {
+                Err(ExtractError::NotImplemented(*self))
+            }
+        }
+        .and_then(|extraction| {
+            if extraction.text.trim().is_empty() {
+                Err(ExtractError::NoContent(extraction.algorithm))
+            } else {
+                Ok(extraction)
+            }
+        })
+    }
+}
+
+impl Algorithm {
+    /// Whether the algorithm is implemented (the others return
+    /// [`ExtractError::NotImplemented`]).
+    pub fn is_implemented(self) -> bool {
+        !matches!(
+            self,
+            Algorithm::Dana | Algorithm::Bte | Algorithm::Coreex | Algorithm::Econ
+        )
+    }
+}
+
+/// Extracts the article from raw page bytes: decode (HTTP charset, BOM, `<meta>`, detection),
+/// parse once, run `algorithm`. Pure: no I/O, no global state.
+pub fn extract_page(
+    raw: &[u8],
+    http_charset: Option<&str>,
+    page_url: Option<&url::Url>,
+    title_hint: Option<&str>,
+    algorithm: Algorithm,
+) -> Result<Extraction, ExtractError> {
+    if !algorithm.is_implemented() {
+        return Err(ExtractError::NotImplemented(algorithm));
+    }
+    let page = Page::parse(raw, http_charset, page_url, title_hint);
+    algorithm.extract(&page)
 }

@@ -1,0 +1,204 @@
+//! The dataset runner behind `gleaner eval` (`../specs/cli.md`, "Evaluation"): loads a
+//! directory of `ground-truth.json` and `html/{id}.html[.gz]`, runs an extractor over every
+//! page in parallel (rayon, one page per task), and scores the predictions with
+//! [`super::metric`]. The title hint is the page's own (`og:title`, else `<title>`), since a
+//! dataset has no feed. Throughput counts the uncompressed input HTML; decompression happens
+//! before the clock starts.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use rayon::prelude::*;
+
+use super::metric::{self, PageCounts, Summary};
+use crate::extract::{ExtractError, Extraction, Page};
+
+/// Why a dataset could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    #[error("dataset directory {0} does not exist or has no ground-truth.json")]
+    Missing(PathBuf),
+    #[error("reading {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("parsing {path}: {source}")]
+    Json {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
+    #[error("page {id}: neither html/{id}.html.gz nor html/{id}.html exists")]
+    MissingPage { id: String },
+}
+
+#[derive(serde::Deserialize)]
+struct GroundTruthEntry {
+    #[serde(rename = "articleBody", default)]
+    article_body: String,
+    #[serde(default)]
+    url: Option<String>,
+}
+
+/// One labelled page.
+#[derive(Debug, Clone)]
+pub struct DatasetPage {
+    pub id: String,
+    pub url: Option<url::Url>,
+    pub gold: String,
+    pub html: Vec<u8>,
+}
+
+/// A loaded dataset, pages in id order.
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    pub pages: Vec<DatasetPage>,
+}
+
+impl Dataset {
+    /// Bytes of input HTML.
+    pub fn bytes(&self) -> usize {
+        self.pages.iter().map(|p| p.html.len()).sum()
+    }
+
+    /// Loads `dir/ground-truth.json` and every page it names.
+    pub fn load(dir: &Path) -> Result<Dataset, DatasetError> {
+        let truth_path = dir.join("ground-truth.json");
+        if !truth_path.is_file() {
+            return Err(DatasetError::Missing(dir.to_path_buf()));
+        }
+        let io = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| DatasetError::Io { path, source }
+        };
+        let truth_text = std::fs::read_to_string(&truth_path).map_err(io(&truth_path))?;
+        let truth: BTreeMap<String, GroundTruthEntry> = serde_json::from_str(&truth_text)
+            .map_err(|source| DatasetError::Json {
+                path: truth_path.clone(),
+                source,
+            })?;
+        let mut pages = Vec::with_capacity(truth.len());
+        for (id, entry) in truth {
+            let gz = dir.join("html").join(format!("{id}.html.gz"));
+            let plain = dir.join("html").join(format!("{id}.html"));
+            let html = if gz.is_file() {
+                let file = std::fs::File::open(&gz).map_err(io(&gz))?;
+                let mut html = Vec::new();
+                flate2::read::GzDecoder::new(file)
+                    .read_to_end(&mut html)
+                    .map_err(io(&gz))?;
+                html
+            } else if plain.is_file() {
+                std::fs::read(&plain).map_err(io(&plain))?
+            } else {
+                return Err(DatasetError::MissingPage { id });
+            };
+            pages.push(DatasetPage {
+                url: entry.url.as_deref().and_then(|u| url::Url::parse(u).ok()),
+                id,
+                gold: entry.article_body,
+                html,
+            });
+        }
+        Ok(Dataset { pages })
+    }
+}
+
+/// The outcome of one page.
+#[derive(Debug, Clone)]
+pub struct PageResult {
+    pub id: String,
+    /// The predicted text (empty when the extractor found nothing).
+    pub text: String,
+    /// The algorithm that produced it (differs from the requested one after a fallback).
+    pub produced_by: Option<crate::extract::Algorithm>,
+    pub confidence: f64,
+    pub counts: PageCounts,
+    /// Time spent on this page.
+    pub seconds: f64,
+}
+
+/// The outcome of one algorithm over a dataset.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct AlgorithmReport {
+    pub algorithm: String,
+    pub pages: usize,
+    pub precision: f64,
+    pub recall: f64,
+    pub f1: f64,
+    pub accuracy: f64,
+    pub empty: usize,
+    /// Wall-clock seconds for all pages (in parallel).
+    pub seconds: f64,
+    /// Input HTML megabytes (10⁶ bytes) per wall-clock second.
+    pub mb_per_s: f64,
+    /// Sum of per-page seconds.
+    pub cpu_seconds: f64,
+    /// Input HTML megabytes per second of one core.
+    pub mb_per_s_per_core: f64,
+    /// Pages whose result came from another algorithm than the one requested (the `auto`
+    /// cascade's CETR fallback).
+    pub fallbacks: usize,
+    #[serde(skip)]
+    pub results: Vec<PageResult>,
+}
+
+/// Runs `extract` over every page in parallel and scores it.
+pub fn run<F>(dataset: &Dataset, name: &str, extract: F) -> AlgorithmReport
+where
+    F: Fn(&Page) -> Result<Extraction, ExtractError> + Sync,
+{
+    let started = Instant::now();
+    let results: Vec<PageResult> = dataset
+        .pages
+        .par_iter()
+        .map(|page| {
+            let page_started = Instant::now();
+            let parsed = Page::parse(&page.html, None, page.url.as_ref(), None);
+            let extraction = extract(&parsed).ok();
+            let seconds = page_started.elapsed().as_secs_f64();
+            let text = extraction.as_ref().map(|e| e.text.clone()).unwrap_or_default();
+            PageResult {
+                id: page.id.clone(),
+                counts: metric::score_page(&page.gold, &text),
+                produced_by: extraction.as_ref().map(|e| e.algorithm),
+                confidence: extraction.as_ref().map_or(0.0, |e| e.confidence),
+                text,
+                seconds,
+            }
+        })
+        .collect();
+    let seconds = started.elapsed().as_secs_f64();
+    let counts: Vec<PageCounts> = results.iter().map(|r| r.counts).collect();
+    let Summary {
+        pages,
+        precision,
+        recall,
+        f1,
+        accuracy,
+        empty,
+    } = metric::summarize(&counts);
+    let megabytes = dataset.bytes() as f64 / 1e6;
+    let cpu_seconds: f64 = results.iter().map(|r| r.seconds).sum();
+    let fallbacks = results
+        .iter()
+        .filter(|r| r.produced_by.is_some_and(|a| a.name() != name))
+        .count();
+    AlgorithmReport {
+        algorithm: name.to_string(),
+        pages,
+        precision,
+        recall,
+        f1,
+        accuracy,
+        empty,
+        seconds,
+        mb_per_s: if seconds > 0.0 { megabytes / seconds } else { 0.0 },
+        cpu_seconds,
+        mb_per_s_per_core: if cpu_seconds > 0.0 { megabytes / cpu_seconds } else { 0.0 },
+        fallbacks,
+        results,
+    }
+}

@@ -1,0 +1,123 @@
+//! The production cascade (`auto`, `../specs/extraction.md`): CUTER on the tidied DOM with the
+//! title hint, then CETR when CUTER finds nothing or its confidence is below
+//! [`AutoParams::min_confidence`]. Also the glue that turns each algorithm's selection into an
+//! [`Extraction`].
+//!
+//! The fallback rule was calibrated on the Scrapinghub bench: MEASURE.
+
+use super::cetr::{self, LineSelection};
+use super::cuter::{self, CuterParams, CuterSelection};
+use super::render::{self, Rendered};
+use super::{Algorithm, ExtractError, Extraction, Page};
+use crate::tidy;
+
+/// The parameters of the cascade.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AutoParams {
+    pub cuter: CuterParams,
+    /// CUTER's result is kept when its confidence is at least this; otherwise CETR runs.
+    pub min_confidence: f64,
+    /// σ of CETR's kernel.
+    pub sigma: f64,
+}
+
+impl Default for AutoParams {
+    fn default() -> Self {
+        AutoParams {
+            cuter: CuterParams::default(),
+            min_confidence: 0.0,
+            sigma: cetr::SIGMA,
+        }
+    }
+}
+
+/// `auto`: CUTER, or CETR when CUTER fails or is not confident.
+pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, ExtractError> {
+    let selection = cuter::select(&page.stats, page.effective_title(), &params.cuter);
+    if let Some(selection) = &selection {
+        if selection.confidence >= params.min_confidence {
+            return Ok(cuter_extraction(page, selection));
+        }
+    }
+    let lines = cetr::select_2d(&page.source, params.sigma);
+    let fallback = lines_extraction(page, Algorithm::Cetr, &lines);
+    match selection {
+        Some(selection) if fallback.text.trim().is_empty() => Ok(cuter_extraction(page, &selection)),
+        _ => Ok(fallback),
+    }
+}
+
+/// `cuter` alone.
+pub fn extract_cuter(page: &Page, params: &CuterParams) -> Result<Extraction, ExtractError> {
+    cuter::select(&page.stats, page.effective_title(), params)
+        .map(|selection| cuter_extraction(page, &selection))
+        .ok_or(ExtractError::NoContent(Algorithm::Cuter))
+}
+
+/// Renders CUTER's selection with its images: those from the title (or the first chosen
+/// node) to the end of the last chosen node.
+pub fn cuter_extraction(page: &Page, selection: &CuterSelection) -> Extraction {
+    let blocks = &page.stats.blocks;
+    let first = selection.blocks.first().and_then(|&ix| blocks.get(ix));
+    let last = selection.blocks.last().and_then(|&ix| blocks.get(ix));
+    let title_block = selection.title.and_then(|t| blocks.get(t.index));
+    let from = match (title_block, first) {
+        (Some(title), Some(first)) if title.position < first.position => title.end + 1,
+        (_, Some(first)) => first.position,
+        _ => 0,
+    };
+    let to = last.map_or(0, |b| b.end);
+    let images = render::article_images(&page.stats.images, from, to);
+    let Rendered { html, text, images } = render::render(page, &selection.blocks, &images);
+    let title = title_block
+        .map(|b| b.text.clone())
+        .or_else(|| page.effective_title().map(str::to_string));
+    Extraction {
+        algorithm: Algorithm::Cuter,
+        title,
+        text,
+        html,
+        images,
+        confidence: selection.confidence,
+    }
+}
+
+/// Renders a line selection (CETR and its variants) as paragraphs.
+pub fn lines_extraction(page: &Page, algorithm: Algorithm, selection: &LineSelection) -> Extraction {
+    let blocks = selection.blocks();
+    let mut html = String::new();
+    for block in &blocks {
+        html.push_str("<p>");
+        tidy::escape_into(&mut html, block, false);
+        html.push_str("</p>");
+    }
+    let content_lines = selection.content.iter().filter(|&&c| c).count();
+    let confidence = if selection.lines.is_empty() {
+        0.0
+    } else {
+        (1.0 - content_lines as f64 / selection.lines.len() as f64).clamp(0.0, 1.0)
+    };
+    Extraction {
+        algorithm,
+        title: page.effective_title().map(str::to_string),
+        text: blocks.join("\n\n"),
+        html: tidy::sanitize(&html),
+        images: Vec::new(),
+        confidence,
+    }
+}
+
+/// `alltext`: every visible text block and every image.
+pub fn extract_alltext(page: &Page) -> Extraction {
+    let all: Vec<usize> = (0..page.stats.blocks.len()).collect();
+    let images = render::article_images(&page.stats.images, 0, usize::MAX);
+    let Rendered { html, text, images } = render::render(page, &all, &images);
+    Extraction {
+        algorithm: Algorithm::Alltext,
+        title: page.effective_title().map(str::to_string),
+        text,
+        html,
+        images,
+        confidence: 0.0,
+    }
+}

@@ -1,0 +1,281 @@
+//! CUTER (seed 000, sections III–IV) on the shared DOM statistics, with the feed entry's
+//! title as the positional hint.
+//!
+//! The steps, in the paper's order and with its names (Table 1 and the listing of section IV):
+//!
+//! 1. `DeleteAllEmptyNodes`: the nodes are [`TextBlock`]s, the elements that directly hold
+//!    text; empty ones never enter the statistics.
+//! 2. `SH = length(getAllContent(xml))`; for every node `SLx`, `SAx`, `LP = SAx/SLx`,
+//!    `TP = SLx/SH`, `IX` = reading order ([`characterize`]).
+//! 3. "We omit all the nodes with high link percentage": a node is valid when `LP < maxLP`
+//!    (0.5, the paper's figure) and `TP > minTP`; captions are never valid (they are c₂
+//!    companions, not body text).
+//! 4. `mergeNeighbouringNodes` ([`merge_neighbouring_nodes`]): from the valid node `nk` with
+//!    the highest `TP`, walk outwards in `IX` order and unite every node `nx` with
+//!    `TP(nx) > TP(nk)/3` until a run of other nodes longer than the allowed gap; repeat with
+//!    the remaining nodes. Valid nodes between united ones belong to the group too.
+//! 5. `acceptableLength = AL * maxLength`; the article is the FIRST group longer than that
+//!    ([`choose_article`]), which leaves comments after the article out.
+//! 6. The title hint (the paper's fourth observation, see [`super::title`]): groups that start
+//!    after the title node are preferred; a group before it wins only with overwhelming
+//!    evidence (longer than `before_title_factor` × the best group after it), and text up to
+//!    and including the title is never body.
+//! 7. c₂ nodes: images between the title (or the first chosen node) and the end of the last
+//!    chosen node are the article's images ([`super::render::article_images`]).
+//!
+//! Free parameters, chosen on the Scrapinghub bench (181 pages; F1 of `cuter` alone):
+//! see [`CuterParams::default`].
+
+use super::dom::{DomStats, RegionKind, TextBlock};
+use super::title::{TitleMatch, find_title};
+
+/// The free parameters of CUTER.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CuterParams {
+    /// `maxLP`: nodes with at least this link percentage are omitted (paper: 0.5).
+    pub max_lp: f64,
+    /// `minTP`: the minimum text percentage of a valid node.
+    pub min_tp: f64,
+    /// A node joins the group of `nk` when `TP(nx) > TP(nk) / unite_divisor` (paper: 3).
+    pub unite_divisor: f64,
+    /// The longest run of non-joining nodes (in cost units) a group may bridge.
+    pub max_gap: f64,
+    /// What a valid but weak node costs in a gap (an invalid node costs 1).
+    pub weak_gap_cost: f64,
+    /// What uniting a node whose parent element differs from the last united node's costs
+    /// in a gap (the group must then be reached within the allowed gap).
+    pub parent_change_cost: f64,
+    /// `AL`: the share of the longest group a group needs to be the article.
+    pub al: f64,
+    /// The least similarity for a node to count as the title.
+    pub title_threshold: f64,
+    /// A group before the title wins only when longer than this × the best group after it.
+    pub before_title_factor: f64,
+    /// Omit nodes inside page furniture (nav, aside, footer, share/related/… boxes) holding
+    /// at most this share of `SH` (0 turns the rule off).
+    pub furniture_max_share: f64,
+    /// Omit nodes inside reader-comment containers holding at most this share of `SH`.
+    pub comments_max_share: f64,
+}
+
+impl Default for CuterParams {
+    /// Values measured on the bench (F1 of `cuter` alone, other parameters at their defaults):
+    /// filled in by the calibration recorded in the module documentation.
+    fn default() -> Self {
+        CuterParams {
+            max_lp: 0.5,
+            min_tp: 0.0,
+            unite_divisor: 5.0,
+            max_gap: 8.0,
+            weak_gap_cost: 0.0,
+            parent_change_cost: 0.0,
+            al: 0.5,
+            title_threshold: 0.7,
+            before_title_factor: 4.0,
+            furniture_max_share: 0.2,
+            comments_max_share: 0.9,
+        }
+    }
+}
+
+/// Step 2–3: `LP`, `TP` and validity of one node.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NodeMeasure {
+    pub lp: f64,
+    pub tp: f64,
+    /// `LP < maxLP AND TP > minTP`, and not a caption or furniture.
+    pub valid: bool,
+}
+
+/// Step 4's output: a group of neighbouring nodes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    /// `IX` of the seed node `nk`.
+    pub seed: usize,
+    /// `IX` of the first and last united node.
+    pub first: usize,
+    pub last: usize,
+    /// The valid nodes from `first` to `last`.
+    pub members: Vec<usize>,
+    /// Text bytes of the members.
+    pub length: usize,
+}
+
+/// What CUTER chose on one page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CuterSelection {
+    /// The body's nodes, by `IX`.
+    pub blocks: Vec<usize>,
+    /// The title node, when the hint matched.
+    pub title: Option<TitleMatch>,
+    /// How sure the choice is, in [0, 1].
+    pub confidence: f64,
+}
+
+/// Runs CUTER's steps on one page.
+pub fn select(stats: &DomStats, title_hint: Option<&str>, params: &CuterParams) -> Option<CuterSelection> {
+    let measures = characterize(stats, params);
+    let groups = merge_neighbouring_nodes(&stats.blocks, &measures, params);
+    let title = title_hint.and_then(|t| find_title(&stats.blocks, t, params.title_threshold));
+    let chosen = choose_article(&groups, title.map(|t| t.index), params)?;
+    let group = &groups[chosen];
+    // A group that lies wholly before the title won on overwhelming evidence: the title
+    // match is then not the article's headline and does not cut the group.
+    let title = title.filter(|t| group.last > t.index);
+    let after = title.map(|t| t.index);
+    let blocks: Vec<usize> = group
+        .members
+        .iter()
+        .copied()
+        .filter(|&ix| after.is_none_or(|t| ix > t))
+        .collect();
+    if blocks.is_empty() {
+        return None;
+    }
+    let length: usize = blocks.iter().map(|&ix| stats.blocks[ix].sl).sum();
+    let confidence = confidence(length, &groups, stats.sh, title.is_some_and(|t| t.index < group.first));
+    Some(CuterSelection {
+        blocks,
+        title,
+        confidence,
+    })
+}
+
+/// Steps 2–3: `SH`, then `LP`, `TP` and validity of every node.
+pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> {
+    let sh = stats.sh.max(1) as f64;
+    let mut omitted_region = vec![false; stats.blocks.len()];
+    for region in &stats.regions {
+        let limit = match region.kind {
+            RegionKind::Furniture => params.furniture_max_share,
+            RegionKind::Comments => params.comments_max_share,
+        };
+        if region.sl as f64 <= limit * sh {
+            for flag in omitted_region.get_mut(region.blocks.clone()).unwrap_or_default() {
+                *flag = true;
+            }
+        }
+    }
+    stats
+        .blocks
+        .iter()
+        .zip(omitted_region)
+        .map(|(block, in_region)| {
+            let lp = block.lp();
+            let tp = block.sl as f64 / sh;
+            let omitted = block.caption || in_region;
+            NodeMeasure {
+                lp,
+                tp,
+                valid: lp < params.max_lp && tp > params.min_tp && !omitted,
+            }
+        })
+        .collect()
+}
+
+/// Step 4: unite neighbouring nodes around the strongest remaining node, repeatedly.
+pub fn merge_neighbouring_nodes(
+    blocks: &[TextBlock],
+    measures: &[NodeMeasure],
+    params: &CuterParams,
+) -> Vec<Group> {
+    let n = measures.len();
+    let mut assigned = vec![false; n];
+    let mut order: Vec<usize> = (0..n).filter(|&i| measures[i].valid).collect();
+    order.sort_by(|&a, &b| measures[b].tp.total_cmp(&measures[a].tp).then(a.cmp(&b)));
+    let mut groups = Vec::new();
+    for nk in order {
+        if assigned[nk] {
+            continue;
+        }
+        let threshold = measures[nk].tp / params.unite_divisor;
+        let joins = |ix: usize| measures[ix].valid && measures[ix].tp > threshold;
+        let change_cost = |from: usize, to: usize| {
+            if blocks[from].parent == blocks[to].parent { 0.0 } else { params.parent_change_cost }
+        };
+        let gap_cost = |ix: usize| if measures[ix].valid { params.weak_gap_cost } else { 1.0 };
+        // Walk right.
+        let mut last = nk;
+        let mut gap = 0.0;
+        let mut ix = nk + 1;
+        while ix < n && !assigned[ix] {
+            if joins(ix) && gap + change_cost(last, ix) <= params.max_gap {
+                last = ix;
+                gap = 0.0;
+            } else {
+                gap += gap_cost(ix);
+                if gap > params.max_gap {
+                    break;
+                }
+            }
+            ix += 1;
+        }
+        // Walk left.
+        let mut first = nk;
+        gap = 0.0;
+        let mut ix = nk;
+        while ix > 0 && !assigned[ix - 1] {
+            ix -= 1;
+            if joins(ix) && gap + change_cost(first, ix) <= params.max_gap {
+                first = ix;
+                gap = 0.0;
+            } else {
+                gap += gap_cost(ix);
+                if gap > params.max_gap {
+                    break;
+                }
+            }
+        }
+        let members: Vec<usize> = (first..=last).filter(|&i| measures[i].valid).collect();
+        for flag in &mut assigned[first..=last] {
+            *flag = true;
+        }
+        let length = members.iter().map(|&i| blocks[i].sl).sum();
+        groups.push(Group {
+            seed: nk,
+            first,
+            last,
+            members,
+            length,
+        });
+    }
+    groups.sort_by_key(|g| g.first);
+    groups
+}
+
+/// Steps 5–6: the first group longer than `AL × maxLength`, among the groups the title hint
+/// allows. Returns an index into `groups`.
+pub fn choose_article(groups: &[Group], title: Option<usize>, params: &CuterParams) -> Option<usize> {
+    let length_after = |g: &Group| match title {
+        // Only the part after the title counts for a group that spans it.
+        Some(t) => g.length * usize::from(g.last > t),
+        None => g.length,
+    };
+    let best_after = groups.iter().map(length_after).max().unwrap_or(0);
+    let allowed: Vec<usize> = (0..groups.len())
+        .filter(|&i| {
+            let g = &groups[i];
+            match title {
+                Some(t) if g.last <= t => {
+                    g.length as f64 > params.before_title_factor * best_after as f64
+                }
+                _ => true,
+            }
+        })
+        .collect();
+    let max_length = allowed.iter().map(|&i| groups[i].length).max()?;
+    let acceptable = params.al * max_length as f64;
+    allowed
+        .into_iter()
+        .find(|&i| groups[i].length as f64 >= acceptable && groups[i].length > 0)
+}
+
+/// How sure CUTER is: the chosen group's share of all grouped text, its share of the page's
+/// text, and whether the title came before it.
+fn confidence(length: usize, groups: &[Group], sh: usize, title_before: bool) -> f64 {
+    let grouped: usize = groups.iter().map(|g| g.length).sum();
+    let dominance = if grouped == 0 { 0.0 } else { length as f64 / grouped as f64 };
+    let coverage = if sh == 0 { 0.0 } else { length as f64 / sh as f64 };
+    let score = 0.5 * dominance + 0.3 * (coverage / 0.3).min(1.0) + 0.2 * f64::from(u8::from(title_before));
+    score.clamp(0.0, 1.0)
+}

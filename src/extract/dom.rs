@@ -1,0 +1,419 @@
+//! The shared DOM statistics pass: computed once per page, read by every DOM algorithm.
+//!
+//! It follows CUTER's node model (seed 000, section IV, Table 1): the nodes are the elements
+//! that directly hold text (the parents of text leaves), with inline children (`a`, `b`, `em`,
+//! `span`, …) counted toward their parent. For each such [`TextBlock`] it records `SL` (text
+//! bytes, whitespace collapsed), `SA` (bytes inside `<a>`), `IX` (its index in reading order),
+//! the element's depth-first position, tag and parent; `SH` is the sum of all `SL`. Images
+//! (CUTER's c₂ multimedia nodes) are recorded with their position, address, alt text, size
+//! and figure caption. Script, style, form controls, embedded documents and hidden elements
+//! are skipped, so no algorithm ever sees their text.
+
+use ego_tree::NodeId;
+use ego_tree::iter::Edge;
+use scraper::{Html, Node};
+use url::Url;
+
+use crate::tidy;
+
+/// Elements that flow inside a text block rather than starting one.
+const INLINE_ELEMENTS: &[&str] = &[
+    "a", "abbr", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn", "em",
+    "font", "i", "ins", "kbd", "label", "mark", "nobr", "q", "s", "samp", "small", "span",
+    "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "img", "picture",
+];
+
+/// Words in a `class` or `id` that mark reader comments.
+const COMMENT_MARKERS: &[&str] = &["comment", "disqus", "respond", "reply", "discussion"];
+
+/// Words in a `class` or `id`, and tags, that mark page furniture around an article.
+const FURNITURE_MARKERS: &[&str] = &[
+    "share", "sharing", "social", "related", "recommend", "newsletter", "subscribe", "promo",
+    "sidebar", "footer", "breadcrumb", "cookie", "popular", "trending", "widget", "advert",
+    "sponsor", "outbrain", "taboola", "nav", "menu", "masthead", "byline", "caption", "credit",
+    "tags", "author", "signup", "paywall", "more-stories", "read-more", "readmore",
+];
+
+/// Tags that are page furniture by their HTML meaning.
+const FURNITURE_TAGS: &[&str] = &["nav", "aside", "footer", "header", "menu", "form"];
+
+/// Whether an element flows inside a text block.
+pub fn is_inline(name: &str) -> bool {
+    INLINE_ELEMENTS.contains(&name)
+}
+
+/// One CUTER node: an element that directly holds text.
+#[derive(Debug, Clone)]
+pub struct TextBlock {
+    /// The element.
+    pub node: NodeId,
+    /// Its tag name.
+    pub tag: String,
+    /// Its parent element.
+    pub parent: Option<NodeId>,
+    /// Depth-first position of the element among all elements.
+    pub position: usize,
+    /// Depth-first position of the element's last descendant.
+    pub end: usize,
+    /// Depth in the tree.
+    pub depth: usize,
+    /// The text, whitespace collapsed.
+    pub text: String,
+    /// `SL`: bytes of text.
+    pub sl: usize,
+    /// `SA`: bytes of text inside `<a>`.
+    pub sa: usize,
+    /// Inside a `<figcaption>`: a caption, never body text.
+    pub caption: bool,
+    /// The figure the caption belongs to.
+    figure: Option<usize>,
+    /// Whitespace seen and not yet written.
+    pending_space: bool,
+}
+
+impl TextBlock {
+    /// `LP = SA / SL`.
+    pub fn lp(&self) -> f64 {
+        if self.sl == 0 { 0.0 } else { self.sa as f64 / self.sl as f64 }
+    }
+
+    /// Whether the block is a heading.
+    pub fn is_heading(&self) -> bool {
+        matches!(self.tag.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+    }
+}
+
+/// One c₂ node: an image.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ImageNode {
+    /// Depth-first position among all elements.
+    pub position: usize,
+    /// The absolute address (lazy attributes resolved).
+    pub url: String,
+    pub alt: Option<String>,
+    pub caption: Option<String>,
+    pub width: Option<u32>,
+    pub height: Option<u32>,
+    /// The figure it sits in.
+    figure: Option<usize>,
+}
+
+/// What a marked element says it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegionKind {
+    /// Reader comments (a class or id such as `comments`, `disqus`).
+    Comments,
+    /// Page furniture: `nav`, `aside`, `footer`, `header`, or a class or id such as `share`,
+    /// `related`, `newsletter`.
+    Furniture,
+}
+
+/// A non-inline element marked by its tag, class or id, with the blocks inside it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Region {
+    pub kind: RegionKind,
+    /// The `IX` range of the blocks inside (end exclusive).
+    pub blocks: std::ops::Range<usize>,
+    /// Text bytes inside.
+    pub sl: usize,
+}
+
+/// The statistics of one page.
+#[derive(Debug, Clone, Default)]
+pub struct DomStats {
+    /// The text blocks in reading order; a block's index is its `IX`.
+    pub blocks: Vec<TextBlock>,
+    /// The images in document order.
+    pub images: Vec<ImageNode>,
+    /// `SH`: bytes of all text.
+    pub sh: usize,
+    /// The page's own title: `og:title`, else `<title>`.
+    pub page_title: Option<String>,
+    /// Elements marked as comments or furniture. Whether a region is omitted is the
+    /// algorithm's decision (a "sidebar" class on a wrapper of the whole page is no evidence).
+    pub regions: Vec<Region>,
+}
+
+struct Frame {
+    id: NodeId,
+    block: Option<usize>,
+    inline: bool,
+    link: bool,
+    figure: Option<usize>,
+    caption: bool,
+    region: Option<RegionKind>,
+    first_block: usize,
+    skipped: bool,
+}
+
+/// Runs the statistics pass over a parsed page.
+pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
+    let mut stats = DomStats::default();
+    let mut stack: Vec<Frame> = Vec::with_capacity(64);
+    let mut position = 0usize;
+    let mut figures = 0usize;
+    let mut og_title: Option<String> = None;
+    let mut title_tag: Option<String> = None;
+    let mut in_title = false;
+    let mut regions: Vec<(RegionKind, std::ops::Range<usize>)> = Vec::new();
+
+    for edge in document.tree.root().traverse() {
+        match edge {
+            Edge::Open(node) => match node.value() {
+                Node::Element(element) => {
+                    let name = element.name();
+                    position += 1;
+                    let parent = stack.last();
+                    let parent_skipped = parent.is_some_and(|f| f.skipped);
+                    if name == "meta" && og_title.is_none() {
+                        if element.attr("property") == Some("og:title")
+                            || element.attr("name") == Some("og:title")
+                        {
+                            og_title = element.attr("content").map(collapse_whitespace);
+                        }
+                    }
+                    in_title = name == "title" && title_tag.is_none();
+                    let skipped = parent_skipped
+                        || tidy::DROPPED_ELEMENTS.contains(&name)
+                        || tidy::is_hidden(element);
+                    let marker = class_and_id(element);
+                    let is_figure = name == "figure";
+                    if is_figure {
+                        figures += 1;
+                    }
+                    let frame = Frame {
+                        id: node.id(),
+                        block: None,
+                        inline: INLINE_ELEMENTS.contains(&name),
+                        link: parent.is_some_and(|f| f.link) || name == "a",
+                        figure: if is_figure { Some(figures) } else { parent.and_then(|f| f.figure) },
+                        caption: parent.is_some_and(|f| f.caption) || name == "figcaption",
+                        region: region_kind(name, &marker),
+                        first_block: stats.blocks.len(),
+                        skipped,
+                    };
+                    if name == "img" && !skipped {
+                        if let Some(image) = image_node(element, base, position, frame.figure) {
+                            stats.images.push(image);
+                        }
+                    }
+                    stack.push(frame);
+                }
+                Node::Text(text) => {
+                    if in_title {
+                        title_tag = Some(collapse_whitespace(text));
+                        continue;
+                    }
+                    if stack.last().is_none_or(|f| f.skipped) {
+                        continue;
+                    }
+                    add_text(&mut stats.blocks, &mut stack, text, position, document);
+                }
+                _ => {}
+            },
+            Edge::Close(node) => {
+                if node.value().is_element() {
+                    in_title = false;
+                    if let Some(frame) = stack.pop() {
+                        if let Some(block) = frame.block.and_then(|b| stats.blocks.get_mut(b)) {
+                            block.end = position;
+                        }
+                        if let Some(kind) = frame.region {
+                            if frame.first_block < stats.blocks.len() {
+                                regions.push((kind, frame.first_block..stats.blocks.len()));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    for block in &mut stats.blocks {
+        let trimmed_len = block.text.trim_end().len();
+        block.text.truncate(trimmed_len);
+        block.sl = block.text.len();
+        block.sa = block.sa.min(block.sl);
+    }
+    // Drop empty blocks and renumber the regions' ranges.
+    let mut new_index = Vec::with_capacity(stats.blocks.len() + 1);
+    let mut kept = 0usize;
+    for block in &stats.blocks {
+        new_index.push(kept);
+        kept += usize::from(block.sl > 0);
+    }
+    new_index.push(kept);
+    stats.blocks.retain(|b| b.sl > 0);
+    let mut prefix = Vec::with_capacity(stats.blocks.len() + 1);
+    prefix.push(0usize);
+    for block in &stats.blocks {
+        prefix.push(prefix.last().copied().unwrap_or(0) + block.sl);
+    }
+    stats.regions = regions
+        .into_iter()
+        .filter_map(|(kind, range)| {
+            let start = *new_index.get(range.start)?;
+            let end = *new_index.get(range.end)?;
+            (start < end).then(|| Region {
+                kind,
+                sl: prefix[end] - prefix[start],
+                blocks: start..end,
+            })
+        })
+        .collect();
+    attach_captions(&mut stats);
+    stats.sh = stats.blocks.iter().map(|b| b.sl).sum();
+    stats.page_title = og_title.filter(|t| !t.is_empty()).or(title_tag.filter(|t| !t.is_empty()));
+    stats
+}
+
+/// Adds a text leaf to the block of its nearest non-inline ancestor.
+fn add_text(
+    blocks: &mut Vec<TextBlock>,
+    stack: &mut [Frame],
+    text: &str,
+    position: usize,
+    document: &Html,
+) {
+    if text.trim().is_empty() {
+        if let Some(frame) = stack.iter().rev().find(|f| !f.inline) {
+            if let Some(block) = frame.block.and_then(|b| blocks.get_mut(b)) {
+                block.pending_space = true;
+            }
+        }
+        return;
+    }
+    let in_link = stack.last().is_some_and(|f| f.link);
+    let Some(holder) = stack.iter().rposition(|f| !f.inline) else {
+        return;
+    };
+    let depth = holder;
+    let frame = &mut stack[holder];
+    let index = match frame.block {
+        Some(index) => index,
+        None => {
+            let node = document.tree.get(frame.id);
+            let tag = node
+                .and_then(|n| n.value().as_element().map(|e| e.name().to_string()))
+                .unwrap_or_default();
+            let parent = node.and_then(|n| n.parent()).map(|p| p.id());
+            blocks.push(TextBlock {
+                node: frame.id,
+                tag,
+                parent,
+                position,
+                end: position,
+                depth,
+                text: String::new(),
+                sl: 0,
+                sa: 0,
+                caption: frame.caption,
+                figure: frame.figure,
+                pending_space: false,
+            });
+            frame.block = Some(blocks.len() - 1);
+            blocks.len() - 1
+        }
+    };
+    let Some(block) = blocks.get_mut(index) else {
+        return;
+    };
+    let before = block.text.len();
+    let mut pending = block.pending_space;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            pending = true;
+        } else {
+            if pending && !block.text.is_empty() {
+                block.text.push(' ');
+            }
+            pending = false;
+            block.text.push(c);
+        }
+    }
+    block.pending_space = pending;
+    if in_link {
+        block.sa += block.text.len() - before;
+    }
+}
+
+/// The region an element marks, if any (inline elements mark none).
+fn region_kind(name: &str, marker: &str) -> Option<RegionKind> {
+    if INLINE_ELEMENTS.contains(&name) {
+        return None;
+    }
+    if COMMENT_MARKERS.iter().any(|m| marker.contains(m)) {
+        Some(RegionKind::Comments)
+    } else if FURNITURE_TAGS.contains(&name) || FURNITURE_MARKERS.iter().any(|m| marker.contains(m)) {
+        Some(RegionKind::Furniture)
+    } else {
+        None
+    }
+}
+
+fn attach_captions(stats: &mut DomStats) {
+    for image in &mut stats.images {
+        let Some(figure) = image.figure else {
+            continue;
+        };
+        let caption: Vec<&str> = stats
+            .blocks
+            .iter()
+            .filter(|b| b.caption && b.figure == Some(figure))
+            .map(|b| b.text.as_str())
+            .collect();
+        if !caption.is_empty() {
+            image.caption = Some(caption.join(" "));
+        }
+    }
+}
+
+/// The lowercased `class` and `id` tokens of an element, without layout modifiers
+/// (`has-sidebar`, `with-comments`), which say what a page contains rather than what the
+/// element is. `html` and `body` carry page-wide classes and give none.
+fn class_and_id(element: &scraper::node::Element) -> String {
+    let mut marker = String::new();
+    if matches!(element.name(), "html" | "body") {
+        return marker;
+    }
+    for value in [element.attr("class"), element.attr("id")].into_iter().flatten() {
+        for token in value.split_whitespace() {
+            let token = token.to_ascii_lowercase();
+            if ["has-", "with-", "no-", "is-"].iter().any(|p| token.starts_with(p)) {
+                continue;
+            }
+            marker.push_str(&token);
+            marker.push(' ');
+        }
+    }
+    marker
+}
+
+fn image_node(
+    element: &scraper::node::Element,
+    base: Option<&Url>,
+    position: usize,
+    figure: Option<usize>,
+) -> Option<ImageNode> {
+    let url = tidy::image_source(element).and_then(|src| tidy::absolute_url(base, src))?;
+    Some(ImageNode {
+        position,
+        url,
+        alt: element.attr("alt").map(collapse_whitespace).filter(|a| !a.is_empty()),
+        caption: None,
+        width: element.attr("width").and_then(parse_dimension),
+        height: element.attr("height").and_then(parse_dimension),
+        figure,
+    })
+}
+
+/// The leading integer of a `width`/`height` attribute (`"300"`, `"300px"`).
+fn parse_dimension(value: &str) -> Option<u32> {
+    let digits: String = value.trim().chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+/// `text` with runs of whitespace made one space, trimmed.
+pub fn collapse_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}

@@ -1,0 +1,460 @@
+//! Tidying: raw page bytes to decoded text, to a DOM, to sanitized HTML.
+//!
+//! This module owns the first stage of CUTER's architecture (seed 000, section III: "a first
+//! module receives the HTML code … and tries to tidy it"), done here with html5ever in place of
+//! HTML Tidy and `ammonia` as the one sanitizing policy:
+//!
+//! 1. [`decode`]: the byte order mark, then the HTTP `charset` parameter, then a `<meta charset>`
+//!    or `http-equiv` declaration in the first 4 KiB, then `chardetng` detection; `encoding_rs`
+//!    decodes. Bytes that are valid UTF-8 and not pure ASCII are read as UTF-8 even when a
+//!    `<meta>` says otherwise: a wrong declaration is far more common than Latin-1 text that
+//!    happens to be valid UTF-8.
+//! 2. [`parse`]: html5ever (through `scraper`) builds the DOM once; every extractor reads it.
+//! 3. [`write_subtree`] serializes a part of the DOM with every `href`/`src`/`srcset` made
+//!    absolute against the page URL (`<base href>` honoured) and lazy-loaded images
+//!    (`data-src` and friends) resolved into `src`; [`sanitize`] then applies [`policy`].
+//!
+//! Trade-off: the page is parsed once. Instead of sanitizing the whole page and parsing the
+//! result again, extractors choose nodes on the parsed DOM and only the chosen part is
+//! serialized and passed through the same `ammonia` policy; [`tidy_html`] applies that policy
+//! to the whole `<body>` for callers that want the full tidied page.
+
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+
+use ego_tree::NodeRef;
+use ego_tree::iter::Edge;
+use encoding_rs::Encoding;
+use scraper::{Html, Node};
+use url::Url;
+
+/// Elements whose content is never text of the page (executable, styling, form controls,
+/// embedded documents). Extractors skip these subtrees; the policy removes them with content.
+pub const DROPPED_ELEMENTS: &[&str] = &[
+    "script", "style", "noscript", "template", "iframe", "object", "embed", "applet", "canvas",
+    "svg", "math", "select", "option", "textarea", "button", "input", "head", "title", "meta",
+    "link", "audio", "video", "source", "track", "map", "dialog",
+];
+
+/// Elements kept by the policy: article structure and the page's layout containers.
+const KEPT_TAGS: &[&str] = &[
+    "a", "abbr", "article", "aside", "b", "bdi", "bdo", "blockquote", "br", "caption", "cite",
+    "code", "col", "colgroup", "dd", "del", "dfn", "div", "dl", "dt", "em", "figcaption",
+    "figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "i", "img", "ins",
+    "kbd", "li", "main", "mark", "nav", "ol", "p", "pre", "q", "s", "samp", "section", "small",
+    "span", "strong", "sub", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "time", "tr",
+    "u", "ul", "var", "wbr",
+];
+
+/// Attributes the serializer copies (the policy then restricts them per tag).
+const COPIED_ATTRIBUTES: &[&str] = &[
+    "href", "src", "srcset", "alt", "title", "width", "height", "colspan", "rowspan", "datetime",
+    "start", "lang", "dir",
+];
+
+/// Attributes that lazy-loading scripts read the real image address from, best first.
+const LAZY_SRC_ATTRIBUTES: &[&str] = &[
+    "data-src",
+    "data-lazy-src",
+    "data-original",
+    "data-lazy",
+    "data-url",
+    "data-hi-res-src",
+    "data-full-src",
+    "data-orig-src",
+];
+
+/// Attributes holding a lazy `srcset`.
+const LAZY_SRCSET_ATTRIBUTES: &[&str] = &["data-srcset", "data-lazy-srcset"];
+
+/// The elements HTML defines as void (no closing tag).
+const VOID_ELEMENTS: &[&str] = &["br", "hr", "img", "wbr", "col", "area", "input", "source"];
+
+/// Decoded page text and the encoding that decoded it.
+#[derive(Debug, Clone)]
+pub struct Decoded {
+    pub text: String,
+    pub encoding: &'static str,
+}
+
+/// Decodes page bytes (see the module documentation for the order of evidence).
+pub fn decode(raw: &[u8], http_charset: Option<&str>) -> Decoded {
+    let encoding = sniff_encoding(raw, http_charset);
+    let (text, _had_errors) = encoding.decode_with_bom_removal(raw);
+    Decoded {
+        text: text.into_owned(),
+        encoding: encoding.name(),
+    }
+}
+
+fn sniff_encoding(raw: &[u8], http_charset: Option<&str>) -> &'static Encoding {
+    if let Some((encoding, _)) = Encoding::for_bom(raw) {
+        return encoding;
+    }
+    let utf8_multibyte = !raw.is_ascii() && std::str::from_utf8(raw).is_ok();
+    let declared = http_charset
+        .and_then(|label| Encoding::for_label(label.trim().as_bytes()))
+        .or_else(|| meta_charset(raw));
+    if let Some(encoding) = declared {
+        // A UTF-16 label in a document that parsed as bytes is a mislabel (WHATWG): UTF-8.
+        if encoding == encoding_rs::UTF_16LE || encoding == encoding_rs::UTF_16BE {
+            return encoding_rs::UTF_8;
+        }
+        if utf8_multibyte && encoding != encoding_rs::UTF_8 {
+            return encoding_rs::UTF_8;
+        }
+        return encoding;
+    }
+    if raw.is_ascii() || utf8_multibyte {
+        return encoding_rs::UTF_8;
+    }
+    let mut detector = chardetng::EncodingDetector::new();
+    detector.feed(raw, true);
+    detector.guess(None, true)
+}
+
+/// The charset a `<meta charset>` or `<meta http-equiv content="…; charset=…">` declares in
+/// the first 4 KiB.
+fn meta_charset(raw: &[u8]) -> Option<&'static Encoding> {
+    let head = &raw[..raw.len().min(4096)];
+    let lower: Vec<u8> = head.iter().map(u8::to_ascii_lowercase).collect();
+    let mut from = 0;
+    while let Some(offset) = find(&lower[from..], b"<meta") {
+        let start = from + offset;
+        let end = lower[start..]
+            .iter()
+            .position(|&b| b == b'>')
+            .map_or(lower.len(), |p| start + p);
+        let tag = &lower[start..end];
+        if let Some(at) = find(tag, b"charset") {
+            let rest = &tag[at + b"charset".len()..];
+            let rest = rest.strip_prefix(b"=").or_else(|| {
+                let trimmed = trim_ascii_start(rest);
+                trimmed.strip_prefix(b"=")
+            });
+            if let Some(rest) = rest {
+                let rest = trim_ascii_start(rest);
+                let rest = rest
+                    .strip_prefix(b"\"")
+                    .or_else(|| rest.strip_prefix(b"'"))
+                    .unwrap_or(rest);
+                let label_end = rest
+                    .iter()
+                    .position(|&b| matches!(b, b'"' | b'\'' | b';' | b' ' | b'/' | b'>'))
+                    .unwrap_or(rest.len());
+                if let Some(encoding) = Encoding::for_label(&rest[..label_end]) {
+                    return Some(encoding);
+                }
+            }
+        }
+        from = end.max(start + 1);
+        if from >= lower.len() {
+            break;
+        }
+    }
+    None
+}
+
+fn trim_ascii_start(bytes: &[u8]) -> &[u8] {
+    let skip = bytes.iter().take_while(|b| b.is_ascii_whitespace()).count();
+    &bytes[skip..]
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Parses decoded text into a DOM.
+pub fn parse(text: &str) -> Html {
+    Html::parse_document(text)
+}
+
+/// The URL relative links resolve against: `<base href>` joined to the page URL.
+pub fn base_url(document: &Html, page_url: Option<&Url>) -> Option<Url> {
+    let base_href = document.tree.root().descendants().find_map(|node| {
+        let element = node.value().as_element()?;
+        (element.name() == "base").then(|| element.attr("href")).flatten()
+    });
+    match (page_url, base_href) {
+        (Some(page), Some(href)) => page.join(href.trim()).ok().or_else(|| Some(page.clone())),
+        (None, Some(href)) => Url::parse(href.trim()).ok(),
+        (Some(page), None) => Some(page.clone()),
+        (None, None) => None,
+    }
+}
+
+/// `href` made absolute against `base`; `None` for schemes other than http(s) and mailto.
+pub fn absolute_url(base: Option<&Url>, href: &str) -> Option<String> {
+    let href = href.trim();
+    if href.is_empty() {
+        return None;
+    }
+    let url = match Url::parse(href) {
+        Ok(url) => url,
+        Err(url::ParseError::RelativeUrlWithoutBase) => match base {
+            Some(base) => base.join(href).ok()?,
+            None => return (!href.contains(':')).then(|| href.to_string()),
+        },
+        Err(_) => return None,
+    };
+    matches!(url.scheme(), "http" | "https" | "mailto").then(|| url.to_string())
+}
+
+/// A `srcset` with every candidate made absolute; candidates that cannot be are dropped.
+pub fn absolute_srcset(base: Option<&Url>, srcset: &str) -> Option<String> {
+    let candidates: Vec<String> = srcset
+        .split(',')
+        .filter_map(|candidate| {
+            let mut parts = candidate.split_whitespace();
+            let url = absolute_url(base, parts.next()?)?;
+            let descriptor: Vec<&str> = parts.collect();
+            Some(if descriptor.is_empty() {
+                url
+            } else {
+                format!("{url} {}", descriptor.join(" "))
+            })
+        })
+        .collect();
+    (!candidates.is_empty()).then(|| candidates.join(", "))
+}
+
+/// The real address of an image: `src`, unless it is missing or a placeholder and a lazy
+/// attribute holds the address.
+pub fn image_source<'a>(element: &'a scraper::node::Element) -> Option<&'a str> {
+    let src = element.attr("src").map(str::trim).filter(|s| !s.is_empty());
+    let placeholder = src.is_none_or(is_placeholder_src);
+    if placeholder {
+        let lazy = LAZY_SRC_ATTRIBUTES
+            .iter()
+            .filter_map(|name| element.attr(name))
+            .map(str::trim)
+            .find(|v| !v.is_empty() && !v.starts_with("data:"));
+        if lazy.is_some() {
+            return lazy;
+        }
+        if let Some(first) = image_srcset(element).and_then(|s| s.split_whitespace().next()) {
+            return Some(first);
+        }
+    }
+    src
+}
+
+/// The image's `srcset`, or a lazy one.
+pub fn image_srcset<'a>(element: &'a scraper::node::Element) -> Option<&'a str> {
+    element
+        .attr("srcset")
+        .into_iter()
+        .chain(LAZY_SRCSET_ATTRIBUTES.iter().filter_map(|n| element.attr(n)))
+        .map(str::trim)
+        .find(|v| !v.is_empty() && !v.starts_with("data:"))
+}
+
+fn is_placeholder_src(src: &str) -> bool {
+    let lower = src.to_ascii_lowercase();
+    lower.starts_with("data:")
+        || ["blank.", "placeholder", "spacer.", "lazy", "transparent.", "pixel.gif", "grey.gif"]
+            .iter()
+            .any(|p| lower.contains(p))
+}
+
+/// Whether an element is hidden by the `hidden` attribute or an inline `display:none`.
+pub fn is_hidden(element: &scraper::node::Element) -> bool {
+    if element.attr("hidden").is_some() || element.attr("aria-hidden") == Some("true") {
+        return true;
+    }
+    element.attr("style").is_some_and(|style| {
+        let compact: String = style
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .flat_map(char::to_lowercase)
+            .collect();
+        compact.contains("display:none") || compact.contains("visibility:hidden")
+    })
+}
+
+/// Appends `text` to `out` with `&`, `<`, `>` escaped (and `"` when `in_attribute`).
+pub fn escape_into(out: &mut String, text: &str, in_attribute: bool) {
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' if in_attribute => out.push_str("&quot;"),
+            '\u{a0}' => out.push_str("&nbsp;"),
+            _ => out.push(c),
+        }
+    }
+}
+
+/// Writes one element's start tag with the copied attributes, URLs absolute, lazy images
+/// resolved.
+pub fn write_start_tag(out: &mut String, element: &scraper::node::Element, base: Option<&Url>) {
+    let name = element.name();
+    out.push('<');
+    out.push_str(name);
+    let write_attr = |out: &mut String, key: &str, value: &str| {
+        let _ = write!(out, " {key}=\"");
+        escape_into(out, value, true);
+        out.push('"');
+    };
+    if name == "img" {
+        if let Some(src) = image_source(element).and_then(|s| absolute_url(base, s)) {
+            write_attr(out, "src", &src);
+        }
+        if let Some(srcset) = image_srcset(element).and_then(|s| absolute_srcset(base, s)) {
+            write_attr(out, "srcset", &srcset);
+        }
+    }
+    for attr in COPIED_ATTRIBUTES {
+        if name == "img" && matches!(*attr, "src" | "srcset") {
+            continue;
+        }
+        let Some(value) = element.attr(attr) else {
+            continue;
+        };
+        match *attr {
+            "href" | "src" => {
+                if let Some(url) = absolute_url(base, value) {
+                    write_attr(out, attr, &url);
+                }
+            }
+            "srcset" => {
+                if let Some(srcset) = absolute_srcset(base, value) {
+                    write_attr(out, attr, &srcset);
+                }
+            }
+            _ => write_attr(out, attr, value),
+        }
+    }
+    out.push('>');
+}
+
+/// Serializes `node` and its subtree, skipping dropped and hidden elements and every node
+/// for which `skip` returns true. Iterative, so deeply nested pages cannot exhaust the stack.
+pub fn write_subtree(
+    out: &mut String,
+    node: NodeRef<'_, Node>,
+    base: Option<&Url>,
+    skip: &dyn Fn(NodeRef<'_, Node>) -> bool,
+) {
+    let mut skipping: Option<ego_tree::NodeId> = None;
+    for edge in node.traverse() {
+        match edge {
+            Edge::Open(current) => {
+                if skipping.is_some() {
+                    continue;
+                }
+                let skipped = current.id() != node.id() && skip(current);
+                match current.value() {
+                    _ if skipped => skipping = Some(current.id()),
+                    Node::Text(text) => escape_into(out, text, false),
+                    Node::Element(element) => {
+                        let name = element.name();
+                        if DROPPED_ELEMENTS.contains(&name) || is_hidden(element) {
+                            skipping = Some(current.id());
+                        } else {
+                            write_start_tag(out, element, base);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Edge::Close(current) => {
+                if skipping == Some(current.id()) {
+                    skipping = None;
+                    continue;
+                }
+                if skipping.is_some() {
+                    continue;
+                }
+                if let Node::Element(element) = current.value() {
+                    let name = element.name();
+                    if !VOID_ELEMENTS.contains(&name) {
+                        let _ = write!(out, "</{name}>");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The one sanitizing policy: article structure kept, everything executable removed.
+pub fn policy() -> ammonia::Builder<'static> {
+    let mut builder = ammonia::Builder::empty();
+    let tag_attributes: HashMap<&'static str, HashSet<&'static str>> = [
+        ("a", &["href", "title"][..]),
+        ("img", &["src", "srcset", "alt", "width", "height", "title"][..]),
+        ("td", &["colspan", "rowspan"][..]),
+        ("th", &["colspan", "rowspan"][..]),
+        ("ol", &["start"][..]),
+        ("time", &["datetime"][..]),
+    ]
+    .into_iter()
+    .map(|(tag, attrs)| (tag, attrs.iter().copied().collect()))
+    .collect();
+    builder
+        .tags(KEPT_TAGS.iter().copied().collect())
+        .clean_content_tags(DROPPED_ELEMENTS.iter().copied().filter(|t| !KEPT_TAGS.contains(t)).collect())
+        .tag_attributes(tag_attributes)
+        .generic_attributes(["lang", "dir"].into_iter().collect())
+        .url_schemes(["http", "https", "mailto"].into_iter().collect())
+        .url_relative(ammonia::UrlRelative::PassThrough)
+        .link_rel(Some("noopener noreferrer"))
+        .strip_comments(true)
+        .attribute_filter(|_element, attribute, value| {
+            if attribute == "srcset" {
+                let safe = value.split(',').all(|candidate| {
+                    let url = candidate.split_whitespace().next().unwrap_or("");
+                    url.starts_with("https://") || url.starts_with("http://")
+                });
+                if !safe {
+                    return None;
+                }
+            }
+            Some(Cow::Borrowed(value))
+        });
+    builder
+}
+
+thread_local! {
+    static POLICY: ammonia::Builder<'static> = policy();
+}
+
+/// Applies [`policy`] to an HTML fragment whose URLs are already absolute.
+pub fn sanitize(fragment: &str) -> String {
+    POLICY.with(|policy| policy.clean(fragment).to_string())
+}
+
+/// A whole page, tidied.
+#[derive(Debug, Clone)]
+pub struct Tidied {
+    /// The sanitized `<body>` content.
+    pub html: String,
+    /// The encoding the bytes were decoded with.
+    pub encoding: &'static str,
+    /// The URL links were resolved against.
+    pub base_url: Option<Url>,
+}
+
+/// Decodes, parses and sanitizes a whole page (the `<body>`).
+pub fn tidy_html(raw: &[u8], http_charset: Option<&str>, page_url: Option<&Url>) -> Tidied {
+    let decoded = decode(raw, http_charset);
+    let document = parse(&decoded.text);
+    let base = base_url(&document, page_url);
+    let mut html = String::with_capacity(decoded.text.len() / 2);
+    let body = document
+        .tree
+        .root()
+        .descendants()
+        .find(|n| n.value().as_element().is_some_and(|e| e.name() == "body"));
+    let start = body.unwrap_or_else(|| document.tree.root());
+    for child in start.children() {
+        write_subtree(&mut html, child, base.as_ref(), &|_| false);
+    }
+    Tidied {
+        html: sanitize(&html),
+        encoding: decoded.encoding,
+        base_url: base,
+    }
+}
