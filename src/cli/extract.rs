@@ -3,7 +3,7 @@
 
 use std::io::Read;
 
-use anyhow::Context as _;
+use super::Context as _;
 use clap::Args;
 
 use crate::extract::{Algorithm, ExtractError, extract_page};
@@ -60,7 +60,7 @@ pub fn run(args: &ExtractArgs) -> Result<(), super::CliError> {
     let extraction = extract_page(&raw, None, base.as_ref(), args.title.as_deref(), algorithm)
         .map_err(|err| match err {
             ExtractError::NotImplemented(_) => super::CliError::Usage(err.to_string()),
-            ExtractError::NoContent(_) => super::CliError::Runtime(err.into()),
+            ExtractError::NoContent(_) => super::CliError::runtime(err),
         })?;
     match args.format.as_str() {
         "html" => println!("{}", extraction.html),

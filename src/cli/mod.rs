@@ -28,16 +28,36 @@ pub enum CliError {
         issue: &'static str,
     },
     /// Anything that went wrong while running: exit status 1.
-    #[error("{context}: {source}")]
+    #[error("{}", runtime_message(context, source.as_ref()))]
     Runtime {
         context: String,
         source: Box<dyn std::error::Error + Send + Sync>,
     },
 }
 
+fn runtime_message(context: &str, source: &(dyn std::error::Error + Send + Sync)) -> String {
+    if context.is_empty() {
+        source.to_string()
+    } else {
+        format!("{context}: {source}")
+    }
+}
+
+impl CliError {
+    /// A runtime failure (exit status 1) whose message is the error's own.
+    pub fn runtime(error: impl std::error::Error + Send + Sync + 'static) -> CliError {
+        CliError::Runtime {
+            context: String::new(),
+            source: Box::new(error),
+        }
+    }
+}
+
 /// Attaches what the command was doing to any error, making it a runtime failure.
 pub(crate) trait Context<T> {
     fn context(self, context: impl Into<String>) -> Result<T, CliError>;
+
+    fn with_context<S: Into<String>>(self, context: impl FnOnce() -> S) -> Result<T, CliError>;
 }
 
 impl<T, E> Context<T> for Result<T, E>
@@ -47,6 +67,13 @@ where
     fn context(self, context: impl Into<String>) -> Result<T, CliError> {
         self.map_err(|source| CliError::Runtime {
             context: context.into(),
+            source: Box::new(source),
+        })
+    }
+
+    fn with_context<S: Into<String>>(self, context: impl FnOnce() -> S) -> Result<T, CliError> {
+        self.map_err(|source| CliError::Runtime {
+            context: context().into(),
             source: Box::new(source),
         })
     }

@@ -74,8 +74,8 @@ impl Dataset {
             move |source| DatasetError::Io { path, source }
         };
         let truth_text = std::fs::read_to_string(&truth_path).map_err(io(&truth_path))?;
-        let truth: BTreeMap<String, GroundTruthEntry> = serde_json::from_str(&truth_text)
-            .map_err(|source| DatasetError::Json {
+        let truth: BTreeMap<String, GroundTruthEntry> =
+            serde_json::from_str(&truth_text).map_err(|source| DatasetError::Json {
                 path: truth_path.clone(),
                 source,
             })?;
@@ -159,7 +159,10 @@ where
             let parsed = Page::parse(&page.html, None, page.url.as_ref(), None);
             let extraction = extract(&parsed).ok();
             let seconds = page_started.elapsed().as_secs_f64();
-            let text = extraction.as_ref().map(|e| e.text.clone()).unwrap_or_default();
+            let text = extraction
+                .as_ref()
+                .map(|e| e.text.clone())
+                .unwrap_or_default();
             PageResult {
                 id: page.id.clone(),
                 counts: metric::score_page(&page.gold, &text),
@@ -195,9 +198,17 @@ where
         accuracy,
         empty,
         seconds,
-        mb_per_s: if seconds > 0.0 { megabytes / seconds } else { 0.0 },
+        mb_per_s: if seconds > 0.0 {
+            megabytes / seconds
+        } else {
+            0.0
+        },
         cpu_seconds,
-        mb_per_s_per_core: if cpu_seconds > 0.0 { megabytes / cpu_seconds } else { 0.0 },
+        mb_per_s_per_core: if cpu_seconds > 0.0 {
+            megabytes / cpu_seconds
+        } else {
+            0.0
+        },
         fallbacks,
         results,
     }

@@ -113,7 +113,11 @@ pub struct CuterSelection {
 }
 
 /// Runs CUTER's steps on one page.
-pub fn select(stats: &DomStats, title_hint: Option<&str>, params: &CuterParams) -> Option<CuterSelection> {
+pub fn select(
+    stats: &DomStats,
+    title_hint: Option<&str>,
+    params: &CuterParams,
+) -> Option<CuterSelection> {
     let measures = characterize(stats, params);
     let groups = merge_neighbouring_nodes(&stats.blocks, &measures, params);
     let title = title_hint.and_then(|t| find_title(&stats.blocks, t, params.title_threshold));
@@ -133,7 +137,12 @@ pub fn select(stats: &DomStats, title_hint: Option<&str>, params: &CuterParams) 
         return None;
     }
     let length: usize = blocks.iter().map(|&ix| stats.blocks[ix].sl).sum();
-    let confidence = confidence(length, &groups, stats.sh, title.is_some_and(|t| t.index < group.first));
+    let confidence = confidence(
+        length,
+        &groups,
+        stats.sh,
+        title.is_some_and(|t| t.index < group.first),
+    );
     Some(CuterSelection {
         blocks,
         title,
@@ -151,7 +160,10 @@ pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> 
             RegionKind::Comments => params.comments_max_share,
         };
         if region.sl as f64 <= limit * sh {
-            for flag in omitted_region.get_mut(region.blocks.clone()).unwrap_or_default() {
+            for flag in omitted_region
+                .get_mut(region.blocks.clone())
+                .unwrap_or_default()
+            {
                 *flag = true;
             }
         }
@@ -191,9 +203,19 @@ pub fn merge_neighbouring_nodes(
         let threshold = measures[nk].tp / params.unite_divisor;
         let joins = |ix: usize| measures[ix].valid && measures[ix].tp > threshold;
         let change_cost = |from: usize, to: usize| {
-            if blocks[from].parent == blocks[to].parent { 0.0 } else { params.parent_change_cost }
+            if blocks[from].parent == blocks[to].parent {
+                0.0
+            } else {
+                params.parent_change_cost
+            }
         };
-        let gap_cost = |ix: usize| if measures[ix].valid { params.weak_gap_cost } else { 1.0 };
+        let gap_cost = |ix: usize| {
+            if measures[ix].valid {
+                params.weak_gap_cost
+            } else {
+                1.0
+            }
+        };
         // Walk right.
         let mut last = nk;
         let mut gap = 0.0;
@@ -245,7 +267,11 @@ pub fn merge_neighbouring_nodes(
 
 /// Steps 5–6: the first group longer than `AL × maxLength`, among the groups the title hint
 /// allows. Returns an index into `groups`.
-pub fn choose_article(groups: &[Group], title: Option<usize>, params: &CuterParams) -> Option<usize> {
+pub fn choose_article(
+    groups: &[Group],
+    title: Option<usize>,
+    params: &CuterParams,
+) -> Option<usize> {
     let length_after = |g: &Group| match title {
         // Only the part after the title counts for a group that spans it.
         Some(t) => g.length * usize::from(g.last > t),
@@ -274,8 +300,17 @@ pub fn choose_article(groups: &[Group], title: Option<usize>, params: &CuterPara
 /// text, and whether the title came before it.
 fn confidence(length: usize, groups: &[Group], sh: usize, title_before: bool) -> f64 {
     let grouped: usize = groups.iter().map(|g| g.length).sum();
-    let dominance = if grouped == 0 { 0.0 } else { length as f64 / grouped as f64 };
-    let coverage = if sh == 0 { 0.0 } else { length as f64 / sh as f64 };
-    let score = 0.5 * dominance + 0.3 * (coverage / 0.3).min(1.0) + 0.2 * f64::from(u8::from(title_before));
+    let dominance = if grouped == 0 {
+        0.0
+    } else {
+        length as f64 / grouped as f64
+    };
+    let coverage = if sh == 0 {
+        0.0
+    } else {
+        length as f64 / sh as f64
+    };
+    let score =
+        0.5 * dominance + 0.3 * (coverage / 0.3).min(1.0) + 0.2 * f64::from(u8::from(title_before));
     score.clamp(0.0, 1.0)
 }
