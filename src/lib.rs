@@ -3,9 +3,12 @@
 
 pub mod cli;
 pub mod config;
+pub mod daemon;
 pub mod eval;
 pub mod extract;
 pub mod feed;
+pub mod fetch;
+pub mod pipeline;
 pub mod schedule;
 pub mod store;
 pub mod telemetry;

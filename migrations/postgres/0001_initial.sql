@@ -89,3 +89,4 @@ CREATE TABLE failures (
 );
 CREATE INDEX failures_occurred_idx ON failures (occurred_at);
 CREATE INDEX failures_feed_idx ON failures (feed_id, occurred_at);
+CREATE INDEX failures_article_idx ON failures (article_url);

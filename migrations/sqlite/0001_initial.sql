@@ -82,6 +82,7 @@ CREATE TABLE failures (
 );
 CREATE INDEX failures_occurred_idx ON failures (occurred_at);
 CREATE INDEX failures_feed_idx ON failures (feed_id, occurred_at);
+CREATE INDEX failures_article_idx ON failures (article_url);
 
 -- Full-text search over title + text: an external-content FTS5 index kept by triggers.
 CREATE VIRTUAL TABLE articles_fts USING fts5 (

@@ -6,6 +6,7 @@
 pub mod eval;
 pub mod extract;
 mod feeds;
+mod poll;
 mod setup;
 mod table;
 
@@ -266,8 +267,12 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             command: "feeds add/import-opml/export-opml",
             issue: "the query surface",
         }),
-        Command::Run => Err(not_yet("run", "the ingestion daemon")),
-        Command::Poll(_) => Err(not_yet("poll", "the ingestion daemon")),
+        Command::Run => block_on(poll::run(config)),
+        Command::Poll(PollArgs { once: false, .. }) => Err(CliError::Usage(
+            "`gleaner poll` runs one cycle: use `gleaner poll --once` (or `gleaner run` for the service)"
+                .to_string(),
+        )),
+        Command::Poll(PollArgs { all, .. }) => block_on(poll::poll_once(config, *all)),
         Command::Articles(_) => Err(not_yet("articles", "the query surface")),
         Command::Export(_) => Err(not_yet("export", "the query surface")),
         Command::Reextract(_) => Err(not_yet("reextract", "the query surface")),

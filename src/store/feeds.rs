@@ -40,6 +40,28 @@ impl Store {
             .context("listing feeds")
     }
 
+    /// Active feeds due at `at` (never polled first, then the most overdue), at most `limit`.
+    pub async fn due_feeds(
+        &self,
+        at: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<FeedRecord>, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query_as(sql::SELECT_DUE_FEEDS)
+                .bind(db_time(at))
+                .bind(limit.max(0))
+                .fetch_all(pool)
+                .await
+        })
+        .context("listing due feeds")
+    }
+
+    /// When the next active feed falls due, if any is scheduled.
+    pub async fn next_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
+        on_pool!(self, pool => sqlx::query_scalar(sql::SELECT_NEXT_DUE).fetch_one(pool).await)
+            .context("reading the next due time")
+    }
+
     pub async fn feed_by_name(&self, name: &str) -> Result<Option<FeedRecord>, StoreError> {
         on_pool!(self, pool => {
             sqlx::query_as(sql::SELECT_FEED_BY_NAME).bind(name).fetch_optional(pool).await
@@ -110,5 +132,14 @@ impl Store {
             sqlx::query_as(sql::SELECT_RECENT_FAILURES).bind(limit.max(0)).fetch_all(pool).await
         })
         .context("listing failures")
+    }
+
+    /// How many times an article URL failed (download, extraction or storing), so that a
+    /// page that always fails is eventually left alone.
+    pub async fn article_failures(&self, article_url: &str) -> Result<i64, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query_scalar(sql::COUNT_ARTICLE_FAILURES).bind(article_url).fetch_one(pool).await
+        })
+        .context("counting an article's failures")
     }
 }

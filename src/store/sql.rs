@@ -86,6 +86,21 @@ pub(super) const SELECT_FEED_BY_NAME: &str = "
     FROM feeds f
     WHERE f.name = $1";
 
+/// Active feeds due at `$1` (never polled first, then the most overdue), at most `$2`. The
+/// article count is left out: the scheduler asks this often.
+pub(super) const SELECT_DUE_FEEDS: &str = "
+    SELECT f.id, f.name, f.url, f.schedule, f.active, f.title, f.site_url, f.etag,
+           f.last_modified, f.last_polled_at, f.last_status, f.last_error, f.error_count,
+           f.next_due_at, CAST(0 AS BIGINT) AS articles
+    FROM feeds f
+    WHERE f.active AND (f.next_due_at IS NULL OR f.next_due_at <= $1)
+    ORDER BY f.next_due_at IS NOT NULL, f.next_due_at, f.id
+    LIMIT $2";
+
+/// The earliest due time of an active feed.
+pub(super) const SELECT_NEXT_DUE: &str =
+    "SELECT MIN(next_due_at) FROM feeds WHERE active AND next_due_at IS NOT NULL";
+
 pub(super) const RECORD_FEED_POLL: &str = "
     UPDATE feeds SET
         last_polled_at = $2,
@@ -113,6 +128,9 @@ pub(super) const SELECT_RECENT_FAILURES: &str = "
     LEFT JOIN feeds f ON f.id = fl.feed_id
     ORDER BY fl.id DESC
     LIMIT $1";
+
+/// How many times downloading or extracting an article URL has failed.
+pub(super) const COUNT_ARTICLE_FAILURES: &str = "SELECT COUNT(*) FROM failures WHERE article_url = $1 AND stage IN ('page', 'extract', 'store')";
 
 // --- articles ---
 

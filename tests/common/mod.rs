@@ -6,6 +6,8 @@
 
 #![allow(dead_code)]
 
+pub mod farm;
+
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -156,6 +158,33 @@ macro_rules! on_both_backends {
                         return Ok(());
                     };
                     super::$name(db.store.clone()).await
+                }
+            )*
+        }
+    };
+}
+
+/// Like [`on_both_backends!`], but each test receives the whole [`TestDb`] (to name its URL in
+/// a configuration).
+#[macro_export]
+macro_rules! on_both_databases {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() -> anyhow::Result<()> {
+                    super::$name($crate::common::TestDb::sqlite().await?).await
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() -> anyhow::Result<()> {
+                    let Some(db) = $crate::common::TestDb::postgres(stringify!($name)).await? else {
+                        return Ok(());
+                    };
+                    super::$name(db).await
                 }
             )*
         }

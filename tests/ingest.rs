@@ -1,0 +1,529 @@
+//! Ingestion end to end: a feed farm on loopback, `poll_once`, both databases.
+
+mod common;
+
+use std::io::Write as _;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use chrono::Utc;
+use common::TestDb;
+use common::farm::{self, Farm, Item, Route};
+use gleaner::config::Config;
+use gleaner::daemon::{self, PollSummary};
+use gleaner::pipeline::{Context, FeedReport};
+use gleaner::store::ArticleFilter;
+use tokio_util::sync::CancellationToken;
+
+on_both_databases!(
+    rss_atom_and_json_feeds_are_stored_with_text_and_images,
+    a_second_poll_fetches_nothing_already_stored,
+    an_article_in_two_feeds_is_stored_once,
+    bad_feeds_are_recorded_and_the_rest_goes_on,
+    bad_pages_are_recorded_and_the_rest_goes_on,
+    rate_limited_feeds_back_off_as_asked,
+    a_latin1_page_without_http_charset_is_decoded,
+);
+
+/// A configuration for the farm: loopback allowed, no politeness delay, no robots.txt.
+fn config(db: &TestDb, feeds: &[(&str, String)], extra: &str) -> anyhow::Result<Config> {
+    let mut text = format!(
+        "[fetch]\nallow_private_networks = true\nper_host_delay_ms = 0\n\
+         respect_robots_txt = false\ntimeout_seconds = 2\nmax_page_bytes = 300000\n{extra}\n"
+    );
+    for (name, url) in feeds {
+        text.push_str(&format!("[[feeds]]\nname = \"{name}\"\nurl = \"{url}\"\n"));
+    }
+    Ok(Config::parse(
+        &text,
+        Path::new("config.toml"),
+        Some(&db.url()),
+    )?)
+}
+
+async fn poll(ctx: &Context) -> anyhow::Result<(PollSummary, Vec<FeedReport>)> {
+    let mut reports = Vec::new();
+    let summary = daemon::poll_once(
+        ctx,
+        true,
+        &CancellationToken::new(),
+        |_| {},
+        |r| reports.push(r.clone()),
+    )
+    .await?;
+    reports.sort_by(|a, b| a.feed.cmp(&b.feed));
+    Ok((summary, reports))
+}
+
+fn item(farm: &Farm, n: usize) -> Item {
+    Item {
+        guid: format!("urn:farm:{n}"),
+        url: farm.url(&format!("/a/{n}.html")),
+        title: format!("Story number {n}"),
+    }
+}
+
+fn serve_article(farm: &Farm, n: usize, image: bool) {
+    let src = image.then(|| format!("/img/{n}.png"));
+    farm.html(
+        &format!("/a/{n}.html"),
+        &farm::article_page(
+            &format!("Story number {n}"),
+            &farm::paragraphs(n),
+            src.as_deref(),
+        ),
+    );
+    if image {
+        farm.route(&format!("/img/{n}.png"), farm::ok("image/png", farm::png()));
+    }
+}
+
+async fn rss_atom_and_json_feeds_are_stored_with_text_and_images(db: TestDb) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    for n in 1..=6 {
+        serve_article(&farm, n, true);
+    }
+    farm.route(
+        "/rss.xml",
+        farm::ok(
+            "application/rss+xml",
+            farm::rss(&[item(&farm, 1), item(&farm, 2)]).into(),
+        ),
+    );
+    farm.route(
+        "/atom.xml",
+        farm::ok(
+            "application/atom+xml",
+            farm::atom(&[item(&farm, 3), item(&farm, 4)]).into(),
+        ),
+    );
+    farm.route(
+        "/feed.json",
+        farm::ok(
+            "application/feed+json",
+            farm::json_feed(&[item(&farm, 5), item(&farm, 6)]).into(),
+        ),
+    );
+    let ctx = daemon::prepare(config(
+        &db,
+        &[
+            ("rss", farm.url("/rss.xml")),
+            ("atom", farm.url("/atom.xml")),
+            ("json", farm.url("/feed.json")),
+        ],
+        "",
+    )?)
+    .await?;
+    let (summary, reports) = poll(&ctx).await?;
+    assert_eq!(summary.feeds, 3);
+    assert_eq!(summary.new_articles, 6, "{reports:#?}");
+    assert_eq!(
+        (summary.failed_articles, summary.errors),
+        (0, 0),
+        "{reports:#?}"
+    );
+    assert!(
+        summary
+            .summary_line()
+            .starts_with("feeds=3 new_articles=6 failed_articles=0 errors=0 elapsed_ms=")
+    );
+
+    let listed = db
+        .store
+        .list_articles(&ArticleFilter {
+            limit: 100,
+            ascending: true,
+            ..Default::default()
+        })
+        .await?;
+    assert_eq!(listed.len(), 6);
+    for row in &listed {
+        let article = db.store.article(row.id).await?.context("stored")?;
+        let n: usize = article
+            .url
+            .trim_end_matches(".html")
+            .rsplit('/')
+            .next()
+            .context("n")?
+            .parse()?;
+        assert_eq!(article.title, format!("Story number {n}"));
+        assert!(
+            article.text.contains(&format!("Paragraph 0 of story {n}")),
+            "{}",
+            article.text
+        );
+        assert!(
+            article.text.contains(&format!("Paragraph 4 of story {n}")),
+            "{}",
+            article.text
+        );
+        assert!(
+            !article.text.contains("Most read"),
+            "aside is not the article: {}",
+            article.text
+        );
+        assert!(
+            !article.text.contains("Privacy"),
+            "footer is not the article"
+        );
+        assert!(article.html.contains("<p>"), "{}", article.html);
+        assert_eq!(article.guid, Some(format!("urn:farm:{n}")));
+        let (raw, _) = db
+            .store
+            .raw_page(article.id)
+            .await?
+            .context("raw page kept")?;
+        assert!(String::from_utf8(raw.decompress()?)?.contains("Example News"));
+        let images = db.store.article_images(article.id).await?;
+        assert_eq!(images.len(), 1, "{images:?}");
+        assert_eq!(images[0].url, farm.url(&format!("/img/{n}.png")));
+        assert_eq!(images[0].mime.as_deref(), Some("image/png"));
+        let sha = images[0].sha256.clone().context("image downloaded")?;
+        assert_eq!(
+            db.store.image_blob(&sha).await?.context("blob")?.bytes,
+            farm::png()
+        );
+    }
+    let feeds = db.store.feeds().await?;
+    assert!(
+        feeds
+            .iter()
+            .all(|f| f.last_status.as_deref() == Some("ok") && f.articles == 2)
+    );
+    assert!(
+        feeds
+            .iter()
+            .all(|f| f.next_due_at.is_some_and(|t| t > Utc::now()))
+    );
+    Ok(())
+}
+
+async fn a_second_poll_fetches_nothing_already_stored(db: TestDb) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    for n in 1..=3 {
+        serve_article(&farm, n, false);
+    }
+    let items: Vec<Item> = (1..=3).map(|n| item(&farm, n)).collect();
+    farm.route(
+        "/rss.xml",
+        farm::ok("application/rss+xml", farm::rss(&items).into()),
+    );
+    farm.route(
+        "/etag.xml",
+        Route::Ok {
+            content_type: "application/rss+xml".into(),
+            body: farm::rss(&items).into(),
+            etag: Some("\"v1\"".into()),
+        },
+    );
+    let ctx = daemon::prepare(config(
+        &db,
+        &[
+            ("plain", farm.url("/rss.xml")),
+            ("etag", farm.url("/etag.xml")),
+        ],
+        "",
+    )?)
+    .await?;
+    let (first, _) = poll(&ctx).await?;
+    assert_eq!(first.new_articles, 3);
+    let (second, reports) = poll(&ctx).await?;
+    assert_eq!(
+        (second.new_articles, second.failed_articles, second.errors),
+        (0, 0, 0)
+    );
+    for n in 1..=3 {
+        assert_eq!(
+            farm.hits(&format!("/a/{n}.html")),
+            1,
+            "article {n} downloaded once"
+        );
+    }
+    let etag = reports
+        .iter()
+        .find(|r| r.feed == "etag")
+        .context("etag feed")?;
+    assert_eq!(etag.status, "not_modified");
+    let plain = reports
+        .iter()
+        .find(|r| r.feed == "plain")
+        .context("plain feed")?;
+    assert_eq!((plain.status.as_str(), plain.known_articles), ("ok", 3));
+    assert_eq!(
+        db.store.feed_by_name("etag").await?.and_then(|f| f.etag),
+        Some("\"v1\"".to_string())
+    );
+    Ok(())
+}
+
+async fn an_article_in_two_feeds_is_stored_once(db: TestDb) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    serve_article(&farm, 1, false);
+    let mut tracked = item(&farm, 1);
+    tracked.url.push_str("?utm_source=other-feed#comments");
+    tracked.guid = "another-guid".into();
+    farm.route(
+        "/one.xml",
+        farm::ok("application/rss+xml", farm::rss(&[item(&farm, 1)]).into()),
+    );
+    farm.route(
+        "/two.xml",
+        farm::ok("application/rss+xml", farm::rss(&[tracked]).into()),
+    );
+    let ctx = daemon::prepare(config(
+        &db,
+        &[("one", farm.url("/one.xml")), ("two", farm.url("/two.xml"))],
+        "",
+    )?)
+    .await?;
+    let (summary, _) = poll(&ctx).await?;
+    assert_eq!(summary.new_articles, 1);
+    assert_eq!(
+        db.store
+            .list_articles(&ArticleFilter {
+                limit: 10,
+                ..Default::default()
+            })
+            .await?
+            .len(),
+        1
+    );
+    // Whichever feed came second saw it as known, whether before or after downloading.
+    assert!(farm.hits("/a/1.html") <= 2);
+    let (again, _) = poll(&ctx).await?;
+    assert_eq!(again.new_articles, 0);
+    Ok(())
+}
+
+async fn bad_feeds_are_recorded_and_the_rest_goes_on(db: TestDb) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    serve_article(&farm, 1, false);
+    farm.route(
+        "/good.xml",
+        farm::ok("application/rss+xml", farm::rss(&[item(&farm, 1)]).into()),
+    );
+    farm.route(
+        "/malformed.xml",
+        farm::ok(
+            "application/rss+xml",
+            b"<rss><channel><item><title>x</ti".to_vec(),
+        ),
+    );
+    farm.route(
+        "/500.xml",
+        Route::Status {
+            status: 500,
+            headers: vec![],
+            body: "boom".into(),
+        },
+    );
+    farm.html(
+        "/html.xml",
+        "<!DOCTYPE html><html><body><p>a web page</p></body></html>",
+    );
+    farm.route("/loop.xml", Route::Redirect("/loop.xml".into()));
+    farm.route("/slow.xml", Route::Slow(Duration::from_secs(5)));
+    farm.route("/huge.xml", Route::Endless);
+    let bad = [
+        "malformed",
+        "500",
+        "html",
+        "loop",
+        "slow",
+        "huge",
+        "missing",
+    ];
+    let mut feeds: Vec<(&str, String)> = bad
+        .iter()
+        .map(|name| (*name, farm.url(&format!("/{name}.xml"))))
+        .collect();
+    feeds.push(("good", farm.url("/good.xml")));
+    let ctx = daemon::prepare(config(&db, &feeds, "max_feed_bytes = 100000")?).await?;
+    let (summary, reports) = poll(&ctx).await?;
+    assert_eq!(summary.new_articles, 1, "{reports:#?}");
+    assert_eq!(summary.errors, bad.len(), "{reports:#?}");
+
+    let status = |name: &str| {
+        reports
+            .iter()
+            .find(|r| r.feed == name)
+            .map(|r| r.status.clone())
+    };
+    assert_eq!(status("good").as_deref(), Some("ok"));
+    assert_eq!(status("500").as_deref(), Some("http_status"));
+    assert_eq!(status("missing").as_deref(), Some("http_status"));
+    assert_eq!(status("html").as_deref(), Some("not_a_feed"));
+    assert_eq!(status("huge").as_deref(), Some("too_large"));
+    for name in bad {
+        let feed = db.store.feed_by_name(name).await?.context("feed row")?;
+        assert_eq!(feed.error_count, 1, "{name}");
+        assert!(feed.last_error.is_some(), "{name}");
+        assert!(
+            feed.next_due_at.is_some_and(|t| t > Utc::now()),
+            "{name} is retried later"
+        );
+    }
+    let failures = db.store.recent_failures(100).await?;
+    assert_eq!(
+        failures.iter().filter(|f| f.stage == "feed").count(),
+        bad.len()
+    );
+    Ok(())
+}
+
+async fn bad_pages_are_recorded_and_the_rest_goes_on(db: TestDb) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    serve_article(&farm, 1, false);
+    let bomb = {
+        let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        encoder.write_all(&vec![b' '; 20_000_000])?;
+        encoder.finish()?
+    };
+    let pages: Vec<(&str, Route)> = vec![
+        (
+            "pdf",
+            farm::ok("application/pdf", b"%PDF-1.7 not html".to_vec()),
+        ),
+        (
+            "500",
+            Route::Status {
+                status: 500,
+                headers: vec![],
+                body: "boom".into(),
+            },
+        ),
+        ("endless", Route::Endless),
+        ("slow", Route::Slow(Duration::from_secs(5))),
+        ("loop", Route::Redirect("/p/loop".into())),
+        (
+            "bomb",
+            Route::Gzip {
+                content_type: "text/html".into(),
+                body: bomb,
+            },
+        ),
+        (
+            "empty",
+            farm::ok("text/html", b"<html><body></body></html>".to_vec()),
+        ),
+    ];
+    let mut items = vec![item(&farm, 1)];
+    for (name, route) in pages.iter().cloned() {
+        farm.route(&format!("/p/{name}"), route);
+        items.push(Item {
+            guid: name.into(),
+            url: farm.url(&format!("/p/{name}")),
+            title: format!("Page {name}"),
+        });
+    }
+    farm.route(
+        "/rss.xml",
+        farm::ok("application/rss+xml", farm::rss(&items).into()),
+    );
+    let ctx = daemon::prepare(config(&db, &[("mixed", farm.url("/rss.xml"))], "")?).await?;
+    let (summary, reports) = poll(&ctx).await?;
+    assert_eq!(summary.errors, 0, "the feed itself is fine: {reports:#?}");
+    assert_eq!(summary.new_articles, 1, "{reports:#?}");
+    assert_eq!(summary.failed_articles, pages.len(), "{reports:#?}");
+    let failures = db.store.recent_failures(100).await?;
+    let kind = |name: &str| {
+        failures
+            .iter()
+            .find(|f| f.article_url.as_deref() == Some(farm.url(&format!("/p/{name}")).as_str()))
+            .map(|f| f.kind.clone())
+    };
+    assert_eq!(kind("pdf").as_deref(), Some("not_html"));
+    assert_eq!(kind("500").as_deref(), Some("http_status"));
+    assert_eq!(kind("endless").as_deref(), Some("too_large"));
+    assert_eq!(kind("bomb").as_deref(), Some("too_large"));
+    assert_eq!(kind("empty").as_deref(), Some("no_content"));
+    assert!(kind("slow").is_some() && kind("loop").is_some());
+    assert_eq!(
+        db.store.feed_by_name("mixed").await?.map(|f| f.error_count),
+        Some(0)
+    );
+
+    // Failed pages are tried again on the next polls, then left alone.
+    for _ in 0..4 {
+        poll(&ctx).await?;
+    }
+    assert_eq!(
+        farm.hits("/p/pdf"),
+        gleaner::pipeline::MAX_ARTICLE_ATTEMPTS as usize
+    );
+    assert_eq!(farm.hits("/a/1.html"), 1);
+    Ok(())
+}
+
+async fn rate_limited_feeds_back_off_as_asked(db: TestDb) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    farm.route(
+        "/busy.xml",
+        Route::Status {
+            status: 429,
+            headers: vec![("Retry-After".into(), "7200".into())],
+            body: String::new(),
+        },
+    );
+    let ctx = daemon::prepare(config(&db, &[("busy", farm.url("/busy.xml"))], "")?).await?;
+    let before = Utc::now();
+    let (summary, _) = poll(&ctx).await?;
+    assert_eq!(summary.errors, 1);
+    let feed = db.store.feed_by_name("busy").await?.context("feed")?;
+    let due = feed.next_due_at.context("scheduled")?;
+    assert!(
+        due >= before + chrono::Duration::seconds(7200),
+        "{due} honours Retry-After"
+    );
+    assert_eq!(feed.last_status.as_deref(), Some("http_status"));
+    // Not due any more: a cycle without --all leaves it alone.
+    let summary = daemon::poll_once(&ctx, false, &CancellationToken::new(), |_| {}, |_| {}).await?;
+    assert_eq!(summary.feeds, 0);
+    assert_eq!(farm.hits("/busy.xml"), 1);
+    Ok(())
+}
+
+async fn a_latin1_page_without_http_charset_is_decoded(db: TestDb) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    let html = farm::article_page(
+        "Crème brûlée",
+        &farm::paragraphs(1)
+            .iter()
+            .map(|p| format!("{p} Café, naïve, señor."))
+            .collect::<Vec<_>>(),
+        None,
+    )
+    .replace("<meta charset=\"utf-8\">", "<meta charset=\"iso-8859-1\">");
+    let latin1: Vec<u8> = html
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
+        .collect();
+    farm.route("/latin1.html", farm::ok("text/html", latin1));
+    let entry = Item {
+        guid: "l1".into(),
+        url: farm.url("/latin1.html"),
+        title: "Crème brûlée".into(),
+    };
+    farm.route(
+        "/rss.xml",
+        farm::ok("application/rss+xml", farm::rss(&[entry]).into()),
+    );
+    let ctx = daemon::prepare(config(&db, &[("latin", farm.url("/rss.xml"))], "")?).await?;
+    let (summary, reports) = poll(&ctx).await?;
+    assert_eq!(summary.new_articles, 1, "{reports:#?}");
+    let row = db
+        .store
+        .list_articles(&ArticleFilter {
+            limit: 1,
+            ..Default::default()
+        })
+        .await?;
+    let article = db.store.article(row[0].id).await?.context("stored")?;
+    assert!(
+        article.text.contains("Café, naïve, señor."),
+        "{}",
+        article.text
+    );
+    Ok(())
+}
