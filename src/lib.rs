@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod config;
 pub mod extract;
+pub mod fetch;
 pub mod schedule;
 pub mod store;
 pub mod telemetry;
