@@ -61,6 +61,17 @@ async fn ok_with_body_and_headers() {
         got.bytes.contains(&0xe9),
         "the Latin-1 body arrives as sent"
     );
+    let (agent, encodings) = server
+        .stats
+        .last_headers
+        .lock()
+        .expect("headers lock")
+        .clone()
+        .expect("the server saw the request");
+    assert_eq!(agent, config().user_agent);
+    for encoding in ["gzip", "br", "deflate"] {
+        assert!(encodings.contains(encoding), "Accept-Encoding: {encodings}");
+    }
 
     let small = fetched(&fetcher, &page(server.url("/gzip-small"))).await;
     assert_eq!(small.bytes, b"compressed hello");

@@ -19,7 +19,7 @@ pub enum FetchError {
     Scheme { url: Url },
     #[error("cannot fetch {url}: {reason}")]
     InvalidUrl { url: Url, reason: &'static str },
-    #[error("fetching {url}: HTTP status {status}")]
+    #[error("fetching {url}: HTTP status {status}{}", retry_detail(*retry_after))]
     HttpStatus {
         url: Url,
         status: u16,
@@ -47,6 +47,12 @@ pub enum FetchError {
     Decode { url: Url, detail: String },
     #[error("cannot build the HTTP client: {detail}")]
     Client { detail: String },
+}
+
+fn retry_detail(retry_after: Option<Duration>) -> String {
+    retry_after
+        .map(|wait| format!(" (retry after {} s)", wait.as_secs()))
+        .unwrap_or_default()
 }
 
 fn too_large_detail(limit: u64, declared: Option<u64>) -> String {

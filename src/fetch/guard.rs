@@ -102,12 +102,33 @@ fn embedded_v4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
 
 /// A refused address: the error the resolver and redirect policy hand back through reqwest,
 /// recognised again by [`super::FetchError`]'s classification.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{host} is (or resolves to) {address}, a forbidden non-public address")]
+#[derive(Debug, Clone)]
 pub struct Refused {
+    /// The URL's host as written (a name, or an IP literal).
     pub host: String,
     pub address: IpAddr,
 }
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let literal = self.host.trim_start_matches('[').trim_end_matches(']');
+        if literal.parse::<IpAddr>().is_ok() {
+            write!(f, "{} is a forbidden non-public address", self.host)?;
+            if literal.parse::<IpAddr>().ok() != Some(self.address) {
+                write!(f, " ({})", self.address)?;
+            }
+            Ok(())
+        } else {
+            write!(
+                f,
+                "{} resolves to {}, a forbidden non-public address",
+                self.host, self.address
+            )
+        }
+    }
+}
+
+impl std::error::Error for Refused {}
 
 /// A redirect that the policy stopped.
 #[derive(Debug, Clone, thiserror::Error)]

@@ -49,6 +49,8 @@ pub struct Stats {
     pub starts: Mutex<Vec<Instant>>,
     pub endless_bytes: AtomicUsize,
     pub robots: Mutex<RobotsMode>,
+    /// `User-Agent` and `Accept-Encoding` of the last request to `/ok`.
+    pub last_headers: Mutex<Option<(String, String)>>,
 }
 
 impl Stats {
@@ -61,6 +63,7 @@ impl Stats {
             starts: Mutex::new(Vec::new()),
             endless_bytes: AtomicUsize::new(0),
             robots: Mutex::new(RobotsMode::Missing),
+            last_headers: Mutex::new(None),
         })
     }
 
@@ -159,6 +162,15 @@ fn hit(stats: &Stats) {
 
 async fn ok(State(stats): State<Arc<Stats>>, request: HeaderMap) -> Response {
     hit(&stats);
+    let text = |name| {
+        request
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+            .unwrap_or_default()
+            .to_string()
+    };
+    *stats.last_headers.lock().expect("headers lock") =
+        Some((text(header::USER_AGENT), text(header::ACCEPT_ENCODING)));
     let matches = |name, value: &str| {
         request
             .get(name)
