@@ -408,7 +408,7 @@ async fn per_host_concurrency_is_never_exceeded() {
 async fn per_host_delay_between_starts() {
     let server = serve("127.0.0.1").await;
     let delayed = FetchConfig {
-        per_host_delay_ms: 150,
+        per_host_delay_ms: 200,
         ..config()
     };
     let fetcher = fetcher(&delayed);
@@ -428,8 +428,47 @@ async fn per_host_delay_between_starts() {
     for pair in starts.windows(2) {
         let gap = pair[1] - pair[0];
         // A few milliseconds of slack for the connection set-up of the earlier request.
-        assert!(gap >= Duration::from_millis(130), "gap of {gap:?}");
+        assert!(gap >= Duration::from_millis(170), "gap of {gap:?}");
     }
+}
+
+/// The robots.txt fetch waits its turn like any other request to the host.
+#[tokio::test]
+async fn robots_fetch_is_polite_too() {
+    let server = serve("127.0.0.1").await;
+    let delayed = FetchConfig {
+        per_host_delay_ms: 200,
+        respect_robots_txt: true,
+        ..config()
+    };
+    let fetcher = fetcher(&delayed);
+    assert_eq!(
+        fetched(&fetcher, &page(server.url("/count"))).await.status,
+        200
+    );
+    assert_eq!(server.stats.robots_hits.load(Ordering::SeqCst), 1);
+    let starts = server.stats.starts.lock().expect("starts").clone();
+    assert_eq!(starts.len(), 2, "robots.txt, then the page");
+    assert!(starts[1] - starts[0] >= Duration::from_millis(170));
+}
+
+/// Idle hosts are forgotten: 300 host names (all resolving to the one test server) leave
+/// fewer than 300 entries behind.
+#[tokio::test]
+async fn idle_hosts_are_evicted() {
+    let server = serve("127.0.0.1").await;
+    let names: Vec<String> = (0..300).map(|i| format!("host{i}.test")).collect();
+    let mut builder = Fetcher::builder(&config());
+    for name in &names {
+        builder = builder.resolve(name, ip("127.0.0.1"));
+    }
+    let fetcher = builder.build().expect("build the fetcher");
+    for name in &names {
+        let url = Url::parse(&format!("http://{name}:{}/ok", server.port())).expect("url");
+        assert_eq!(fetched(&fetcher, &page(url)).await.status, 200);
+    }
+    assert_eq!(server.stats.hits(), 300);
+    assert!(fetcher.tracked_hosts() < 300, "{}", fetcher.tracked_hosts());
 }
 
 /// Hosts are 127.0.0.1 … 127.0.0.4 (politeness is keyed by host, not port); one `Stats`

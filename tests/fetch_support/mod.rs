@@ -46,6 +46,7 @@ pub struct Stats {
     pub robots_hits: AtomicUsize,
     pub in_flight: AtomicUsize,
     pub max_in_flight: AtomicUsize,
+    /// When `/count` and `/robots.txt` requests arrived.
     pub starts: Mutex<Vec<Instant>>,
     pub endless_bytes: AtomicUsize,
     pub robots: Mutex<RobotsMode>,
@@ -293,6 +294,11 @@ async fn redirect_to(Query(query): Query<HashMap<String, String>>) -> Response {
 
 async fn robots(State(stats): State<Arc<Stats>>) -> Response {
     stats.robots_hits.fetch_add(1, Ordering::SeqCst);
+    stats
+        .starts
+        .lock()
+        .expect("starts lock")
+        .push(Instant::now());
     let mode = stats.robots.lock().expect("robots lock").clone();
     match mode {
         RobotsMode::Missing => (StatusCode::NOT_FOUND, "no robots").into_response(),
