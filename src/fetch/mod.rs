@@ -291,7 +291,7 @@ impl Fetcher {
                 if let Some(status) = error.status() {
                     span.record("status", status);
                 }
-                tracing::info!(kind = error.kind(), error = %error, "fetch failed");
+                tracing::debug!(kind = error.kind(), error = %error, "fetch failed");
             }
         }
         result
