@@ -1,35 +1,109 @@
-//! HTTP fetching (interim: replaced by the full fetcher with limits, guard and robots.txt).
+//! Fetching: the one place gleaner talks HTTP.
+//!
+//! A [`Fetcher`] (one per daemon, cheap to clone) turns a [`FetchRequest`] — a feed, an
+//! article page or an image — into bytes plus the response's validators, or a [`FetchError`]
+//! whose `kind` the pipeline stores. Everything that protects gleaner and the sites it visits
+//! lives here, so no other stage needs to think about it:
+//!
+//! - **limits** — one reqwest client (rustls; gzip, brotli and deflate; the configured user
+//!   agent; at most [`MAX_REDIRECTS`] redirects, loops refused), a total timeout per request
+//!   covering connect, headers and body, and a byte cap per [`ResourceKind`] enforced while
+//!   streaming the *decoded* body, so a gzip bomb stops at the cap;
+//! - **the SSRF guard** ([`guard`]): no connection to loopback, private, link-local or other
+//!   non-public addresses unless `allow_private_networks`, checked for IP literals, DNS
+//!   answers and every redirect;
+//! - **politeness** ([`hosts`]): global and per-host concurrency and a minimum gap between
+//!   request starts to one host;
+//! - **robots.txt** ([`robots`]) for pages and images when `respect_robots_txt`;
+//! - **conditional GET**: `If-None-Match` / `If-Modified-Since`, and 304 → [`FetchOutcome::NotModified`].
 
-use std::time::Duration;
+pub mod error;
+pub mod guard;
+pub mod hosts;
+pub mod robots;
+
+use std::collections::{HashMap, HashSet};
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use futures::StreamExt;
+use reqwest::StatusCode;
+use reqwest::header::{
+    CONTENT_TYPE, ETAG, HeaderMap, HeaderValue, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED,
+};
+use tracing::Instrument;
+use tracing::field::Empty;
 use url::Url;
 
 use crate::config::FetchConfig;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub use error::FetchError;
+use guard::{Guard, GuardedResolver};
+pub use guard::{MAX_REDIRECTS, is_forbidden};
+use hosts::Politeness;
+use robots::{Robots, RobotsCache};
+
+/// What is being fetched: decides the byte cap and whether robots.txt applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum ResourceKind {
+    /// A feed: `max_feed_bytes`; robots.txt does not apply (the operator subscribed to it).
     Feed,
+    /// An article page: `max_page_bytes`; robots.txt applies.
     Page,
+    /// An image: `max_image_bytes`; robots.txt applies.
     Image,
 }
 
-#[derive(Debug, Clone)]
+impl ResourceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResourceKind::Feed => "feed",
+            ResourceKind::Page => "page",
+            ResourceKind::Image => "image",
+        }
+    }
+
+    fn obeys_robots(self) -> bool {
+        !matches!(self, ResourceKind::Feed)
+    }
+}
+
+/// One request: a URL, its kind, and the validators of the copy we already have.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FetchRequest {
     pub url: Url,
     pub kind: ResourceKind,
+    /// Sent as `If-None-Match`.
     pub etag: Option<String>,
+    /// Sent as `If-Modified-Since`.
     pub last_modified: Option<String>,
 }
 
-#[derive(Debug)]
+impl FetchRequest {
+    /// An unconditional request.
+    pub fn new(url: Url, kind: ResourceKind) -> FetchRequest {
+        FetchRequest {
+            url,
+            kind,
+            etag: None,
+            last_modified: None,
+        }
+    }
+}
+
+/// The result of a successful fetch.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FetchOutcome {
+    /// 304: the copy we have is current.
     NotModified,
     Fetched(Fetched),
 }
 
-#[derive(Debug)]
+/// A 2xx response and its (decoded) body.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fetched {
+    /// The URL after redirects.
     pub final_url: Url,
     pub status: u16,
     pub content_type: Option<String>,
@@ -39,140 +113,429 @@ pub struct Fetched {
 }
 
 impl Fetched {
+    /// The `charset` parameter of the `Content-Type`, as sent (unquoted).
     pub fn charset(&self) -> Option<&str> {
         let content_type = self.content_type.as_deref()?;
-        content_type.split(';').skip(1).find_map(|param| {
-            let (name, value) = param.split_once('=')?;
-            (name.trim().eq_ignore_ascii_case("charset")).then(|| value.trim().trim_matches('"'))
-        })
+        content_type
+            .split(';')
+            .skip(1)
+            .find_map(|parameter| {
+                let (name, value) = parameter.split_once('=')?;
+                name.trim()
+                    .eq_ignore_ascii_case("charset")
+                    .then(|| value.trim().trim_matches('"').trim())
+            })
+            .filter(|charset| !charset.is_empty())
     }
 
+    /// The media type of the `Content-Type`, lowercase, without parameters.
     pub fn media_type(&self) -> Option<String> {
         let content_type = self.content_type.as_deref()?;
-        let media = content_type.split(';').next()?.trim().to_ascii_lowercase();
-        (!media.is_empty()).then_some(media)
+        let media = content_type.split(';').next()?.trim();
+        (!media.is_empty()).then(|| media.to_ascii_lowercase())
     }
 }
 
-#[derive(Debug, thiserror::Error)]
-pub enum FetchError {
-    #[error("{url}: HTTP {status}")]
-    HttpStatus {
-        url: Url,
-        status: u16,
-        retry_after: Option<Duration>,
-    },
-    #[error("{url}: larger than {limit} bytes")]
-    TooLarge { url: Url, limit: u64 },
-    #[error("{url}: {message}")]
-    Network { url: Url, message: String },
-}
-
-impl FetchError {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            FetchError::HttpStatus { .. } => "http_status",
-            FetchError::TooLarge { .. } => "too_large",
-            FetchError::Network { .. } => "network",
-        }
-    }
-
-    pub fn retry_after(&self) -> Option<Duration> {
-        match self {
-            FetchError::HttpStatus { retry_after, .. } => *retry_after,
-            _ => None,
-        }
-    }
-
-    pub fn is_transient(&self) -> bool {
-        !matches!(self, FetchError::HttpStatus { status, .. } if *status < 500 && *status != 429)
-    }
-}
-
+/// The HTTP client with gleaner's limits. Clone it freely: clones share the connection pool,
+/// the politeness state and the robots.txt cache.
 #[derive(Debug, Clone)]
 pub struct Fetcher {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
     client: reqwest::Client,
+    guard: Arc<Guard>,
+    politeness: Politeness,
+    robots: RobotsCache,
     config: FetchConfig,
+    /// Product tokens matched against robots.txt `User-agent` lines.
+    robots_tokens: Vec<String>,
+    timeout: Duration,
+}
+
+/// Builds a [`Fetcher`]; the only way to set the guard's test hooks.
+#[derive(Debug, Clone)]
+pub struct FetcherBuilder {
+    config: FetchConfig,
+    exempt: HashSet<IpAddr>,
+    overrides: HashMap<String, Vec<IpAddr>>,
+}
+
+impl FetcherBuilder {
+    /// Lets the guard through to exactly this address even when private networks are not
+    /// allowed. Meant for tests that serve on loopback while checking the guard; nothing in
+    /// the configuration sets it.
+    pub fn guard_exemption(mut self, address: IpAddr) -> FetcherBuilder {
+        self.exempt.insert(address);
+        self
+    }
+
+    /// Makes `host` resolve to `address` instead of asking DNS. The address still passes
+    /// through the guard. Meant for tests (a "public" name that resolves to loopback).
+    pub fn resolve(mut self, host: &str, address: IpAddr) -> FetcherBuilder {
+        self.overrides
+            .entry(host.to_ascii_lowercase())
+            .or_default()
+            .push(address);
+        self
+    }
+
+    pub fn build(self) -> Result<Fetcher, FetchError> {
+        let config = self.config;
+        let timeout = Duration::from_secs(config.timeout_seconds.max(1));
+        let guard = Arc::new(Guard::new(config.allow_private_networks, self.exempt));
+        let resolver = GuardedResolver::new(Arc::clone(&guard), self.overrides);
+        let client = reqwest::Client::builder()
+            .use_rustls_tls()
+            .user_agent(config.user_agent.as_str())
+            .timeout(timeout)
+            .connect_timeout(timeout)
+            .redirect(guard::redirect_policy(Arc::clone(&guard)))
+            .dns_resolver(Arc::new(resolver))
+            .no_proxy()
+            .referer(false)
+            .gzip(true)
+            .brotli(true)
+            .deflate(true)
+            .build()
+            .map_err(|e| FetchError::Client {
+                detail: e.to_string(),
+            })?;
+        let mut robots_tokens = vec!["gleaner".to_string()];
+        let configured = robots::product_token(&config.user_agent);
+        if !configured.is_empty() && !robots_tokens.contains(&configured) {
+            robots_tokens.push(configured);
+        }
+        Ok(Fetcher {
+            inner: Arc::new(Inner {
+                client,
+                guard,
+                politeness: Politeness::new(
+                    config.concurrency,
+                    config.per_host_concurrency,
+                    Duration::from_millis(config.per_host_delay_ms),
+                ),
+                robots: RobotsCache::default(),
+                robots_tokens,
+                timeout,
+                config,
+            }),
+        })
+    }
+}
+
+/// What to do with a body longer than the cap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Overflow {
+    /// Stop reading and fail with `too_large`.
+    Fail,
+    /// Keep the first `cap` bytes (robots.txt).
+    Truncate,
+}
+
+/// A response whose body (2xx only) has been read within the cap.
+struct Transfer {
+    final_url: Url,
+    status: StatusCode,
+    headers: HeaderMap,
+    body: Vec<u8>,
 }
 
 impl Fetcher {
+    /// A fetcher with the configured limits.
     pub fn new(config: &FetchConfig) -> Result<Fetcher, FetchError> {
-        let client = reqwest::Client::builder()
-            .user_agent(config.user_agent.clone())
-            .timeout(Duration::from_secs(config.timeout_seconds))
-            .build()
-            .map_err(|e| FetchError::Network {
-                url: Url::parse("http://localhost/").expect("static URL"),
-                message: e.to_string(),
-            })?;
-        Ok(Fetcher {
-            client,
-            config: config.clone(),
-        })
+        Fetcher::builder(config).build()
     }
 
+    /// A builder, for the guard's test hooks.
+    pub fn builder(config: &FetchConfig) -> FetcherBuilder {
+        FetcherBuilder {
+            config: config.clone(),
+            exempt: HashSet::new(),
+            overrides: HashMap::new(),
+        }
+    }
+
+    /// How many hosts the politeness table tracks now (idle ones are forgotten).
+    pub fn tracked_hosts(&self) -> usize {
+        self.inner.politeness.tracked_hosts()
+    }
+
+    /// Fetches one resource within every limit.
     pub async fn fetch(&self, request: &FetchRequest) -> Result<FetchOutcome, FetchError> {
-        let url = request.url.clone();
-        let network = |e: reqwest::Error| FetchError::Network {
-            url: url.clone(),
-            message: e.to_string(),
-        };
-        let mut builder = self.client.get(url.clone());
-        if let Some(etag) = &request.etag {
-            builder = builder.header("If-None-Match", etag);
+        let span = tracing::info_span!(
+            "fetch",
+            url = %request.url,
+            kind = request.kind.as_str(),
+            status = Empty,
+            bytes = Empty,
+            elapsed_ms = Empty,
+        );
+        let started = std::time::Instant::now();
+        let result = self.fetch_checked(request).instrument(span.clone()).await;
+        let _entered = span.enter();
+        span.record("elapsed_ms", started.elapsed().as_millis() as u64);
+        match &result {
+            Ok(FetchOutcome::Fetched(fetched)) => {
+                span.record("status", fetched.status);
+                span.record("bytes", fetched.bytes.len() as u64);
+                tracing::debug!("fetched");
+            }
+            Ok(FetchOutcome::NotModified) => {
+                span.record("status", 304u16);
+                tracing::debug!("not modified");
+            }
+            Err(error) => {
+                if let Some(status) = error.status() {
+                    span.record("status", status);
+                }
+                tracing::debug!(kind = error.kind(), error = %error, "fetch failed");
+            }
         }
-        if let Some(modified) = &request.last_modified {
-            builder = builder.header("If-Modified-Since", modified);
+        result
+    }
+
+    async fn fetch_checked(&self, request: &FetchRequest) -> Result<FetchOutcome, FetchError> {
+        let url = &request.url;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(FetchError::Scheme { url: url.clone() });
         }
-        let response = builder.send().await.map_err(network)?;
-        let status = response.status().as_u16();
-        if status == 304 {
+        if url.host_str().is_none_or(str::is_empty) {
+            return Err(FetchError::InvalidUrl {
+                url: url.clone(),
+                reason: "the URL has no host",
+            });
+        }
+        self.inner
+            .guard
+            .check_url(url)
+            .map_err(|refused| FetchError::RefusedAddress {
+                url: url.clone(),
+                detail: refused.to_string(),
+            })?;
+        if self.inner.config.respect_robots_txt
+            && request.kind.obeys_robots()
+            && !self.robots_allow(url).await
+        {
+            return Err(FetchError::Robots { url: url.clone() });
+        }
+
+        let mut headers = HeaderMap::new();
+        let validators = [
+            (IF_NONE_MATCH, &request.etag),
+            (IF_MODIFIED_SINCE, &request.last_modified),
+        ];
+        for (name, value) in validators {
+            let Some(value) = value.as_deref() else {
+                continue;
+            };
+            match HeaderValue::from_str(value) {
+                Ok(value) => {
+                    headers.insert(name, value);
+                }
+                Err(_) => {
+                    tracing::debug!(header = %name, "dropped a validator that is not a valid header value")
+                }
+            }
+        }
+
+        let transfer = self
+            .transfer(url, headers, self.cap(request.kind), Overflow::Fail)
+            .await?;
+        if transfer.status == StatusCode::NOT_MODIFIED {
             return Ok(FetchOutcome::NotModified);
         }
-        let header = |name: &str| {
-            response
-                .headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_string)
-        };
-        if !(200..300).contains(&status) {
-            let retry_after = header("retry-after")
-                .and_then(|v| v.trim().parse().ok())
-                .map(Duration::from_secs);
+        if !transfer.status.is_success() {
+            let retry_after = match transfer.status {
+                StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE => {
+                    error::parse_retry_after(&transfer.headers, SystemTime::now())
+                }
+                _ => None,
+            };
             return Err(FetchError::HttpStatus {
-                url,
-                status,
+                url: url.clone(),
+                status: transfer.status.as_u16(),
                 retry_after,
             });
         }
-        let limit = match request.kind {
-            ResourceKind::Feed => self.config.max_feed_bytes,
-            ResourceKind::Page => self.config.max_page_bytes,
-            ResourceKind::Image => self.config.max_image_bytes,
+        let header = |name| {
+            transfer
+                .headers
+                .get(name)
+                .and_then(|v: &HeaderValue| v.to_str().ok())
+                .map(str::to_string)
         };
-        let (content_type, etag, last_modified) = (
-            header("content-type"),
-            header("etag"),
-            header("last-modified"),
-        );
-        let final_url = response.url().clone();
-        let mut bytes = Vec::new();
-        let mut stream = response.bytes_stream();
-        while let Some(chunk) = stream.next().await {
-            let chunk = chunk.map_err(network)?;
-            if (bytes.len() + chunk.len()) as u64 > limit {
-                return Err(FetchError::TooLarge { url, limit });
-            }
-            bytes.extend_from_slice(&chunk);
-        }
         Ok(FetchOutcome::Fetched(Fetched {
-            final_url,
-            status,
-            content_type,
-            etag,
-            last_modified,
-            bytes,
+            content_type: header(CONTENT_TYPE),
+            etag: header(ETAG),
+            last_modified: header(LAST_MODIFIED),
+            final_url: transfer.final_url,
+            status: transfer.status.as_u16(),
+            bytes: transfer.body,
         }))
     }
+
+    fn cap(&self, kind: ResourceKind) -> u64 {
+        let config = &self.inner.config;
+        match kind {
+            ResourceKind::Feed => config.max_feed_bytes,
+            ResourceKind::Page => config.max_page_bytes,
+            ResourceKind::Image => config.max_image_bytes,
+        }
+    }
+
+    /// Waits for politeness, then sends and reads within the total timeout.
+    async fn transfer(
+        &self,
+        url: &Url,
+        headers: HeaderMap,
+        cap: u64,
+        overflow: Overflow,
+    ) -> Result<Transfer, FetchError> {
+        let host = url.host_str().unwrap_or_default().to_ascii_lowercase();
+        let _permit =
+            self.inner
+                .politeness
+                .acquire(&host)
+                .await
+                .ok_or_else(|| FetchError::Client {
+                    detail: "the fetcher's request slots were closed".to_string(),
+                })?;
+        let timeout = self.inner.timeout;
+        match tokio::time::timeout(timeout, self.exchange(url, headers, cap, overflow)).await {
+            Ok(result) => result,
+            Err(_) => Err(FetchError::Timeout {
+                url: url.clone(),
+                after: timeout,
+            }),
+        }
+    }
+
+    async fn exchange(
+        &self,
+        url: &Url,
+        headers: HeaderMap,
+        cap: u64,
+        overflow: Overflow,
+    ) -> Result<Transfer, FetchError> {
+        let timeout = self.inner.timeout;
+        let response = self
+            .inner
+            .client
+            .get(url.clone())
+            .headers(headers)
+            .send()
+            .await
+            .map_err(|e| FetchError::from_reqwest(url, e, timeout))?;
+        let status = response.status();
+        let final_url = response.url().clone();
+        let headers = response.headers().clone();
+        let body = if status.is_success() {
+            read_capped(url, response, cap, overflow, timeout).await?
+        } else {
+            Vec::new()
+        };
+        Ok(Transfer {
+            final_url,
+            status,
+            headers,
+            body,
+        })
+    }
+
+    /// Whether robots.txt lets gleaner fetch `url` (fetching it when not cached).
+    async fn robots_allow(&self, url: &Url) -> bool {
+        let origin = url.origin().ascii_serialization();
+        let robots = self
+            .inner
+            .robots
+            .get_or_fetch(&origin, || self.fetch_robots(url))
+            .await;
+        let mut path = url.path().to_string();
+        if let Some(query) = url.query() {
+            path.push('?');
+            path.push_str(query);
+        }
+        robots.is_allowed(&path)
+    }
+
+    async fn fetch_robots(&self, url: &Url) -> (Robots, Duration) {
+        let Ok(robots_url) = url.join("/robots.txt") else {
+            return (Robots::allow_all(), robots::ERROR_TTL);
+        };
+        let span = tracing::debug_span!("robots", url = %robots_url, status = Empty);
+        let result = self
+            .transfer(
+                &robots_url,
+                HeaderMap::new(),
+                robots::MAX_BYTES,
+                Overflow::Truncate,
+            )
+            .instrument(span.clone())
+            .await;
+        let _entered = span.enter();
+        match result {
+            Ok(transfer) if transfer.status.is_success() => {
+                span.record("status", transfer.status.as_u16());
+                let text = String::from_utf8_lossy(&transfer.body);
+                (Robots::parse(&text, &self.inner.robots_tokens), robots::TTL)
+            }
+            Ok(transfer) if transfer.status.is_client_error() => {
+                span.record("status", transfer.status.as_u16());
+                tracing::debug!("no robots.txt: everything allowed");
+                (Robots::allow_all(), robots::TTL)
+            }
+            Ok(transfer) => {
+                span.record("status", transfer.status.as_u16());
+                tracing::warn!("robots.txt unavailable: everything allowed for now");
+                (Robots::allow_all(), robots::ERROR_TTL)
+            }
+            Err(error) => {
+                tracing::warn!(kind = error.kind(), error = %error, "robots.txt unreachable: everything allowed for now");
+                (Robots::allow_all(), robots::ERROR_TTL)
+            }
+        }
+    }
+}
+
+/// Reads a decoded body, refusing (or truncating at) `cap` bytes without reading further.
+async fn read_capped(
+    url: &Url,
+    response: reqwest::Response,
+    cap: u64,
+    overflow: Overflow,
+    timeout: Duration,
+) -> Result<Vec<u8>, FetchError> {
+    let too_large = |declared| FetchError::TooLarge {
+        url: url.clone(),
+        limit: cap,
+        declared,
+    };
+    // Only set when the body is not content-encoded (reqwest drops it when decoding).
+    let declared = response.content_length();
+    if let Some(length) = declared.filter(|&length| length > cap)
+        && overflow == Overflow::Fail
+    {
+        return Err(too_large(Some(length)));
+    }
+    let capacity = declared.unwrap_or(0).min(cap).min(1 << 20);
+    let mut body = Vec::with_capacity(usize::try_from(capacity).unwrap_or(0));
+    let mut stream = response.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| FetchError::from_reqwest(url, e, timeout))?;
+        let room = usize::try_from(cap.saturating_sub(body.len() as u64)).unwrap_or(usize::MAX);
+        if chunk.len() > room {
+            match overflow {
+                Overflow::Fail => return Err(too_large(None)),
+                Overflow::Truncate => {
+                    body.extend_from_slice(&chunk[..room]);
+                    break;
+                }
+            }
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
 }
