@@ -24,6 +24,7 @@ on_both_databases!(
     bad_pages_are_recorded_and_the_rest_goes_on,
     rate_limited_feeds_back_off_as_asked,
     a_latin1_page_without_http_charset_is_decoded,
+    the_guard_and_robots_txt_hold_inside_the_pipeline,
 );
 
 /// A configuration for the farm: loopback allowed, no politeness delay, no robots.txt.
@@ -524,6 +525,61 @@ async fn a_latin1_page_without_http_charset_is_decoded(db: TestDb) -> anyhow::Re
         article.text.contains("Café, naïve, señor."),
         "{}",
         article.text
+    );
+    Ok(())
+}
+
+async fn the_guard_and_robots_txt_hold_inside_the_pipeline(db: TestDb) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    serve_article(&farm, 1, false);
+    serve_article(&farm, 2, false);
+    farm.route(
+        "/robots.txt",
+        farm::ok(
+            "text/plain",
+            b"User-agent: *\nDisallow: /a/2.html\n".to_vec(),
+        ),
+    );
+    // A page that redirects to another loopback address: private, so refused.
+    let private = format!("http://127.0.0.2:{}/a/1.html", farm.addr.port());
+    farm.route("/moved", Route::Redirect(private));
+    let items = vec![
+        item(&farm, 1),
+        item(&farm, 2),
+        Item {
+            guid: "moved".into(),
+            url: farm.url("/moved"),
+            title: "Moved".into(),
+        },
+    ];
+    farm.route(
+        "/rss.xml",
+        farm::ok("application/rss+xml", farm::rss(&items).into()),
+    );
+    let mut config = config(&db, &[("guarded", farm.url("/rss.xml"))], "")?;
+    config.fetch.allow_private_networks = false;
+    config.fetch.respect_robots_txt = true;
+    let mut ctx = daemon::prepare(config).await?;
+    // The farm itself is on loopback: let exactly its address through, nothing else.
+    ctx.fetcher = gleaner::fetch::Fetcher::builder(&ctx.config.fetch)
+        .guard_exemption(farm.addr.ip())
+        .build()?;
+    let (summary, reports) = poll(&ctx).await?;
+    assert_eq!(summary.new_articles, 1, "{reports:#?}");
+    assert_eq!(summary.failed_articles, 2, "{reports:#?}");
+    let failures = db.store.recent_failures(10).await?;
+    let kind = |path: &str| {
+        failures
+            .iter()
+            .find(|f| f.article_url.as_deref() == Some(farm.url(path).as_str()))
+            .map(|f| f.kind.clone())
+    };
+    assert_eq!(kind("/a/2.html").as_deref(), Some("robots"));
+    assert_eq!(kind("/moved").as_deref(), Some("refused_address"));
+    assert_eq!(
+        farm.hits("/a/2.html"),
+        0,
+        "a disallowed page is never requested"
     );
     Ok(())
 }
