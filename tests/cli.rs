@@ -206,25 +206,6 @@ fn feeds_lists_every_configured_feed_as_a_table_and_as_json() {
 }
 
 #[test]
-fn commands_of_later_stages_say_so_and_exit_2() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    write_config(dir.path(), TWO_FEEDS);
-    for args in [
-        vec!["run"],
-        vec!["poll", "--once"],
-        vec!["articles", "list"],
-        vec!["articles", "search", "x"],
-        vec!["export"],
-        vec!["reextract"],
-        vec!["feeds", "add", "https://c.example/feed"],
-    ] {
-        let output = gleaner(dir.path()).args(&args).output().expect("runs");
-        assert_eq!(output.status.code(), Some(2), "{args:?}");
-        assert!(stderr(&output).contains("not available yet"), "{args:?}");
-    }
-}
-
-#[test]
 fn every_command_has_help() {
     let dir = tempfile::tempdir().expect("tempdir");
     for args in [

@@ -3,10 +3,13 @@
 //! The command names, flags and output fields are the contract of `../specs/cli.md`; add to
 //! them, never rename. `main.rs` parses, sets up logging and maps [`CliError`] to exit codes.
 
+mod articles;
 pub mod eval;
 pub mod extract;
 mod feeds;
+mod feeds_edit;
 mod poll;
+mod reextract;
 mod setup;
 mod table;
 
@@ -262,26 +265,55 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             command: None,
         }) => block_on(feeds::list(&config, *json)),
         Command::Feeds(FeedsArgs {
-            command: Some(_), ..
-        }) => Err(CliError::NotYet {
-            command: "feeds add/import-opml/export-opml",
-            issue: "the query surface",
-        }),
+            command: Some(FeedsCommand::Add {
+                url,
+                name,
+                schedule,
+            }),
+            ..
+        }) => feeds_edit::add(&config, url, name.as_deref(), schedule.as_deref()),
+        Command::Feeds(FeedsArgs {
+            command: Some(FeedsCommand::ImportOpml { file }),
+            ..
+        }) => feeds_edit::import_opml(&config, file),
+        Command::Feeds(FeedsArgs {
+            command: Some(FeedsCommand::ExportOpml),
+            ..
+        }) => feeds_edit::export_opml(&config),
         Command::Run => block_on(poll::run(config)),
         Command::Poll(PollArgs { once: false, .. }) => Err(CliError::Usage(
             "`gleaner poll` runs one cycle: use `gleaner poll --once` (or `gleaner run` for the service)"
                 .to_string(),
         )),
         Command::Poll(PollArgs { all, .. }) => block_on(poll::poll_once(config, *all)),
-        Command::Articles(_) => Err(not_yet("articles", "the query surface")),
-        Command::Export(_) => Err(not_yet("export", "the query surface")),
-        Command::Reextract(_) => Err(not_yet("reextract", "the query surface")),
+        Command::Articles(ArticlesCommand::List {
+            feed,
+            since,
+            after_id,
+            limit,
+            json,
+        }) => block_on(articles::list(
+            &config,
+            feed.clone(),
+            since.as_deref(),
+            *after_id,
+            *limit,
+            *json,
+        )),
+        Command::Articles(ArticlesCommand::Show { id, format }) => {
+            block_on(articles::show(&config, *id, format))
+        }
+        Command::Articles(ArticlesCommand::Search { query, limit, json }) => {
+            block_on(articles::search(&config, query, *limit, *json))
+        }
+        Command::Export(ExportArgs { after_id, .. }) => block_on(articles::export(&config, *after_id)),
+        Command::Reextract(ReextractArgs { algorithm, feed }) => block_on(reextract::run(
+            &config,
+            algorithm.as_deref(),
+            feed.as_deref(),
+        )),
         Command::Extract(_) | Command::Eval(_) => Ok(()),
     }
-}
-
-fn not_yet(command: &'static str, issue: &'static str) -> CliError {
-    CliError::NotYet { command, issue }
 }
 
 /// Loads the configuration named by `--config`, `$GLEANER_CONFIG` or `./config.toml`; any

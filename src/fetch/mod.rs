@@ -115,17 +115,7 @@ pub struct Fetched {
 impl Fetched {
     /// The `charset` parameter of the `Content-Type`, as sent (unquoted).
     pub fn charset(&self) -> Option<&str> {
-        let content_type = self.content_type.as_deref()?;
-        content_type
-            .split(';')
-            .skip(1)
-            .find_map(|parameter| {
-                let (name, value) = parameter.split_once('=')?;
-                name.trim()
-                    .eq_ignore_ascii_case("charset")
-                    .then(|| value.trim().trim_matches('"').trim())
-            })
-            .filter(|charset| !charset.is_empty())
+        charset_of(self.content_type.as_deref()?)
     }
 
     /// The media type of the `Content-Type`, lowercase, without parameters.
@@ -134,6 +124,20 @@ impl Fetched {
         let media = content_type.split(';').next()?.trim();
         (!media.is_empty()).then(|| media.to_ascii_lowercase())
     }
+}
+
+/// The `charset` parameter of a `Content-Type` value, unquoted.
+pub fn charset_of(content_type: &str) -> Option<&str> {
+    content_type
+        .split(';')
+        .skip(1)
+        .find_map(|parameter| {
+            let (name, value) = parameter.split_once('=')?;
+            name.trim()
+                .eq_ignore_ascii_case("charset")
+                .then(|| value.trim().trim_matches('"').trim())
+        })
+        .filter(|charset| !charset.is_empty())
 }
 
 /// The HTTP client with gleaner's limits. Clone it freely: clones share the connection pool,

@@ -3,6 +3,95 @@
 use super::model::*;
 use super::{QueryContext, Store, StoreError, db_time, now, on_pool, sql};
 
+/// An image row as written: its bytes' identity when downloaded now or before.
+struct ImageRow<'a> {
+    image: &'a NewImage,
+    mime: Option<String>,
+    size: Option<i64>,
+    sha256: Option<String>,
+}
+
+/// The rows for `images` and the blobs to store with them. An image without new bytes keeps
+/// the identity of an earlier download of the same URL (`previous`), as after re-extraction.
+fn image_rows<'a>(
+    images: &'a [NewImage],
+    previous: &[StoredImage],
+) -> (Vec<ImageRow<'a>>, Vec<(String, &'a ImageContent)>) {
+    let mut rows = Vec::with_capacity(images.len());
+    let mut blobs = Vec::new();
+    for image in images {
+        let row = match &image.content {
+            Some(content) => {
+                let sha256 = sha256_hex(&content.bytes);
+                blobs.push((sha256.clone(), content));
+                ImageRow {
+                    image,
+                    mime: Some(content.mime.clone()),
+                    size: Some(content.bytes.len() as i64),
+                    sha256: Some(sha256),
+                }
+            }
+            None => {
+                let earlier = previous
+                    .iter()
+                    .find(|old| old.url == image.url && old.sha256.is_some());
+                ImageRow {
+                    image,
+                    mime: earlier.and_then(|old| old.mime.clone()),
+                    size: earlier.and_then(|old| old.size),
+                    sha256: earlier.and_then(|old| old.sha256.clone()),
+                }
+            }
+        };
+        rows.push(row);
+    }
+    (rows, blobs)
+}
+
+/// Writes blobs (once per SHA-256) and image rows in positions 0.. inside transaction `$tx`.
+macro_rules! insert_images {
+    ($tx:ident, $article_id:expr, $rows:expr, $blobs:expr, $stored_at:expr) => {
+        for (sha256, content) in $blobs {
+            sqlx::query(sql::INSERT_IMAGE_BLOB)
+                .bind(sha256)
+                .bind(&content.mime)
+                .bind(content.bytes.len() as i64)
+                .bind(&content.bytes)
+                .bind($stored_at)
+                .execute(&mut *$tx)
+                .await
+                .context("storing image bytes")?;
+        }
+        for (position, row) in $rows.iter().enumerate() {
+            sqlx::query(sql::INSERT_IMAGE)
+                .bind($article_id)
+                .bind(position as i64)
+                .bind(&row.image.url)
+                .bind(&row.image.alt)
+                .bind(&row.image.caption)
+                .bind(row.image.width)
+                .bind(row.image.height)
+                .bind(&row.mime)
+                .bind(row.size)
+                .bind(&row.sha256)
+                .execute(&mut *$tx)
+                .await
+                .context("storing an image")?;
+        }
+    };
+}
+
+/// A new extraction of a stored article, from its raw page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reextraction {
+    pub extractor: String,
+    pub confidence: f64,
+    pub text: String,
+    pub html: String,
+    /// Without bytes: images whose URL was downloaded before keep those bytes.
+    pub images: Vec<NewImage>,
+}
+
 impl Store {
     /// Stores an article with its images in one transaction. An article already stored (same
     /// normalized URL, or same GUID in the same feed) is left as it is and reported as a
@@ -10,16 +99,7 @@ impl Store {
     pub async fn insert_article(&self, article: &NewArticle) -> Result<InsertOutcome, StoreError> {
         let word_count = word_count(&article.text);
         let content_hash = sha256_hex(article.text.as_bytes());
-        let blobs: Vec<Option<(String, &ImageContent)>> = article
-            .images
-            .iter()
-            .map(|image| {
-                image
-                    .content
-                    .as_ref()
-                    .map(|content| (sha256_hex(&content.bytes), content))
-            })
-            .collect();
+        let (rows, blobs) = image_rows(&article.images, &[]);
         let stored_at = now();
 
         on_pool!(self, pool => {
@@ -61,35 +141,48 @@ impl Store {
                 tx.rollback().await.context("ending a transaction")?;
                 return Ok(InsertOutcome::Duplicate(existing));
             };
-            for (position, (image, blob)) in article.images.iter().zip(&blobs).enumerate() {
-                if let Some((sha256, content)) = blob {
-                    sqlx::query(sql::INSERT_IMAGE_BLOB)
-                        .bind(sha256)
-                        .bind(&content.mime)
-                        .bind(content.bytes.len() as i64)
-                        .bind(&content.bytes)
-                        .bind(stored_at)
-                        .execute(&mut *tx)
-                        .await
-                        .context("storing image bytes")?;
-                }
-                sqlx::query(sql::INSERT_IMAGE)
-                    .bind(id)
-                    .bind(position as i64)
-                    .bind(&image.url)
-                    .bind(&image.alt)
-                    .bind(&image.caption)
-                    .bind(image.width)
-                    .bind(image.height)
-                    .bind(blob.as_ref().map(|(_, content)| content.mime.as_str()))
-                    .bind(blob.as_ref().map(|(_, content)| content.bytes.len() as i64))
-                    .bind(blob.as_ref().map(|(sha256, _)| sha256.as_str()))
-                    .execute(&mut *tx)
-                    .await
-                    .context("storing an image")?;
-            }
+            insert_images!(tx, id, &rows, &blobs, stored_at);
             tx.commit().await.context("committing an article")?;
             Ok(InsertOutcome::Inserted(id))
+        })
+    }
+
+    /// Replaces the extracted text, HTML and images of a stored article in one transaction
+    /// (`gleaner reextract`). Returns false when there is no such article.
+    pub async fn replace_extraction(
+        &self,
+        id: i64,
+        extraction: &Reextraction,
+    ) -> Result<bool, StoreError> {
+        let previous = self.article_images(id).await?;
+        let (rows, blobs) = image_rows(&extraction.images, &previous);
+        let stored_at = now();
+        on_pool!(self, pool => {
+            let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
+            let updated = sqlx::query(sql::UPDATE_EXTRACTION)
+                .bind(id)
+                .bind(&extraction.extractor)
+                .bind(extraction.confidence)
+                .bind(&extraction.text)
+                .bind(&extraction.html)
+                .bind(word_count(&extraction.text))
+                .bind(sha256_hex(extraction.text.as_bytes()))
+                .execute(&mut *tx)
+                .await
+                .context("updating an article's extraction")?
+                .rows_affected();
+            if updated == 0 {
+                tx.rollback().await.context("ending a transaction")?;
+                return Ok(false);
+            }
+            sqlx::query(sql::DELETE_ARTICLE_IMAGES)
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .context("replacing an article's images")?;
+            insert_images!(tx, id, &rows, &blobs, stored_at);
+            tx.commit().await.context("committing a re-extraction")?;
+            Ok(true)
         })
     }
 

@@ -25,6 +25,7 @@ use sqlx::sqlite::{
 
 use crate::config::DatabaseTarget;
 
+pub use articles::Reextraction;
 pub use model::*;
 
 /// Which database engine a [`Store`] talks to.

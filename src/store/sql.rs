@@ -160,6 +160,14 @@ pub(super) const INSERT_IMAGE: &str = "
                         sha256)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
 
+pub(super) const UPDATE_EXTRACTION: &str = "
+    UPDATE articles
+    SET extractor = $2, confidence = $3, text = $4, html = $5, word_count = $6,
+        content_hash = $7
+    WHERE id = $1";
+
+pub(super) const DELETE_ARTICLE_IMAGES: &str = "DELETE FROM images WHERE article_id = $1";
+
 pub(super) const SELECT_ARTICLE: &str = "
     SELECT a.id, a.feed_id, f.name AS feed, a.guid, a.url, a.canonical_url, a.title, a.author,
            a.summary, a.published_at, a.fetched_at, a.language, a.extractor, a.confidence,

@@ -1,0 +1,264 @@
+//! `gleaner articles list/show/search` and `gleaner export`: reading the article database.
+
+use std::io::Write;
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::feeds::time_cell;
+use super::{CliError, Context, table};
+use crate::config::Config;
+use crate::store::{Article, ArticleFilter, Store, StoredImage};
+
+/// The largest page a listing or search returns at once.
+const MAX_LIMIT: i64 = 10_000;
+/// Articles read per round trip while exporting.
+const EXPORT_BATCH: i64 = 200;
+
+async fn open(config: &Config) -> Result<Store, CliError> {
+    Store::connect(&config.database.target)
+        .await
+        .context("opening the database")
+}
+
+fn check_limit(limit: i64) -> Result<i64, CliError> {
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(CliError::Usage(format!(
+            "--limit must be between 1 and {MAX_LIMIT}, not {limit}"
+        )));
+    }
+    Ok(limit)
+}
+
+fn parse_since(since: Option<&str>) -> Result<Option<DateTime<Utc>>, CliError> {
+    since
+        .map(|text| {
+            DateTime::parse_from_rfc3339(text)
+                .map(|t| t.with_timezone(&Utc))
+                .map_err(|e| CliError::Usage(format!("--since `{text}` is not RFC 3339 ({e})")))
+        })
+        .transpose()
+}
+
+/// `articles list`: newest first.
+pub async fn list(
+    config: &Config,
+    feed: Option<String>,
+    since: Option<&str>,
+    after_id: Option<i64>,
+    limit: i64,
+    json: bool,
+) -> Result<(), CliError> {
+    let filter = ArticleFilter {
+        feed,
+        since: parse_since(since)?,
+        after_id,
+        limit: check_limit(limit)?,
+        ascending: false,
+    };
+    let store = open(config).await?;
+    let rows = store
+        .list_articles(&filter)
+        .await
+        .context("listing articles")?;
+    store.close().await;
+    if json {
+        return print_json(&rows);
+    }
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|a| {
+            vec![
+                a.id.to_string(),
+                a.feed.clone(),
+                time_cell(a.published_at.or(Some(a.fetched_at)), "-"),
+                a.word_count.to_string(),
+                a.title.clone(),
+            ]
+        })
+        .collect();
+    print!(
+        "{}",
+        table::render(&["ID", "FEED", "PUBLISHED", "WORDS", "TITLE"], &cells, 70)
+    );
+    Ok(())
+}
+
+/// One article with its images: the JSON of `articles show --format json` and of `export`.
+#[derive(Debug, Serialize)]
+struct ArticleRecord {
+    id: i64,
+    feed: String,
+    url: String,
+    canonical_url: Option<String>,
+    guid: Option<String>,
+    title: String,
+    author: Option<String>,
+    published_at: Option<DateTime<Utc>>,
+    fetched_at: DateTime<Utc>,
+    language: Option<String>,
+    extractor: String,
+    confidence: f64,
+    word_count: i64,
+    content_hash: String,
+    summary: Option<String>,
+    text: String,
+    html: String,
+    images: Vec<ImageRecord>,
+}
+
+#[derive(Debug, Serialize)]
+struct ImageRecord {
+    url: String,
+    alt: Option<String>,
+    caption: Option<String>,
+    width: Option<i64>,
+    height: Option<i64>,
+    sha256: Option<String>,
+    mime: Option<String>,
+}
+
+impl ArticleRecord {
+    fn new(article: Article, images: Vec<StoredImage>) -> Self {
+        ArticleRecord {
+            id: article.id,
+            feed: article.feed,
+            url: article.url,
+            canonical_url: article.canonical_url,
+            guid: article.guid,
+            title: article.title,
+            author: article.author,
+            published_at: article.published_at,
+            fetched_at: article.fetched_at,
+            language: article.language,
+            extractor: article.extractor,
+            confidence: article.confidence,
+            word_count: article.word_count,
+            content_hash: article.content_hash,
+            summary: article.summary,
+            text: article.text,
+            html: article.html,
+            images: images
+                .into_iter()
+                .map(|image| ImageRecord {
+                    url: image.url,
+                    alt: image.alt,
+                    caption: image.caption,
+                    width: image.width,
+                    height: image.height,
+                    sha256: image.sha256,
+                    mime: image.mime,
+                })
+                .collect(),
+        }
+    }
+}
+
+async fn record(store: &Store, id: i64) -> Result<Option<ArticleRecord>, CliError> {
+    let Some(article) = store.article(id).await.context("reading an article")? else {
+        return Ok(None);
+    };
+    let images = store
+        .article_images(id)
+        .await
+        .context("reading an article's images")?;
+    Ok(Some(ArticleRecord::new(article, images)))
+}
+
+/// `articles show`: the text (with a short header), the stored HTML, or everything as JSON.
+pub async fn show(config: &Config, id: i64, format: &str) -> Result<(), CliError> {
+    let store = open(config).await?;
+    let found = record(&store, id).await?;
+    store.close().await;
+    let Some(article) = found else {
+        return Err(CliError::Runtime {
+            context: format!("article {id}"),
+            source: "no such article".into(),
+        });
+    };
+    match format {
+        "json" => print_json(&article),
+        "html" => {
+            println!("{}", article.html);
+            Ok(())
+        }
+        _ => {
+            println!("{}", article.title);
+            println!("{}", article.url);
+            let byline: Vec<String> = [
+                article.author.clone(),
+                article
+                    .published_at
+                    .map(|t| t.format("%Y-%m-%d").to_string()),
+                Some(format!("{} words", article.word_count)),
+                Some(format!("extracted by {}", article.extractor)),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            println!("{}\n", byline.join(" · "));
+            println!("{}", article.text);
+            Ok(())
+        }
+    }
+}
+
+/// `articles search`: best match first, with a snippet.
+pub async fn search(config: &Config, query: &str, limit: i64, json: bool) -> Result<(), CliError> {
+    let limit = check_limit(limit)?;
+    let store = open(config).await?;
+    let hits = store.search(query, limit).await.context("searching")?;
+    store.close().await;
+    if json {
+        return print_json(&hits);
+    }
+    if hits.is_empty() {
+        println!("no article matches `{query}`");
+        return Ok(());
+    }
+    for hit in hits {
+        println!("{:>6}  {}  [{}]", hit.id, hit.title, hit.feed);
+        let snippet: String = hit.snippet.split_whitespace().collect::<Vec<_>>().join(" ");
+        println!("        {snippet}");
+    }
+    Ok(())
+}
+
+/// `export`: one JSON object per line, ascending id, from `after_id` on. Reads in batches so
+/// that any database size streams in constant memory.
+pub async fn export(config: &Config, after_id: i64) -> Result<(), CliError> {
+    let store = open(config).await?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut cursor = after_id;
+    loop {
+        let filter = ArticleFilter {
+            after_id: Some(cursor),
+            limit: EXPORT_BATCH,
+            ascending: true,
+            ..Default::default()
+        };
+        let batch = store
+            .list_articles(&filter)
+            .await
+            .context("listing articles")?;
+        let Some(last) = batch.last() else { break };
+        cursor = last.id;
+        for row in &batch {
+            // An article deleted between the listing and the read is skipped.
+            if let Some(article) = record(&store, row.id).await? {
+                serde_json::to_writer(&mut out, &article).context("writing JSON")?;
+                out.write_all(b"\n").context("writing to standard output")?;
+            }
+        }
+    }
+    out.flush().context("writing to standard output")?;
+    store.close().await;
+    Ok(())
+}
+
+fn print_json(value: &impl Serialize) -> Result<(), CliError> {
+    let text = serde_json::to_string_pretty(value).context("writing JSON")?;
+    println!("{text}");
+    Ok(())
+}

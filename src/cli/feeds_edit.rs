@@ -1,0 +1,193 @@
+//! `gleaner feeds add`, `feeds import-opml` and `feeds export-opml`: editing the feed list.
+//!
+//! Edits go through `toml_edit`, so the file keeps its comments and layout; the edited text is
+//! validated as a whole configuration before it replaces the file (write to a temporary file
+//! in the same directory, then rename), so a bad edit never reaches the running daemon.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
+
+use super::{CliError, Context};
+use crate::config::Config;
+
+/// A feed to append.
+struct NewFeed {
+    name: String,
+    url: String,
+    schedule: Option<String>,
+}
+
+/// `feeds add URL [--name] [--schedule]`.
+pub fn add(
+    config: &Config,
+    url: &str,
+    name: Option<&str>,
+    schedule: Option<&str>,
+) -> Result<(), CliError> {
+    let parsed = url::Url::parse(url.trim())
+        .map_err(|e| CliError::Usage(format!("`{url}` is not a valid URL ({e})")))?;
+    let name = match name {
+        Some(name) => name.trim().to_string(),
+        None => parsed.host_str().unwrap_or_default().to_string(),
+    };
+    let feed = NewFeed {
+        name: name.clone(),
+        url: parsed.to_string(),
+        schedule: schedule.map(str::to_string),
+    };
+    append_feeds(&config.path, &[feed])?;
+    println!(
+        "added feed `{name}` ({parsed}) to {}",
+        config.path.display()
+    );
+    Ok(())
+}
+
+/// `feeds import-opml FILE`: every outline with an `xmlUrl`, skipping feeds already configured.
+pub fn import_opml(config: &Config, file: &Path) -> Result<(), CliError> {
+    let text =
+        std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    let document = opml::OPML::from_str(&text)
+        .map_err(|e| CliError::Usage(format!("{}: not an OPML file ({e})", file.display())))?;
+    let mut outlines = Vec::new();
+    collect_outlines(&document.body.outlines, &mut outlines);
+
+    let mut names: HashSet<String> = config.feeds.iter().map(|f| f.name.clone()).collect();
+    let mut urls: HashSet<String> = config.feeds.iter().map(|f| f.url.to_string()).collect();
+    let mut feeds = Vec::new();
+    let mut skipped = 0;
+    for outline in outlines {
+        let Some(url) = outline
+            .xml_url
+            .as_deref()
+            .and_then(|u| url::Url::parse(u.trim()).ok())
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+        else {
+            skipped += 1;
+            continue;
+        };
+        if !urls.insert(url.to_string()) {
+            skipped += 1;
+            continue;
+        }
+        let title = outline.title.as_deref().unwrap_or(&outline.text);
+        let name = unique_name(&slug(title, &url), &mut names);
+        feeds.push(NewFeed {
+            name,
+            url: url.to_string(),
+            schedule: None,
+        });
+    }
+    if !feeds.is_empty() {
+        append_feeds(&config.path, &feeds)?;
+    }
+    println!(
+        "imported {} feed{} into {} ({skipped} skipped: already configured or not http(s))",
+        feeds.len(),
+        if feeds.len() == 1 { "" } else { "s" },
+        config.path.display()
+    );
+    Ok(())
+}
+
+/// `feeds export-opml`: the configured feeds as OPML 2.0 on standard output.
+pub fn export_opml(config: &Config) -> Result<(), CliError> {
+    let mut document = opml::OPML {
+        head: Some(opml::Head {
+            title: Some("gleaner feeds".to_string()),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    for feed in &config.feeds {
+        document.body.outlines.push(opml::Outline {
+            text: feed.name.clone(),
+            title: Some(feed.name.clone()),
+            r#type: Some("rss".to_string()),
+            xml_url: Some(feed.url.to_string()),
+            ..Default::default()
+        });
+    }
+    let xml = document
+        .to_string()
+        .map_err(|e| CliError::runtime(std::io::Error::other(e.to_string())))?;
+    println!("{xml}");
+    Ok(())
+}
+
+fn collect_outlines<'a>(outlines: &'a [opml::Outline], into: &mut Vec<&'a opml::Outline>) {
+    for outline in outlines {
+        if outline.xml_url.is_some() {
+            into.push(outline);
+        }
+        collect_outlines(&outline.outlines, into);
+    }
+}
+
+/// A feed name from a title: lowercase words joined by dashes; the host when nothing is left.
+fn slug(title: &str, url: &url::Url) -> String {
+    let words: Vec<String> = title
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let slug = words.join("-");
+    if slug.is_empty() {
+        url.host_str().unwrap_or("feed").to_string()
+    } else {
+        slug.chars().take(60).collect()
+    }
+}
+
+fn unique_name(base: &str, taken: &mut HashSet<String>) -> String {
+    let mut name = base.to_string();
+    let mut n = 2;
+    while taken.contains(&name) {
+        name = format!("{base}-{n}");
+        n += 1;
+    }
+    taken.insert(name.clone());
+    name
+}
+
+/// Appends `[[feeds]]` tables, validates the whole result, and replaces the file.
+fn append_feeds(path: &Path, feeds: &[NewFeed]) -> Result<(), CliError> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut document: DocumentMut = text
+        .parse()
+        .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
+    if document.get("feeds").is_none() {
+        document.insert("feeds", Item::ArrayOfTables(ArrayOfTables::new()));
+    }
+    let Some(list) = document
+        .get_mut("feeds")
+        .and_then(Item::as_array_of_tables_mut)
+    else {
+        return Err(CliError::Usage(format!(
+            "{}: `feeds` must be written as [[feeds]] tables to be edited",
+            path.display()
+        )));
+    };
+    for feed in feeds {
+        let mut table = Table::new();
+        table.insert("name", value(feed.name.as_str()));
+        table.insert("url", value(feed.url.as_str()));
+        if let Some(schedule) = &feed.schedule {
+            table.insert("schedule", value(schedule.as_str()));
+        }
+        list.push(table);
+    }
+    let edited = document.to_string();
+    // The same checks as loading: a duplicate name, a bad URL or cron is refused here.
+    Config::parse(&edited, path, None).map_err(|e| {
+        CliError::Usage(format!("nothing changed, the result would be invalid: {e}"))
+    })?;
+    let temporary = path.with_extension("toml.tmp");
+    std::fs::write(&temporary, &edited)
+        .with_context(|| format!("writing {}", temporary.display()))?;
+    std::fs::rename(&temporary, path).with_context(|| format!("replacing {}", path.display()))?;
+    Ok(())
+}

@@ -1,0 +1,154 @@
+//! `gleaner reextract`: extract again from the stored raw pages, without downloading.
+//!
+//! Walks the articles in id order in batches; each page is decompressed and extracted on the
+//! blocking pool, as many at a time as there are cores, and its text, HTML and images are
+//! replaced in one transaction. Images keep the bytes downloaded earlier for the same URL.
+
+use futures::StreamExt;
+
+use super::{CliError, Context};
+use crate::config::Config;
+use crate::extract::{Algorithm, extract_page};
+use crate::fetch::charset_of;
+use crate::store::{ArticleFilter, NewImage, Reextraction, Store};
+
+const BATCH: i64 = 200;
+
+enum Outcome {
+    Updated,
+    NoRawPage,
+    Failed,
+}
+
+pub async fn run(
+    config: &Config,
+    algorithm: Option<&str>,
+    feed: Option<&str>,
+) -> Result<(), CliError> {
+    let algorithm = match algorithm {
+        Some(name) => name
+            .parse::<Algorithm>()
+            .map_err(|e| CliError::Usage(e.to_string()))?,
+        None => config.extract.algorithm,
+    };
+    let store = Store::connect(&config.database.target)
+        .await
+        .context("opening the database")?;
+    if let Some(feed) = feed
+        && store
+            .feed_by_name(feed)
+            .await
+            .context("reading feeds")?
+            .is_none()
+    {
+        return Err(CliError::Usage(format!(
+            "no feed named `{feed}` in the database"
+        )));
+    }
+    let parallel = std::thread::available_parallelism().map_or(2, usize::from);
+    let (mut updated, mut no_raw, mut failed) = (0usize, 0usize, 0usize);
+    let mut cursor = 0;
+    loop {
+        let filter = ArticleFilter {
+            feed: feed.map(str::to_string),
+            after_id: Some(cursor),
+            limit: BATCH,
+            ascending: true,
+            ..Default::default()
+        };
+        let batch = store
+            .list_articles(&filter)
+            .await
+            .context("listing articles")?;
+        let Some(last) = batch.last() else { break };
+        cursor = last.id;
+        let outcomes: Vec<Outcome> = futures::stream::iter(batch)
+            .map(|row| {
+                let store = store.clone();
+                async move { reextract_one(&store, row.id, algorithm).await }
+            })
+            .buffer_unordered(parallel)
+            .collect()
+            .await;
+        for outcome in outcomes {
+            match outcome {
+                Outcome::Updated => updated += 1,
+                Outcome::NoRawPage => no_raw += 1,
+                Outcome::Failed => failed += 1,
+            }
+        }
+    }
+    store.close().await;
+    println!(
+        "algorithm={algorithm} reextracted={updated} failed={failed} without_raw_page={no_raw}"
+    );
+    Ok(())
+}
+
+async fn reextract_one(store: &Store, id: i64, algorithm: Algorithm) -> Outcome {
+    let (raw, article) = match (store.raw_page(id).await, store.article(id).await) {
+        (Ok(Some((raw, content_type))), Ok(Some(article))) => ((raw, content_type), article),
+        (Ok(None), _) => return Outcome::NoRawPage,
+        (Err(error), _) | (_, Err(error)) => {
+            tracing::warn!(article = id, %error, "cannot read the article");
+            return Outcome::Failed;
+        }
+        (_, Ok(None)) => return Outcome::NoRawPage,
+    };
+    let (page, content_type) = raw;
+    let url = url::Url::parse(article.canonical_url.as_deref().unwrap_or(&article.url)).ok();
+    let title = article.title.clone();
+    let extracted = tokio::task::spawn_blocking(move || {
+        let bytes = page.decompress()?;
+        let charset = content_type.as_deref().and_then(charset_of);
+        Ok::<_, std::io::Error>(extract_page(
+            &bytes,
+            charset,
+            url.as_ref(),
+            Some(title.as_str()).filter(|t| !t.is_empty()),
+            algorithm,
+        ))
+    })
+    .await;
+    let extraction = match extracted {
+        Ok(Ok(Ok(extraction))) => extraction,
+        Ok(Ok(Err(error))) => {
+            tracing::warn!(article = id, %error, "extraction failed; the stored text is kept");
+            return Outcome::Failed;
+        }
+        Ok(Err(error)) => {
+            tracing::warn!(article = id, %error, "the stored raw page is unreadable");
+            return Outcome::Failed;
+        }
+        Err(error) => {
+            tracing::error!(article = id, %error, "extraction panicked");
+            return Outcome::Failed;
+        }
+    };
+    let replacement = Reextraction {
+        extractor: extraction.algorithm.name().to_string(),
+        confidence: extraction.confidence,
+        text: extraction.text,
+        html: extraction.html,
+        images: extraction
+            .images
+            .into_iter()
+            .map(|image| NewImage {
+                url: image.url,
+                alt: image.alt,
+                caption: image.caption,
+                width: image.width.map(i64::from),
+                height: image.height.map(i64::from),
+                content: None,
+            })
+            .collect(),
+    };
+    match store.replace_extraction(id, &replacement).await {
+        Ok(true) => Outcome::Updated,
+        Ok(false) => Outcome::NoRawPage,
+        Err(error) => {
+            tracing::warn!(article = id, %error, "cannot store the new extraction");
+            Outcome::Failed
+        }
+    }
+}

@@ -1,0 +1,371 @@
+//! The query commands as scripts use them: `articles`, `export`, `reextract`, `feeds add`,
+//! OPML; the real binary against both databases.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use anyhow::Context as _;
+use chrono::Utc;
+use common::TestDb;
+use gleaner::config::FeedConfig;
+use gleaner::schedule::CronSchedule;
+use gleaner::store::{CompressedPage, NewArticle, NewImage, db_time};
+
+on_both_databases!(
+    articles_list_show_and_search,
+    export_resumes_exactly_after_an_id,
+    reextract_rebuilds_text_from_the_raw_page,
+);
+
+const BINARY: &str = env!("CARGO_BIN_EXE_gleaner");
+
+fn gleaner(dir: &Path, db: &TestDb) -> Command {
+    let mut command = Command::new(BINARY);
+    command
+        .current_dir(dir)
+        .env("GLEANER_DATABASE_URL", db.url())
+        .env_remove("GLEANER_CONFIG")
+        .env_remove("RUST_LOG");
+    command
+}
+
+fn run(command: &mut Command) -> anyhow::Result<(String, Output)> {
+    let output = command.output()?;
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    Ok((stdout, output))
+}
+
+const CONFIG: &str = "[[feeds]]\nname = \"news\"\nurl = \"https://news.example/feed\"\n\
+                      [[feeds]]\nname = \"blog\"\nurl = \"https://blog.example/feed\"\n";
+
+/// A config file in a temp dir and three articles: two in `news`, one in `blog`.
+async fn seed(db: &TestDb) -> anyhow::Result<(tempfile::TempDir, Vec<i64>)> {
+    let dir = tempfile::tempdir()?;
+    std::fs::write(dir.path().join("config.toml"), CONFIG)?;
+    let schedule = CronSchedule::parse("*/15 * * * *")?;
+    let feeds = db
+        .store
+        .sync_feeds(&[
+            FeedConfig {
+                name: "news".into(),
+                url: "https://news.example/feed".parse()?,
+                schedule: schedule.clone(),
+            },
+            FeedConfig {
+                name: "blog".into(),
+                url: "https://blog.example/feed".parse()?,
+                schedule,
+            },
+        ])
+        .await?;
+    let feed_id = |name: &str| {
+        feeds
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| f.id)
+            .unwrap_or(0)
+    };
+    let mut ids = Vec::new();
+    for (n, (feed, title, text)) in [
+        (
+            "news",
+            "Budget approved",
+            "The council approved the budget for the library.",
+        ),
+        (
+            "news",
+            "Storm warning",
+            "A storm with strong winds reaches the coast tonight.",
+        ),
+        (
+            "blog",
+            "Gardening notes",
+            "Tomatoes grow well beside the marigolds this year.",
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let page = format!(
+            "<html><head><title>{title}</title></head><body><nav><a href=\"/\">Home</a></nav>\
+             <article><h1>{title}</h1><p>{text} The page says more than the stored text did.</p>\
+             <p>A second paragraph about {title} with enough words to be the body.</p></article></body></html>"
+        );
+        let article = NewArticle {
+            feed_id: feed_id(feed),
+            guid: Some(format!("guid-{n}")),
+            url: format!("https://{feed}.example/{n}"),
+            canonical_url: None,
+            title: title.into(),
+            author: Some("Staff".into()),
+            summary: None,
+            published_at: Some(db_time(Utc::now())),
+            fetched_at: db_time(Utc::now()),
+            language: None,
+            extractor: "cuter".into(),
+            confidence: 0.9,
+            text: text.into(),
+            html: format!("<p>{text}</p>"),
+            raw_page: Some(CompressedPage::compress(page.as_bytes())?),
+            raw_content_type: Some("text/html; charset=utf-8".into()),
+            images: vec![NewImage {
+                url: format!("https://{feed}.example/{n}.png"),
+                alt: Some("photo".into()),
+                caption: None,
+                width: Some(10),
+                height: Some(10),
+                content: None,
+            }],
+        };
+        ids.push(db.store.insert_article(&article).await?.id());
+    }
+    Ok((dir, ids))
+}
+
+async fn articles_list_show_and_search(db: TestDb) -> anyhow::Result<()> {
+    let (dir, ids) = seed(&db).await?;
+    let (out, output) = run(gleaner(dir.path(), &db).args(["articles", "list"]))?;
+    assert!(output.status.success(), "{output:?}");
+    assert!(out.starts_with("ID"), "{out}");
+    assert!(
+        out.contains("Budget approved") && out.contains("Gardening notes"),
+        "{out}"
+    );
+
+    let (out, _) =
+        run(gleaner(dir.path(), &db).args(["articles", "list", "--feed", "blog", "--json"]))?;
+    let rows: serde_json::Value = serde_json::from_str(&out)?;
+    assert_eq!(rows.as_array().map(Vec::len), Some(1));
+    assert_eq!(rows[0]["title"], "Gardening notes");
+
+    let (out, _) = run(gleaner(dir.path(), &db).args([
+        "articles",
+        "list",
+        "--after-id",
+        &ids[1].to_string(),
+        "--json",
+    ]))?;
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out)?
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+
+    for bad in [vec!["--since", "yesterday"], vec!["--limit", "0"]] {
+        let output = gleaner(dir.path(), &db)
+            .args(["articles", "list"])
+            .args(&bad)
+            .output()?;
+        assert_eq!(output.status.code(), Some(2), "{bad:?}");
+    }
+
+    let id = ids[0].to_string();
+    let (out, _) = run(gleaner(dir.path(), &db).args(["articles", "show", &id]))?;
+    assert!(
+        out.starts_with("Budget approved\nhttps://news.example/0\n"),
+        "{out}"
+    );
+    assert!(out.contains("The council approved the budget"), "{out}");
+    let (out, _) =
+        run(gleaner(dir.path(), &db).args(["articles", "show", &id, "--format", "html"]))?;
+    assert_eq!(
+        out.trim(),
+        "<p>The council approved the budget for the library.</p>"
+    );
+    let (out, _) =
+        run(gleaner(dir.path(), &db).args(["articles", "show", &id, "--format", "json"]))?;
+    let article: serde_json::Value = serde_json::from_str(&out)?;
+    assert_eq!(article["images"][0]["url"], "https://news.example/0.png");
+    let output = gleaner(dir.path(), &db)
+        .args(["articles", "show", "999999"])
+        .output()?;
+    assert_eq!(output.status.code(), Some(1));
+
+    // A word only in a body.
+    let (out, output) = run(gleaner(dir.path(), &db).args(["articles", "search", "marigolds"]))?;
+    assert!(output.status.success());
+    assert!(
+        out.contains("Gardening notes") && out.contains("«marigolds»"),
+        "{out}"
+    );
+    let (out, _) =
+        run(gleaner(dir.path(), &db).args(["articles", "search", "storm winds", "--json"]))?;
+    let hits: serde_json::Value = serde_json::from_str(&out)?;
+    assert_eq!(hits.as_array().map(Vec::len), Some(1));
+    assert_eq!(hits[0]["title"], "Storm warning");
+    Ok(())
+}
+
+async fn export_resumes_exactly_after_an_id(db: TestDb) -> anyhow::Result<()> {
+    let (dir, ids) = seed(&db).await?;
+    let (all, output) = run(gleaner(dir.path(), &db).arg("export"))?;
+    assert!(output.status.success(), "{output:?}");
+    let lines: Vec<serde_json::Value> = all
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()?;
+    assert_eq!(lines.len(), 3);
+    let exported: Vec<i64> = lines.iter().filter_map(|l| l["id"].as_i64()).collect();
+    assert_eq!(exported, ids);
+    for field in [
+        "id",
+        "feed",
+        "url",
+        "title",
+        "author",
+        "published_at",
+        "fetched_at",
+        "extractor",
+        "text",
+        "html",
+        "images",
+    ] {
+        assert!(lines[0].get(field).is_some(), "field {field}");
+    }
+    for field in ["url", "alt", "caption", "width", "height", "sha256", "mime"] {
+        assert!(
+            lines[0]["images"][0].get(field).is_some(),
+            "image field {field}"
+        );
+    }
+    let (rest, _) = run(gleaner(dir.path(), &db).args([
+        "export",
+        "--after-id",
+        &ids[0].to_string(),
+        "--format",
+        "jsonl",
+    ]))?;
+    let rest: Vec<&str> = rest.lines().collect();
+    assert_eq!(rest, all.lines().skip(1).collect::<Vec<_>>());
+    let (none, _) =
+        run(gleaner(dir.path(), &db).args(["export", "--after-id", &ids[2].to_string()]))?;
+    assert!(none.is_empty());
+    Ok(())
+}
+
+async fn reextract_rebuilds_text_from_the_raw_page(db: TestDb) -> anyhow::Result<()> {
+    let (dir, ids) = seed(&db).await?;
+    let (out, output) = run(gleaner(dir.path(), &db).args([
+        "reextract",
+        "--feed",
+        "news",
+        "--algorithm",
+        "cuter",
+    ]))?;
+    assert!(output.status.success(), "{output:?}");
+    assert!(out.contains("reextracted=2 failed=0"), "{out}");
+    let article = db.store.article(ids[0]).await?.context("article")?;
+    assert!(
+        article
+            .text
+            .contains("The page says more than the stored text did."),
+        "{}",
+        article.text
+    );
+    assert_eq!(article.extractor, "cuter");
+    let blog = db.store.article(ids[2]).await?.context("article")?;
+    assert_eq!(
+        blog.text, "Tomatoes grow well beside the marigolds this year.",
+        "other feeds untouched"
+    );
+    // Search sees the new text.
+    assert_eq!(db.store.search("page says more", 10).await?.len(), 2);
+    let output = gleaner(dir.path(), &db)
+        .args(["reextract", "--algorithm", "nonsense"])
+        .output()?;
+    assert_eq!(output.status.code(), Some(2));
+    Ok(())
+}
+
+#[test]
+fn feeds_add_keeps_comments_and_refuses_a_bad_result() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("config.toml");
+    let original = "# my feeds\n[schedule]\ndefault = \"0 * * * *\" # hourly\n\n[[feeds]]\nname = \"one\" # first\nurl = \"https://one.example/feed\"\n";
+    std::fs::write(&path, original)?;
+    let output = Command::new(BINARY)
+        .current_dir(dir.path())
+        .args([
+            "feeds",
+            "add",
+            "https://two.example/rss",
+            "--schedule",
+            "*/5 * * * *",
+        ])
+        .output()?;
+    assert!(output.status.success(), "{output:?}");
+    let edited = std::fs::read_to_string(&path)?;
+    assert!(edited.starts_with(original), "{edited}");
+    assert!(
+        edited.contains("name = \"two.example\"") && edited.contains("schedule = \"*/5 * * * *\""),
+        "{edited}"
+    );
+
+    for args in [
+        vec!["feeds", "add", "https://three.example/", "--name", "one"],
+        vec![
+            "feeds",
+            "add",
+            "https://three.example/",
+            "--schedule",
+            "never",
+        ],
+        vec!["feeds", "add", "not a url"],
+    ] {
+        let output = Command::new(BINARY)
+            .current_dir(dir.path())
+            .args(&args)
+            .output()?;
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(&path)?,
+        edited,
+        "refused edits change nothing"
+    );
+    Ok(())
+}
+
+#[test]
+fn opml_round_trips() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    std::fs::write(dir.path().join("config.toml"), CONFIG)?;
+    let output = Command::new(BINARY)
+        .current_dir(dir.path())
+        .args(["feeds", "export-opml"])
+        .output()?;
+    assert!(output.status.success());
+    let opml = String::from_utf8(output.stdout)?;
+    assert!(
+        opml.contains("xmlUrl=\"https://news.example/feed\""),
+        "{opml}"
+    );
+
+    let other = tempfile::tempdir()?;
+    std::fs::write(
+        other.path().join("config.toml"),
+        "[[feeds]]\nname = \"news\"\nurl = \"https://news.example/feed\"\n",
+    )?;
+    let file = other.path().join("feeds.opml");
+    std::fs::write(
+        &file,
+        opml.replace("</body>", "<outline text=\"Folder\"><outline text=\"News\" title=\"News\" type=\"rss\" xmlUrl=\"https://third.example/atom\"/></outline></body>"),
+    )?;
+    let output = Command::new(BINARY)
+        .current_dir(other.path())
+        .args(["feeds", "import-opml"])
+        .arg(&file)
+        .output()?;
+    assert!(output.status.success(), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stdout).contains("imported 2 feeds"));
+    let config = std::fs::read_to_string(other.path().join("config.toml"))?;
+    assert!(config.contains("name = \"blog\""), "{config}");
+    assert!(
+        config.contains("name = \"news-2\"") && config.contains("https://third.example/atom"),
+        "{config}"
+    );
+    Ok(())
+}
