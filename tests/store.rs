@@ -650,3 +650,24 @@ async fn failures_are_recorded(store: Store) -> anyhow::Result<()> {
     assert_eq!(store.recent_failures(1).await?.len(), 1);
     Ok(())
 }
+
+#[tokio::test]
+async fn postgres_announces_each_new_article() -> anyhow::Result<()> {
+    let Some(db) = common::TestDb::postgres("postgres_announces_each_new_article").await? else {
+        return Ok(());
+    };
+    let mut listener = sqlx::postgres::PgListener::connect(&db.url()).await?;
+    listener.listen("gleaner_articles").await?;
+    let feed_id = one_feed(&db.store).await?;
+    let id = db.store.insert_article(&article(feed_id, 1)).await?.id();
+    // A duplicate is not announced: the next notification is the next new article.
+    db.store.insert_article(&article(feed_id, 1)).await?;
+    let second = db.store.insert_article(&article(feed_id, 2)).await?.id();
+    for expected in [id, second] {
+        let notification =
+            tokio::time::timeout(std::time::Duration::from_secs(10), listener.recv()).await??;
+        assert_eq!(notification.channel(), "gleaner_articles");
+        assert_eq!(notification.payload(), expected.to_string());
+    }
+    Ok(())
+}

@@ -142,6 +142,11 @@ impl Store {
                 return Ok(InsertOutcome::Duplicate(existing));
             };
             insert_images!(tx, id, &rows, &blobs, stored_at);
+            sqlx::query(self.sql(&sql::NOTIFY_NEW_ARTICLE))
+                .bind(id.to_string())
+                .execute(&mut *tx)
+                .await
+                .context("announcing a new article")?;
             tx.commit().await.context("committing an article")?;
             Ok(InsertOutcome::Inserted(id))
         })

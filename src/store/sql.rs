@@ -23,6 +23,14 @@ pub(super) const LOCK_ARTICLE_CURSOR: Dialects = Dialects {
     postgres: "SELECT pg_advisory_xact_lock(7460032165418217)",
 };
 
+/// Tells listeners about a new article (`LISTEN gleaner_articles`, payload: the id). Sent
+/// inside the inserting transaction, so it is delivered only if the article commits.
+/// SQLite has no notifications: the statement only evaluates its parameter.
+pub(super) const NOTIFY_NEW_ARTICLE: Dialects = Dialects {
+    sqlite: "SELECT $1",
+    postgres: "SELECT pg_notify('gleaner_articles', $1)",
+};
+
 /// Full-text search: `$1` the query (FTS5 syntax on SQLite, built by `fts5_query`; web-search
 /// syntax on PostgreSQL), `$2` the limit. Both rank title matches above body matches.
 pub(super) const SEARCH: Dialects = Dialects {
