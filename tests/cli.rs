@@ -218,6 +218,7 @@ fn every_command_has_help() {
         vec!["feeds", "add", "--help"],
         vec!["feeds", "import-opml", "--help"],
         vec!["feeds", "export-opml", "--help"],
+        vec!["failures", "--help"],
         vec!["articles", "list", "--help"],
         vec!["articles", "show", "--help"],
         vec!["articles", "search", "--help"],

@@ -17,6 +17,7 @@ on_both_databases!(
     articles_list_show_and_search,
     export_resumes_exactly_after_an_id,
     reextract_rebuilds_text_from_the_raw_page,
+    failures_are_listed_newest_first,
 );
 
 const BINARY: &str = env!("CARGO_BIN_EXE_gleaner");
@@ -277,6 +278,32 @@ async fn reextract_rebuilds_text_from_the_raw_page(db: TestDb) -> anyhow::Result
         .args(["reextract", "--algorithm", "nonsense"])
         .output()?;
     assert_eq!(output.status.code(), Some(2));
+    Ok(())
+}
+
+async fn failures_are_listed_newest_first(db: TestDb) -> anyhow::Result<()> {
+    let (dir, _) = seed(&db).await?;
+    for (kind, url) in [
+        ("http_status", "https://news.example/gone"),
+        ("timeout", "https://news.example/slow"),
+    ] {
+        db.store
+            .record_failure(&gleaner::store::NewFailure {
+                feed_id: db.store.feed_by_name("news").await?.map(|f| f.id),
+                article_url: Some(url.into()),
+                stage: "page".into(),
+                kind: kind.into(),
+                message: format!("{url}: {kind}"),
+            })
+            .await?;
+    }
+    let (out, output) = run(gleaner(dir.path(), &db).args(["failures", "--json"]))?;
+    assert!(output.status.success(), "{output:?}");
+    let rows: serde_json::Value = serde_json::from_str(&out)?;
+    assert_eq!(rows[0]["kind"], "timeout");
+    assert_eq!(rows[1]["feed"], "news");
+    let (table, _) = run(gleaner(dir.path(), &db).args(["failures", "--limit", "1"]))?;
+    assert_eq!(table.lines().count(), 2, "{table}");
     Ok(())
 }
 

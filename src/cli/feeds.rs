@@ -60,7 +60,7 @@ pub async fn list(config: &Config, json: bool) -> Result<(), CliError> {
                 row.url.clone(),
                 row.schedule.clone(),
                 time_cell(row.last_polled_at, "never"),
-                row.last_status.clone().unwrap_or_else(|| "-".to_string()),
+                status_cell(row),
                 row.error_count.to_string(),
                 time_cell(row.next_due_at, "on next run"),
                 row.articles.to_string(),
@@ -78,6 +78,55 @@ pub async fn list(config: &Config, json: bool) -> Result<(), CliError> {
         "ARTICLES",
     ];
     print!("{}", table::render(&header, &cells, 60));
+    Ok(())
+}
+
+/// The last status, flagged when the feed keeps failing.
+fn status_cell(row: &FeedRow) -> String {
+    let status = row.last_status.as_deref().unwrap_or("-");
+    if row.error_count >= crate::schedule::FAILING_AFTER_ERRORS {
+        format!("FAILING: {status}")
+    } else {
+        status.to_string()
+    }
+}
+
+/// `failures`: the most recent failures, newest first.
+pub async fn failures(config: &Config, limit: i64, json: bool) -> Result<(), CliError> {
+    let store = Store::connect(&config.database.target)
+        .await
+        .context("opening the database")?;
+    let rows = store
+        .recent_failures(limit)
+        .await
+        .context("reading failures")?;
+    store.close().await;
+    if json {
+        let text = serde_json::to_string_pretty(&rows).context("writing JSON")?;
+        println!("{text}");
+        return Ok(());
+    }
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|f| {
+            vec![
+                time_cell(Some(f.occurred_at), "-"),
+                f.feed.clone().unwrap_or_else(|| "-".to_string()),
+                f.stage.clone(),
+                f.kind.clone(),
+                f.article_url.clone().unwrap_or_else(|| "-".to_string()),
+                f.message.clone(),
+            ]
+        })
+        .collect();
+    print!(
+        "{}",
+        table::render(
+            &["WHEN", "FEED", "STAGE", "KIND", "ARTICLE", "MESSAGE"],
+            &cells,
+            60
+        )
+    );
     Ok(())
 }
 

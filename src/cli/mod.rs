@@ -132,6 +132,15 @@ pub enum Command {
     CheckConfig,
     /// List the configured feeds with their polling state, or manage them.
     Feeds(FeedsArgs),
+    /// List recent failures (feeds and articles that could not be fetched, parsed or stored).
+    Failures {
+        /// At most this many rows, newest first.
+        #[arg(long, default_value_t = 50)]
+        limit: i64,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// List, show and search stored articles.
     #[command(subcommand)]
     Articles(ArticlesCommand),
@@ -280,6 +289,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             command: Some(FeedsCommand::ExportOpml),
             ..
         }) => feeds_edit::export_opml(&config),
+        Command::Failures { limit, json } => block_on(feeds::failures(&config, *limit, *json)),
         Command::Run => block_on(poll::run(config)),
         Command::Poll(PollArgs { once: false, .. }) => Err(CliError::Usage(
             "`gleaner poll` runs one cycle: use `gleaner poll --once` (or `gleaner run` for the service)"
