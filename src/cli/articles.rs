@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::feeds::time_cell;
-use super::{CliError, Context, table};
+use super::{CliError, Context, open_store, print_json, table};
 use crate::config::Config;
 use crate::store::{Article, ArticleFilter, Store, StoredImage};
 
@@ -15,10 +15,25 @@ const MAX_LIMIT: i64 = 10_000;
 /// Articles read per round trip while exporting.
 const EXPORT_BATCH: i64 = 200;
 
-async fn open(config: &Config) -> Result<Store, CliError> {
-    Store::connect(&config.database.target)
+/// The next `limit` articles after `cursor` in ascending id order, optionally of one feed:
+/// the walk of `export` and `reextract`.
+pub(super) async fn batch_after(
+    store: &Store,
+    feed: Option<&str>,
+    cursor: i64,
+    limit: i64,
+) -> Result<Vec<crate::store::ArticleSummary>, CliError> {
+    let filter = ArticleFilter {
+        feed: feed.map(str::to_string),
+        after_id: Some(cursor),
+        limit,
+        ascending: true,
+        ..Default::default()
+    };
+    store
+        .list_articles(&filter)
         .await
-        .context("opening the database")
+        .context("listing articles")
 }
 
 fn check_limit(limit: i64) -> Result<i64, CliError> {
@@ -56,7 +71,7 @@ pub async fn list(
         limit: check_limit(limit)?,
         ascending: false,
     };
-    let store = open(config).await?;
+    let store = open_store(config).await?;
     let rows = store
         .list_articles(&filter)
         .await
@@ -167,7 +182,7 @@ async fn record(store: &Store, id: i64) -> Result<Option<ArticleRecord>, CliErro
 
 /// `articles show`: the text (with a short header), the stored HTML, or everything as JSON.
 pub async fn show(config: &Config, id: i64, format: &str) -> Result<(), CliError> {
-    let store = open(config).await?;
+    let store = open_store(config).await?;
     let found = record(&store, id).await?;
     store.close().await;
     let Some(article) = found else {
@@ -206,7 +221,7 @@ pub async fn show(config: &Config, id: i64, format: &str) -> Result<(), CliError
 /// `articles search`: best match first, with a snippet.
 pub async fn search(config: &Config, query: &str, limit: i64, json: bool) -> Result<(), CliError> {
     let limit = check_limit(limit)?;
-    let store = open(config).await?;
+    let store = open_store(config).await?;
     let hits = store.search(query, limit).await.context("searching")?;
     store.close().await;
     if json {
@@ -227,7 +242,7 @@ pub async fn search(config: &Config, query: &str, limit: i64, json: bool) -> Res
 /// `export`: one JSON object per line, ascending id, from `after_id` on. Reads in batches so
 /// that any database size streams in constant memory.
 pub async fn export(config: &Config, after_id: i64) -> Result<(), CliError> {
-    let store = open(config).await?;
+    let store = open_store(config).await?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut cursor = after_id;
@@ -254,11 +269,5 @@ pub async fn export(config: &Config, after_id: i64) -> Result<(), CliError> {
     }
     out.flush().context("writing to standard output")?;
     store.close().await;
-    Ok(())
-}
-
-fn print_json(value: &impl Serialize) -> Result<(), CliError> {
-    let text = serde_json::to_string_pretty(value).context("writing JSON")?;
-    println!("{text}");
     Ok(())
 }

@@ -3,9 +3,9 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::{CliError, Context, table};
+use super::{CliError, Context, open_store, print_json, table};
 use crate::config::Config;
-use crate::store::{FeedRecord, Store};
+use crate::store::FeedRecord;
 
 /// One row of `gleaner feeds`; the JSON field names are the contract of `cli.md`.
 #[derive(Debug, Serialize)]
@@ -24,9 +24,7 @@ struct FeedRow {
 
 /// Lists every configured feed, joined with what the database knows of it.
 pub async fn list(config: &Config, json: bool) -> Result<(), CliError> {
-    let store = Store::connect(&config.database.target)
-        .await
-        .context("opening the database")?;
+    let store = open_store(config).await?;
     let stored = store.feeds().await.context("reading feed state")?;
     store.close().await;
     let rows: Vec<FeedRow> = config
@@ -48,9 +46,7 @@ pub async fn list(config: &Config, json: bool) -> Result<(), CliError> {
         })
         .collect();
     if json {
-        let text = serde_json::to_string_pretty(&rows).context("writing JSON")?;
-        println!("{text}");
-        return Ok(());
+        return print_json(&rows);
     }
     let cells: Vec<Vec<String>> = rows
         .iter()
@@ -93,18 +89,14 @@ fn status_cell(row: &FeedRow) -> String {
 
 /// `failures`: the most recent failures, newest first.
 pub async fn failures(config: &Config, limit: i64, json: bool) -> Result<(), CliError> {
-    let store = Store::connect(&config.database.target)
-        .await
-        .context("opening the database")?;
+    let store = open_store(config).await?;
     let rows = store
         .recent_failures(limit)
         .await
         .context("reading failures")?;
     store.close().await;
     if json {
-        let text = serde_json::to_string_pretty(&rows).context("writing JSON")?;
-        println!("{text}");
-        return Ok(());
+        return print_json(&rows);
     }
     let cells: Vec<Vec<String>> = rows
         .iter()

@@ -333,6 +333,20 @@ pub fn load_config(cli: &Cli) -> Result<Config, CliError> {
     Config::load(&path).map_err(|e| CliError::Usage(e.to_string()))
 }
 
+/// Opens (and if needed creates or upgrades) the configured database.
+async fn open_store(config: &Config) -> Result<crate::store::Store, CliError> {
+    crate::store::Store::connect(&config.database.target)
+        .await
+        .context("opening the database")
+}
+
+/// Prints a value as pretty JSON on standard output.
+fn print_json(value: &impl serde::Serialize) -> Result<(), CliError> {
+    let text = serde_json::to_string_pretty(value).context("writing JSON")?;
+    println!("{text}");
+    Ok(())
+}
+
 /// Runs an async command on a multi-threaded runtime.
 fn block_on<F>(future: F) -> Result<(), CliError>
 where

@@ -10,7 +10,7 @@ use super::{CliError, Context};
 use crate::config::Config;
 use crate::extract::{Algorithm, extract_page};
 use crate::fetch::charset_of;
-use crate::store::{ArticleFilter, NewImage, Reextraction, Store};
+use crate::store::{NewImage, Reextraction, Store};
 
 const BATCH: i64 = 200;
 
@@ -31,9 +31,7 @@ pub async fn run(
             .map_err(|e| CliError::Usage(e.to_string()))?,
         None => config.extract.algorithm,
     };
-    let store = Store::connect(&config.database.target)
-        .await
-        .context("opening the database")?;
+    let store = super::open_store(config).await?;
     if let Some(feed) = feed
         && store
             .feed_by_name(feed)
@@ -49,17 +47,7 @@ pub async fn run(
     let (mut updated, mut no_raw, mut failed) = (0usize, 0usize, 0usize);
     let mut cursor = 0;
     loop {
-        let filter = ArticleFilter {
-            feed: feed.map(str::to_string),
-            after_id: Some(cursor),
-            limit: BATCH,
-            ascending: true,
-            ..Default::default()
-        };
-        let batch = store
-            .list_articles(&filter)
-            .await
-            .context("listing articles")?;
+        let batch = super::articles::batch_after(&store, feed, cursor, BATCH).await?;
         let Some(last) = batch.last() else { break };
         cursor = last.id;
         let outcomes: Vec<Outcome> = futures::stream::iter(batch)

@@ -187,30 +187,28 @@ pub(super) const SELECT_ARTICLE: &str = "
 pub(super) const SELECT_RAW_PAGE: &str =
     "SELECT raw_page, raw_content_type FROM articles WHERE id = $1";
 
-// Listings: `$1` feed name, `$2` fetched at or after, `$3` id greater than, `$4` limit; a
-// NULL filter matches everything.
+/// Listings: `$1` feed name, `$2` fetched at or after, `$3` id greater than, `$4` limit; a
+/// NULL filter matches everything. The two orders are two statements so that each can use
+/// the primary key index.
+macro_rules! list_articles {
+    ($order:literal) => {
+        concat!(
+            "SELECT a.id, f.name AS feed, a.url, a.title, a.author, a.published_at, a.fetched_at,
+                    a.extractor, a.word_count
+             FROM articles a
+             JOIN feeds f ON f.id = a.feed_id
+             WHERE ($1 IS NULL OR f.name = $1)
+               AND ($2 IS NULL OR a.fetched_at >= $2)
+               AND ($3 IS NULL OR a.id > $3)
+             ORDER BY a.id ",
+            $order,
+            " LIMIT $4"
+        )
+    };
+}
 
-pub(super) const LIST_ARTICLES_NEWEST_FIRST: &str = "
-    SELECT a.id, f.name AS feed, a.url, a.title, a.author, a.published_at, a.fetched_at,
-           a.extractor, a.word_count
-    FROM articles a
-    JOIN feeds f ON f.id = a.feed_id
-    WHERE ($1 IS NULL OR f.name = $1)
-      AND ($2 IS NULL OR a.fetched_at >= $2)
-      AND ($3 IS NULL OR a.id > $3)
-    ORDER BY a.id DESC
-    LIMIT $4";
-
-pub(super) const LIST_ARTICLES_ASCENDING: &str = "
-    SELECT a.id, f.name AS feed, a.url, a.title, a.author, a.published_at, a.fetched_at,
-           a.extractor, a.word_count
-    FROM articles a
-    JOIN feeds f ON f.id = a.feed_id
-    WHERE ($1 IS NULL OR f.name = $1)
-      AND ($2 IS NULL OR a.fetched_at >= $2)
-      AND ($3 IS NULL OR a.id > $3)
-    ORDER BY a.id ASC
-    LIMIT $4";
+pub(super) const LIST_ARTICLES_NEWEST_FIRST: &str = list_articles!("DESC");
+pub(super) const LIST_ARTICLES_ASCENDING: &str = list_articles!("ASC");
 
 pub(super) const SELECT_ARTICLE_IMAGES: &str = "
     SELECT position, url, alt, caption, width, height, mime, size, sha256
