@@ -165,6 +165,8 @@ fn tuned_params(pairs: &[String]) -> Result<AutoParams, super::CliError> {
             "max_gap" => c.max_gap = value,
             "weak_gap_cost" => c.weak_gap_cost = value,
             "al" => c.al = value,
+            "trim_below" => c.trim_below = value as usize,
+            "region_gap_cost" => c.region_gap_cost = value,
             "parent_change_cost" => c.parent_change_cost = value,
             "title_threshold" => c.title_threshold = value,
             "before_title_factor" => c.before_title_factor = value,

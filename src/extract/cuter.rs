@@ -45,12 +45,17 @@ pub struct CuterParams {
     /// What uniting a node whose parent element differs from the last united node's costs
     /// in a gap (the group must then be reached within the allowed gap).
     pub parent_change_cost: f64,
+    /// What a node omitted for its region or as a caption (not for its links) costs in a gap.
+    pub region_gap_cost: f64,
     /// `AL`: the share of the longest group a group needs to be the article.
     pub al: f64,
     /// The least similarity for a node to count as the title.
     pub title_threshold: f64,
     /// A group before the title wins only when longer than this × the best group after it.
     pub before_title_factor: f64,
+    /// Leading and trailing nodes of the article shorter than this (bytes) and not ending a
+    /// sentence are trimmed (datelines, bylines, "share this"); 0 turns trimming off.
+    pub trim_below: usize,
     /// Omit nodes inside page furniture (nav, aside, footer, share/related/… boxes) holding
     /// at most this share of `SH` (0 turns the rule off).
     pub furniture_max_share: f64,
@@ -69,9 +74,11 @@ impl Default for CuterParams {
             max_gap: 8.0,
             weak_gap_cost: 0.0,
             parent_change_cost: 0.0,
+            region_gap_cost: 0.5,
             al: 0.5,
             title_threshold: 0.7,
             before_title_factor: 4.0,
+            trim_below: 80,
             furniture_max_share: 0.2,
             comments_max_share: 0.9,
         }
@@ -85,6 +92,8 @@ pub struct NodeMeasure {
     pub tp: f64,
     /// `LP < maxLP AND TP > minTP`, and not a caption or furniture.
     pub valid: bool,
+    /// `LP >= maxLP`: omitted for its links.
+    pub linky: bool,
 }
 
 /// Step 4's output: a group of neighbouring nodes.
@@ -121,7 +130,13 @@ pub fn select(stats: &DomStats, title_hint: Option<&str>, params: &CuterParams) 
     let group = &groups[chosen];
     // A group that lies wholly before the title won on overwhelming evidence: the title
     // match is then not the article's headline and does not cut the group.
-    let title = title.filter(|t| group.last > t.index);
+    // Likewise inside a group: a title node with overwhelmingly more of the group before it
+    // than after is a heading within the article (a recipe card, a box), not the headline.
+    let title = title.filter(|t| {
+        let before: usize = group.members.iter().filter(|&&ix| ix <= t.index).map(|&ix| stats.blocks[ix].sl).sum();
+        let after = group.length - before;
+        group.last > t.index && (before as f64) <= params.before_title_factor * after as f64
+    });
     let after = title.map(|t| t.index);
     let blocks: Vec<usize> = group
         .members
@@ -129,6 +144,7 @@ pub fn select(stats: &DomStats, title_hint: Option<&str>, params: &CuterParams) 
         .copied()
         .filter(|&ix| after.is_none_or(|t| ix > t))
         .collect();
+    let blocks = trim_edges(&stats.blocks, blocks, params.trim_below);
     if blocks.is_empty() {
         return None;
     }
@@ -168,6 +184,7 @@ pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> 
                 lp,
                 tp,
                 valid: lp < params.max_lp && tp > params.min_tp && !omitted,
+                linky: lp >= params.max_lp,
             }
         })
         .collect()
@@ -193,7 +210,16 @@ pub fn merge_neighbouring_nodes(
         let change_cost = |from: usize, to: usize| {
             if blocks[from].parent == blocks[to].parent { 0.0 } else { params.parent_change_cost }
         };
-        let gap_cost = |ix: usize| if measures[ix].valid { params.weak_gap_cost } else { 1.0 };
+        let gap_cost = |ix: usize| {
+            let m = &measures[ix];
+            if m.valid {
+                params.weak_gap_cost
+            } else if m.linky {
+                1.0
+            } else {
+                params.region_gap_cost
+            }
+        };
         // Walk right.
         let mut last = nk;
         let mut gap = 0.0;
@@ -268,6 +294,28 @@ pub fn choose_article(groups: &[Group], title: Option<usize>, params: &CuterPara
     allowed
         .into_iter()
         .find(|&i| groups[i].length as f64 >= acceptable && groups[i].length > 0)
+}
+
+/// Drops short non-sentence nodes from both ends of the article (datelines, bylines, share
+/// prompts), never the last remaining node.
+fn trim_edges(blocks: &[TextBlock], mut chosen: Vec<usize>, below: usize) -> Vec<usize> {
+    let trimmable = |ix: usize| {
+        let block = &blocks[ix];
+        block.sl < below && !block.is_heading() && !ends_sentence(&block.text)
+    };
+    let start = chosen.iter().position(|&ix| !trimmable(ix)).unwrap_or(0);
+    let end = chosen.iter().rposition(|&ix| !trimmable(ix)).map_or(chosen.len(), |p| p + 1);
+    if start < end {
+        chosen.truncate(end);
+        chosen.drain(..start);
+    }
+    chosen
+}
+
+/// Whether text ends like a sentence (terminal punctuation, possibly before a closing quote).
+fn ends_sentence(text: &str) -> bool {
+    let trimmed = text.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '”' | '’' | '»' | ')'));
+    trimmed.ends_with(['.', '!', '?', '…', '。', '！', '？', '؟', ':', ';'])
 }
 
 /// How sure CUTER is: the chosen group's share of all grouped text, its share of the page's
