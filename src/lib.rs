@@ -2,6 +2,6 @@
 //! and images. `ARCHITECTURE.md` describes the stages and the data between them.
 
 pub mod cli;
-pub mod extract;
 pub mod eval;
+pub mod extract;
 pub mod tidy;

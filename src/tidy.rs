@@ -39,12 +39,70 @@ pub const DROPPED_ELEMENTS: &[&str] = &[
 
 /// Elements kept by the policy: article structure and the page's layout containers.
 const KEPT_TAGS: &[&str] = &[
-    "a", "abbr", "article", "aside", "b", "bdi", "bdo", "blockquote", "br", "caption", "cite",
-    "code", "col", "colgroup", "dd", "del", "dfn", "div", "dl", "dt", "em", "figcaption",
-    "figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "i", "img", "ins",
-    "kbd", "li", "main", "mark", "nav", "ol", "p", "pre", "q", "s", "samp", "section", "small",
-    "span", "strong", "sub", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "time", "tr",
-    "u", "ul", "var", "wbr",
+    "a",
+    "abbr",
+    "article",
+    "aside",
+    "b",
+    "bdi",
+    "bdo",
+    "blockquote",
+    "br",
+    "caption",
+    "cite",
+    "code",
+    "col",
+    "colgroup",
+    "dd",
+    "del",
+    "dfn",
+    "div",
+    "dl",
+    "dt",
+    "em",
+    "figcaption",
+    "figure",
+    "footer",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "i",
+    "img",
+    "ins",
+    "kbd",
+    "li",
+    "main",
+    "mark",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "q",
+    "s",
+    "samp",
+    "section",
+    "small",
+    "span",
+    "strong",
+    "sub",
+    "sup",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "time",
+    "tr",
+    "u",
+    "ul",
+    "var",
+    "wbr",
 ];
 
 /// Attributes the serializer copies (the policy then restricts them per tag).
@@ -174,7 +232,9 @@ pub fn parse(text: &str) -> Html {
 pub fn base_url(document: &Html, page_url: Option<&Url>) -> Option<Url> {
     let base_href = document.tree.root().descendants().find_map(|node| {
         let element = node.value().as_element()?;
-        (element.name() == "base").then(|| element.attr("href")).flatten()
+        (element.name() == "base")
+            .then(|| element.attr("href"))
+            .flatten()
     });
     match (page_url, base_href) {
         (Some(page), Some(href)) => page.join(href.trim()).ok().or_else(|| Some(page.clone())),
@@ -245,7 +305,11 @@ pub fn image_srcset<'a>(element: &'a scraper::node::Element) -> Option<&'a str> 
     element
         .attr("srcset")
         .into_iter()
-        .chain(LAZY_SRCSET_ATTRIBUTES.iter().filter_map(|n| element.attr(n)))
+        .chain(
+            LAZY_SRCSET_ATTRIBUTES
+                .iter()
+                .filter_map(|n| element.attr(n)),
+        )
         .map(str::trim)
         .find(|v| !v.is_empty() && !v.starts_with("data:"))
 }
@@ -253,9 +317,17 @@ pub fn image_srcset<'a>(element: &'a scraper::node::Element) -> Option<&'a str> 
 fn is_placeholder_src(src: &str) -> bool {
     let lower = src.to_ascii_lowercase();
     lower.starts_with("data:")
-        || ["blank.", "placeholder", "spacer.", "lazy", "transparent.", "pixel.gif", "grey.gif"]
-            .iter()
-            .any(|p| lower.contains(p))
+        || [
+            "blank.",
+            "placeholder",
+            "spacer.",
+            "lazy",
+            "transparent.",
+            "pixel.gif",
+            "grey.gif",
+        ]
+        .iter()
+        .any(|p| lower.contains(p))
 }
 
 /// Whether an element is hidden by the `hidden` attribute or an inline `display:none`.
@@ -384,7 +456,10 @@ pub fn policy() -> ammonia::Builder<'static> {
     let mut builder = ammonia::Builder::empty();
     let tag_attributes: HashMap<&'static str, HashSet<&'static str>> = [
         ("a", &["href", "title"][..]),
-        ("img", &["src", "srcset", "alt", "width", "height", "title"][..]),
+        (
+            "img",
+            &["src", "srcset", "alt", "width", "height", "title"][..],
+        ),
         ("td", &["colspan", "rowspan"][..]),
         ("th", &["colspan", "rowspan"][..]),
         ("ol", &["start"][..]),
@@ -395,7 +470,13 @@ pub fn policy() -> ammonia::Builder<'static> {
     .collect();
     builder
         .tags(KEPT_TAGS.iter().copied().collect())
-        .clean_content_tags(DROPPED_ELEMENTS.iter().copied().filter(|t| !KEPT_TAGS.contains(t)).collect())
+        .clean_content_tags(
+            DROPPED_ELEMENTS
+                .iter()
+                .copied()
+                .filter(|t| !KEPT_TAGS.contains(t))
+                .collect(),
+        )
         .tag_attributes(tag_attributes)
         .generic_attributes(["lang", "dir"].into_iter().collect())
         .url_schemes(["http", "https", "mailto"].into_iter().collect())

@@ -62,18 +62,24 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
                 "extraction algorithm `{algorithm}` is not implemented yet"
             )));
         }
-        let report = crate::eval::dataset::run(&dataset, algorithm.name(), |page| match algorithm {
-            Algorithm::Auto => auto::extract_auto(page, &params),
-            Algorithm::Cuter => auto::extract_cuter(page, &params.cuter),
-            Algorithm::Cetr => Ok(auto::lines_extraction(
-                page,
-                Algorithm::Cetr,
-                &cetr::select_2d(&page.source, params.sigma),
-            )),
-            other => other.extract(page),
-        });
+        let report =
+            crate::eval::dataset::run(&dataset, algorithm.name(), |page| match algorithm {
+                Algorithm::Auto => auto::extract_auto(page, &params),
+                Algorithm::Cuter => auto::extract_cuter(page, &params.cuter),
+                Algorithm::Cetr => Ok(auto::lines_extraction(
+                    page,
+                    Algorithm::Cetr,
+                    &cetr::select_2d(&page.source, params.sigma),
+                )),
+                other => other.extract(page),
+            });
         if let Some(dir) = &args.out {
-            write_predictions(dir, algorithm, &report, args.algorithm.eq_ignore_ascii_case("all"))?;
+            write_predictions(
+                dir,
+                algorithm,
+                &report,
+                args.algorithm.eq_ignore_ascii_case("all"),
+            )?;
         }
         reports.push(report);
     }
@@ -93,13 +99,29 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
 fn table(reports: &[AlgorithmReport]) -> String {
     let mut out = format!(
         "{:<10} {:>5} {:>9} {:>6} {:>6} {:>8} {:>5} {:>7} {:>8}\n",
-        "algorithm", "pages", "precision", "recall", "f1", "accuracy", "empty", "seconds", "mb_per_s"
+        "algorithm",
+        "pages",
+        "precision",
+        "recall",
+        "f1",
+        "accuracy",
+        "empty",
+        "seconds",
+        "mb_per_s"
     );
     for r in reports {
         let _ = writeln!(
             out,
             "{:<10} {:>5} {:>9.3} {:>6.3} {:>6.3} {:>8.3} {:>5} {:>7.2} {:>8.1}",
-            r.algorithm, r.pages, r.precision, r.recall, r.f1, r.accuracy, r.empty, r.seconds, r.mb_per_s
+            r.algorithm,
+            r.pages,
+            r.precision,
+            r.recall,
+            r.f1,
+            r.accuracy,
+            r.empty,
+            r.seconds,
+            r.mb_per_s
         );
     }
     out
@@ -111,11 +133,16 @@ fn write_predictions(
     report: &AlgorithmReport,
     per_algorithm: bool,
 ) -> Result<(), super::CliError> {
-    let dir = if per_algorithm { dir.join(algorithm.name()) } else { dir.to_path_buf() };
+    let dir = if per_algorithm {
+        dir.join(algorithm.name())
+    } else {
+        dir.to_path_buf()
+    };
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     for result in &report.results {
         let path = dir.join(format!("{}.txt", result.id));
-        std::fs::write(&path, &result.text).with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(&path, &result.text)
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
 }
@@ -125,9 +152,15 @@ fn write_calibration(
     dataset: &Dataset,
     params: &AutoParams,
 ) -> Result<(), super::CliError> {
-    let cuter = crate::eval::dataset::run(dataset, "cuter", |page| auto::extract_cuter(page, &params.cuter));
+    let cuter = crate::eval::dataset::run(dataset, "cuter", |page| {
+        auto::extract_cuter(page, &params.cuter)
+    });
     let cetr = crate::eval::dataset::run(dataset, "cetr", |page| {
-        Ok(auto::lines_extraction(page, Algorithm::Cetr, &cetr::select_2d(&page.source, params.sigma)))
+        Ok(auto::lines_extraction(
+            page,
+            Algorithm::Cetr,
+            &cetr::select_2d(&page.source, params.sigma),
+        ))
     });
     let mut out = String::from("id\tconfidence\tcuter_f1\tcetr_f1\tcuter_p\tcuter_r\n");
     for (a, b) in cuter.results.iter().zip(&cetr.results) {
@@ -135,7 +168,11 @@ fn write_calibration(
             out,
             "{}\t{:.4}\t{:.4}\t{:.4}\t{:.4}\t{:.4}",
             a.id,
-            if a.counts.predicted { a.confidence } else { -1.0 },
+            if a.counts.predicted {
+                a.confidence
+            } else {
+                -1.0
+            },
             a.counts.f1(),
             b.counts.f1(),
             a.counts.precision(),

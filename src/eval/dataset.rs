@@ -13,7 +13,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::metric::{self, PageCounts, Summary};
-use crate::extract::{ExtractError, Extraction, Page};
+use crate::extract::{Algorithm, ExtractError, Extraction, Page};
 
 /// Why a dataset could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -74,8 +74,8 @@ impl Dataset {
             move |source| DatasetError::Io { path, source }
         };
         let truth_text = std::fs::read_to_string(&truth_path).map_err(io(&truth_path))?;
-        let truth: BTreeMap<String, GroundTruthEntry> = serde_json::from_str(&truth_text)
-            .map_err(|source| DatasetError::Json {
+        let truth: BTreeMap<String, GroundTruthEntry> =
+            serde_json::from_str(&truth_text).map_err(|source| DatasetError::Json {
                 path: truth_path.clone(),
                 source,
             })?;
@@ -138,9 +138,10 @@ pub struct AlgorithmReport {
     pub cpu_seconds: f64,
     /// Input HTML megabytes per second of one core.
     pub mb_per_s_per_core: f64,
-    /// Pages whose result came from another algorithm than the one requested (the `auto`
-    /// cascade's CETR fallback).
+    /// Pages where the `auto` cascade fell back from CUTER to CETR.
     pub fallbacks: usize,
+    /// Pages per algorithm that produced the result.
+    pub produced_by: BTreeMap<String, usize>,
     #[serde(skip)]
     pub results: Vec<PageResult>,
 }
@@ -159,7 +160,10 @@ where
             let parsed = Page::parse(&page.html, None, page.url.as_ref(), None);
             let extraction = extract(&parsed).ok();
             let seconds = page_started.elapsed().as_secs_f64();
-            let text = extraction.as_ref().map(|e| e.text.clone()).unwrap_or_default();
+            let text = extraction
+                .as_ref()
+                .map(|e| e.text.clone())
+                .unwrap_or_default();
             PageResult {
                 id: page.id.clone(),
                 counts: metric::score_page(&page.gold, &text),
@@ -182,10 +186,21 @@ where
     } = metric::summarize(&counts);
     let megabytes = dataset.bytes() as f64 / 1e6;
     let cpu_seconds: f64 = results.iter().map(|r| r.seconds).sum();
-    let fallbacks = results
-        .iter()
-        .filter(|r| r.produced_by.is_some_and(|a| a.name() != name))
-        .count();
+    let mut produced_by = BTreeMap::new();
+    for result in &results {
+        if let Some(algorithm) = result.produced_by {
+            *produced_by.entry(algorithm.name().to_string()).or_insert(0) += 1;
+        }
+    }
+    // The cascade's first stage is CUTER; anything else it returned is a fallback.
+    let fallbacks = if name == Algorithm::Auto.name() {
+        results
+            .iter()
+            .filter(|r| r.produced_by.is_some_and(|a| a != Algorithm::Cuter))
+            .count()
+    } else {
+        0
+    };
     AlgorithmReport {
         algorithm: name.to_string(),
         pages,
@@ -195,10 +210,19 @@ where
         accuracy,
         empty,
         seconds,
-        mb_per_s: if seconds > 0.0 { megabytes / seconds } else { 0.0 },
+        mb_per_s: if seconds > 0.0 {
+            megabytes / seconds
+        } else {
+            0.0
+        },
         cpu_seconds,
-        mb_per_s_per_core: if cpu_seconds > 0.0 { megabytes / cpu_seconds } else { 0.0 },
+        mb_per_s_per_core: if cpu_seconds > 0.0 {
+            megabytes / cpu_seconds
+        } else {
+            0.0
+        },
         fallbacks,
+        produced_by,
         results,
     }
 }

@@ -150,8 +150,16 @@ pub fn summarize(pages: &[PageCounts]) -> Summary {
             exact += 1;
         }
     }
-    let precision = if precision_n == 0 { 0.0 } else { precision_sum / precision_n as f64 };
-    let recall = if recall_n == 0 { 0.0 } else { recall_sum / recall_n as f64 };
+    let precision = if precision_n == 0 {
+        0.0
+    } else {
+        precision_sum / precision_n as f64
+    };
+    let recall = if recall_n == 0 {
+        0.0
+    } else {
+        recall_sum / recall_n as f64
+    };
     Summary {
         pages: pages.len(),
         precision,

@@ -25,7 +25,7 @@ impl Default for AutoParams {
     fn default() -> Self {
         AutoParams {
             cuter: CuterParams::default(),
-            min_confidence: 0.0,
+            min_confidence: 0.25,
             sigma: cetr::SIGMA,
         }
     }
@@ -42,7 +42,9 @@ pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, Extr
     let lines = cetr::select_2d(&page.source, params.sigma);
     let fallback = lines_extraction(page, Algorithm::Cetr, &lines);
     match selection {
-        Some(selection) if fallback.text.trim().is_empty() => Ok(cuter_extraction(page, &selection)),
+        Some(selection) if fallback.text.trim().is_empty() => {
+            Ok(cuter_extraction(page, &selection))
+        }
         _ => Ok(fallback),
     }
 }
@@ -83,7 +85,11 @@ pub fn cuter_extraction(page: &Page, selection: &CuterSelection) -> Extraction {
 }
 
 /// Renders a line selection (CETR and its variants) as paragraphs.
-pub fn lines_extraction(page: &Page, algorithm: Algorithm, selection: &LineSelection) -> Extraction {
+pub fn lines_extraction(
+    page: &Page,
+    algorithm: Algorithm,
+    selection: &LineSelection,
+) -> Extraction {
     let blocks = selection.blocks();
     let mut html = String::new();
     for block in &blocks {

@@ -64,7 +64,10 @@ impl LineSelection {
 
 /// Smoothed tag ratios `T'` of the page's lines.
 fn smoothed(lines: &[Line], sigma: f64) -> Vec<f64> {
-    tag_ratio::smooth(&tag_ratio::tag_ratios(lines), &tag_ratio::gaussian_kernel(sigma))
+    tag_ratio::smooth(
+        &tag_ratio::tag_ratios(lines),
+        &tag_ratio::gaussian_kernel(sigma),
+    )
 }
 
 /// Lines of a page with no tags at all are all content (section 5.3).
@@ -123,7 +126,12 @@ pub fn select_kmeans_1d(source: &str, sigma: f64) -> LineSelection {
             *label = nearest;
         }
         for (k, centroid) in centroids.iter_mut().enumerate() {
-            let members: Vec<f64> = t.iter().zip(&labels).filter(|(_, l)| **l == k).map(|(v, _)| *v).collect();
+            let members: Vec<f64> = t
+                .iter()
+                .zip(&labels)
+                .filter(|(_, l)| **l == k)
+                .map(|(v, _)| *v)
+                .collect();
             if !members.is_empty() {
                 *centroid = members.iter().sum::<f64>() / members.len() as f64;
             }
@@ -149,14 +157,18 @@ fn kmeans_pinned(points: &[[f64; 2]]) -> Vec<usize> {
         .max_by(|a, b| norm(a).total_cmp(&norm(b)))
         .unwrap_or([0.0, 0.0]);
     let n = points.len() as f64;
-    let mean = points.iter().fold([0.0, 0.0], |acc, p| [acc[0] + p[0] / n, acc[1] + p[1] / n]);
+    let mean = points
+        .iter()
+        .fold([0.0, 0.0], |acc, p| [acc[0] + p[0] / n, acc[1] + p[1] / n]);
     let mut centroids = [[0.0, 0.0], farthest, mean];
     let mut labels = vec![usize::MAX; points.len()];
     for _ in 0..MAX_ITERATIONS {
         let mut changed = false;
         for (label, p) in labels.iter_mut().zip(points) {
             let nearest = nearest(
-                centroids.iter().map(|c| (c[0] - p[0]).powi(2) + (c[1] - p[1]).powi(2)),
+                centroids
+                    .iter()
+                    .map(|c| (c[0] - p[0]).powi(2) + (c[1] - p[1]).powi(2)),
             );
             changed |= *label != nearest;
             *label = nearest;

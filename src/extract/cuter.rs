@@ -122,7 +122,11 @@ pub struct CuterSelection {
 }
 
 /// Runs CUTER's steps on one page.
-pub fn select(stats: &DomStats, title_hint: Option<&str>, params: &CuterParams) -> Option<CuterSelection> {
+pub fn select(
+    stats: &DomStats,
+    title_hint: Option<&str>,
+    params: &CuterParams,
+) -> Option<CuterSelection> {
     let measures = characterize(stats, params);
     let groups = merge_neighbouring_nodes(&stats.blocks, &measures, params);
     let title = title_hint.and_then(|t| find_title(&stats.blocks, t, params.title_threshold));
@@ -133,7 +137,12 @@ pub fn select(stats: &DomStats, title_hint: Option<&str>, params: &CuterParams) 
     // Likewise inside a group: a title node with overwhelmingly more of the group before it
     // than after is a heading within the article (a recipe card, a box), not the headline.
     let title = title.filter(|t| {
-        let before: usize = group.members.iter().filter(|&&ix| ix <= t.index).map(|&ix| stats.blocks[ix].sl).sum();
+        let before: usize = group
+            .members
+            .iter()
+            .filter(|&&ix| ix <= t.index)
+            .map(|&ix| stats.blocks[ix].sl)
+            .sum();
         let after = group.length - before;
         group.last > t.index && (before as f64) <= params.before_title_factor * after as f64
     });
@@ -149,7 +158,12 @@ pub fn select(stats: &DomStats, title_hint: Option<&str>, params: &CuterParams) 
         return None;
     }
     let length: usize = blocks.iter().map(|&ix| stats.blocks[ix].sl).sum();
-    let confidence = confidence(length, &groups, stats.sh, title.is_some_and(|t| t.index < group.first));
+    let confidence = confidence(
+        length,
+        &groups,
+        stats.sh,
+        title.is_some_and(|t| t.index < group.first),
+    );
     Some(CuterSelection {
         blocks,
         title,
@@ -167,7 +181,10 @@ pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> 
             RegionKind::Comments => params.comments_max_share,
         };
         if region.sl as f64 <= limit * sh {
-            for flag in omitted_region.get_mut(region.blocks.clone()).unwrap_or_default() {
+            for flag in omitted_region
+                .get_mut(region.blocks.clone())
+                .unwrap_or_default()
+            {
                 *flag = true;
             }
         }
@@ -208,7 +225,11 @@ pub fn merge_neighbouring_nodes(
         let threshold = measures[nk].tp / params.unite_divisor;
         let joins = |ix: usize| measures[ix].valid && measures[ix].tp > threshold;
         let change_cost = |from: usize, to: usize| {
-            if blocks[from].parent == blocks[to].parent { 0.0 } else { params.parent_change_cost }
+            if blocks[from].parent == blocks[to].parent {
+                0.0
+            } else {
+                params.parent_change_cost
+            }
         };
         let gap_cost = |ix: usize| {
             let m = &measures[ix];
@@ -271,7 +292,11 @@ pub fn merge_neighbouring_nodes(
 
 /// Steps 5–6: the first group longer than `AL × maxLength`, among the groups the title hint
 /// allows. Returns an index into `groups`.
-pub fn choose_article(groups: &[Group], title: Option<usize>, params: &CuterParams) -> Option<usize> {
+pub fn choose_article(
+    groups: &[Group],
+    title: Option<usize>,
+    params: &CuterParams,
+) -> Option<usize> {
     let length_after = |g: &Group| match title {
         // Only the part after the title counts for a group that spans it.
         Some(t) => g.length * usize::from(g.last > t),
@@ -304,7 +329,10 @@ fn trim_edges(blocks: &[TextBlock], mut chosen: Vec<usize>, below: usize) -> Vec
         block.sl < below && !block.is_heading() && !ends_sentence(&block.text)
     };
     let start = chosen.iter().position(|&ix| !trimmable(ix)).unwrap_or(0);
-    let end = chosen.iter().rposition(|&ix| !trimmable(ix)).map_or(chosen.len(), |p| p + 1);
+    let end = chosen
+        .iter()
+        .rposition(|&ix| !trimmable(ix))
+        .map_or(chosen.len(), |p| p + 1);
     if start < end {
         chosen.truncate(end);
         chosen.drain(..start);
@@ -314,7 +342,9 @@ fn trim_edges(blocks: &[TextBlock], mut chosen: Vec<usize>, below: usize) -> Vec
 
 /// Whether text ends like a sentence (terminal punctuation, possibly before a closing quote).
 fn ends_sentence(text: &str) -> bool {
-    let trimmed = text.trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '”' | '’' | '»' | ')'));
+    let trimmed = text.trim_end_matches(|c: char| {
+        c.is_whitespace() || matches!(c, '"' | '\'' | '”' | '’' | '»' | ')')
+    });
     trimmed.ends_with(['.', '!', '?', '…', '。', '！', '？', '؟', ':', ';'])
 }
 
@@ -322,8 +352,17 @@ fn ends_sentence(text: &str) -> bool {
 /// text, and whether the title came before it.
 fn confidence(length: usize, groups: &[Group], sh: usize, title_before: bool) -> f64 {
     let grouped: usize = groups.iter().map(|g| g.length).sum();
-    let dominance = if grouped == 0 { 0.0 } else { length as f64 / grouped as f64 };
-    let coverage = if sh == 0 { 0.0 } else { length as f64 / sh as f64 };
-    let score = 0.5 * dominance + 0.3 * (coverage / 0.3).min(1.0) + 0.2 * f64::from(u8::from(title_before));
+    let dominance = if grouped == 0 {
+        0.0
+    } else {
+        length as f64 / grouped as f64
+    };
+    let coverage = if sh == 0 {
+        0.0
+    } else {
+        length as f64 / sh as f64
+    };
+    let score =
+        0.5 * dominance + 0.3 * (coverage / 0.3).min(1.0) + 0.2 * f64::from(u8::from(title_before));
     score.clamp(0.0, 1.0)
 }

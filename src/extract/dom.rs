@@ -28,10 +28,38 @@ const COMMENT_MARKERS: &[&str] = &["comment", "disqus", "respond", "reply", "dis
 
 /// Words in a `class` or `id`, and tags, that mark page furniture around an article.
 const FURNITURE_MARKERS: &[&str] = &[
-    "share", "sharing", "social", "related", "recommend", "newsletter", "subscribe", "promo",
-    "sidebar", "footer", "breadcrumb", "cookie", "popular", "trending", "widget", "advert",
-    "sponsor", "outbrain", "taboola", "nav", "menu", "masthead", "byline", "caption", "credit",
-    "tags", "author", "signup", "paywall", "more-stories", "read-more", "readmore",
+    "share",
+    "sharing",
+    "social",
+    "related",
+    "recommend",
+    "newsletter",
+    "subscribe",
+    "promo",
+    "sidebar",
+    "footer",
+    "breadcrumb",
+    "cookie",
+    "popular",
+    "trending",
+    "widget",
+    "advert",
+    "sponsor",
+    "outbrain",
+    "taboola",
+    "nav",
+    "menu",
+    "masthead",
+    "byline",
+    "caption",
+    "credit",
+    "tags",
+    "author",
+    "signup",
+    "paywall",
+    "more-stories",
+    "read-more",
+    "readmore",
 ];
 
 /// Tags that are page furniture by their HTML meaning.
@@ -74,7 +102,11 @@ pub struct TextBlock {
 impl TextBlock {
     /// `LP = SA / SL`.
     pub fn lp(&self) -> f64 {
-        if self.sl == 0 { 0.0 } else { self.sa as f64 / self.sl as f64 }
+        if self.sl == 0 {
+            0.0
+        } else {
+            self.sa as f64 / self.sl as f64
+        }
     }
 
     /// Whether the block is a heading.
@@ -186,7 +218,11 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
                         block: None,
                         inline: INLINE_ELEMENTS.contains(&name),
                         link: parent.is_some_and(|f| f.link) || name == "a",
-                        figure: if is_figure { Some(figures) } else { parent.and_then(|f| f.figure) },
+                        figure: if is_figure {
+                            Some(figures)
+                        } else {
+                            parent.and_then(|f| f.figure)
+                        },
                         caption: parent.is_some_and(|f| f.caption) || name == "figcaption",
                         region: region_kind(name, &marker),
                         first_block: stats.blocks.len(),
@@ -263,7 +299,9 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
         .collect();
     attach_captions(&mut stats);
     stats.sh = stats.blocks.iter().map(|b| b.sl).sum();
-    stats.page_title = og_title.filter(|t| !t.is_empty()).or(title_tag.filter(|t| !t.is_empty()));
+    stats.page_title = og_title
+        .filter(|t| !t.is_empty())
+        .or(title_tag.filter(|t| !t.is_empty()));
     stats
 }
 
@@ -344,7 +382,8 @@ fn region_kind(name: &str, marker: &str) -> Option<RegionKind> {
     }
     if COMMENT_MARKERS.iter().any(|m| marker.contains(m)) {
         Some(RegionKind::Comments)
-    } else if FURNITURE_TAGS.contains(&name) || FURNITURE_MARKERS.iter().any(|m| marker.contains(m)) {
+    } else if FURNITURE_TAGS.contains(&name) || FURNITURE_MARKERS.iter().any(|m| marker.contains(m))
+    {
         Some(RegionKind::Furniture)
     } else {
         None
@@ -376,10 +415,16 @@ fn class_and_id(element: &scraper::node::Element) -> String {
     if matches!(element.name(), "html" | "body") {
         return marker;
     }
-    for value in [element.attr("class"), element.attr("id")].into_iter().flatten() {
+    for value in [element.attr("class"), element.attr("id")]
+        .into_iter()
+        .flatten()
+    {
         for token in value.split_whitespace() {
             let token = token.to_ascii_lowercase();
-            if ["has-", "with-", "no-", "is-"].iter().any(|p| token.starts_with(p)) {
+            if ["has-", "with-", "no-", "is-"]
+                .iter()
+                .any(|p| token.starts_with(p))
+            {
                 continue;
             }
             marker.push_str(&token);
@@ -399,7 +444,10 @@ fn image_node(
     Some(ImageNode {
         position,
         url,
-        alt: element.attr("alt").map(collapse_whitespace).filter(|a| !a.is_empty()),
+        alt: element
+            .attr("alt")
+            .map(collapse_whitespace)
+            .filter(|a| !a.is_empty()),
         caption: None,
         width: element.attr("width").and_then(parse_dimension),
         height: element.attr("height").and_then(parse_dimension),
@@ -409,7 +457,11 @@ fn image_node(
 
 /// The leading integer of a `width`/`height` attribute (`"300"`, `"300px"`).
 fn parse_dimension(value: &str) -> Option<u32> {
-    let digits: String = value.trim().chars().take_while(char::is_ascii_digit).collect();
+    let digits: String = value
+        .trim()
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
     digits.parse().ok()
 }
 

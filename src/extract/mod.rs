@@ -83,7 +83,11 @@ impl Algorithm {
 
     /// The comma-separated list of accepted names, for error messages.
     pub fn names() -> String {
-        Self::ALL.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")
+        Self::ALL
+            .iter()
+            .map(|a| a.name())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 }
 
@@ -197,13 +201,18 @@ impl Page {
             document,
             base,
             stats,
-            title_hint: title_hint.map(str::trim).filter(|t| !t.is_empty()).map(str::to_string),
+            title_hint: title_hint
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(str::to_string),
         }
     }
 
     /// The hint the algorithms use: the feed title, else the page's own.
     pub fn effective_title(&self) -> Option<&str> {
-        self.title_hint.as_deref().or(self.stats.page_title.as_deref())
+        self.title_hint
+            .as_deref()
+            .or(self.stats.page_title.as_deref())
     }
 }
 

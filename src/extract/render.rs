@@ -17,10 +17,29 @@ use crate::tidy;
 
 /// Address fragments of tracking pixels and analytics beacons.
 const BEACON_PATTERNS: &[&str] = &[
-    "pixel", "beacon", "tracking", "tracker", "/1x1", "1x1.", "spacer", "doubleclick",
-    "facebook.com/tr", "google-analytics", "googletagmanager", "scorecardresearch", "/b/ss/",
-    "analytics", "quantserve", "chartbeat", "adserver", "/count?", "counter.", "/stat?",
-    "imrworldwide", "omtrdc", "bat.bing",
+    "pixel",
+    "beacon",
+    "tracking",
+    "tracker",
+    "/1x1",
+    "1x1.",
+    "spacer",
+    "doubleclick",
+    "facebook.com/tr",
+    "google-analytics",
+    "googletagmanager",
+    "scorecardresearch",
+    "/b/ss/",
+    "analytics",
+    "quantserve",
+    "chartbeat",
+    "adserver",
+    "/count?",
+    "counter.",
+    "/stat?",
+    "imrworldwide",
+    "omtrdc",
+    "bat.bing",
 ];
 
 /// Address fragments of icons and page decoration.

@@ -48,7 +48,10 @@ impl Line {
 
     /// The line's text, entities decoded, whitespace collapsed.
     pub fn text(&self) -> String {
-        decode_entities(&self.raw_text).split_whitespace().collect::<Vec<_>>().join(" ")
+        decode_entities(&self.raw_text)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
     }
 }
 
@@ -69,7 +72,11 @@ pub fn tag_ratios(lines: &[Line]) -> Vec<f64> {
 
 /// The discrete Gaussian kernel of Equations 1–2: radius ⌈σ⌉, normalized.
 pub fn gaussian_kernel(sigma: f64) -> Vec<f64> {
-    let sigma = if sigma.is_finite() && sigma > 0.0 { sigma } else { 1.0 };
+    let sigma = if sigma.is_finite() && sigma > 0.0 {
+        sigma
+    } else {
+        1.0
+    };
     let radius = sigma.ceil() as i64;
     let kernel: Vec<f64> = (-radius..=radius)
         .map(|i| (-((i * i) as f64) / (2.0 * sigma * sigma)).exp())
@@ -292,7 +299,11 @@ pub fn decode_entities(text: &str) -> String {
         } else {
             let key = format!("{body};");
             NAMED_ENTITIES.get(key.as_str()).map(|&(a, b)| {
-                [a, b].into_iter().filter(|&c| c != 0).filter_map(char::from_u32).collect()
+                [a, b]
+                    .into_iter()
+                    .filter(|&c| c != 0)
+                    .filter_map(char::from_u32)
+                    .collect()
             })
         };
         match decoded {
