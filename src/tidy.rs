@@ -281,7 +281,7 @@ pub fn absolute_srcset(base: Option<&Url>, srcset: &str) -> Option<String> {
 
 /// The real address of an image: `src`, unless it is missing or a placeholder and a lazy
 /// attribute holds the address.
-pub fn image_source<'a>(element: &'a scraper::node::Element) -> Option<&'a str> {
+pub fn image_source(element: &scraper::node::Element) -> Option<&str> {
     let src = element.attr("src").map(str::trim).filter(|s| !s.is_empty());
     let placeholder = src.is_none_or(is_placeholder_src);
     if placeholder {
@@ -301,7 +301,7 @@ pub fn image_source<'a>(element: &'a scraper::node::Element) -> Option<&'a str> 
 }
 
 /// The image's `srcset`, or a lazy one.
-pub fn image_srcset<'a>(element: &'a scraper::node::Element) -> Option<&'a str> {
+pub fn image_srcset(element: &scraper::node::Element) -> Option<&str> {
     element
         .attr("srcset")
         .into_iter()

@@ -34,10 +34,10 @@ impl Default for AutoParams {
 /// `auto`: CUTER, or CETR when CUTER fails or is not confident.
 pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, ExtractError> {
     let selection = cuter::select(&page.stats, page.effective_title(), &params.cuter);
-    if let Some(selection) = &selection {
-        if selection.confidence >= params.min_confidence {
-            return Ok(cuter_extraction(page, selection));
-        }
+    if let Some(selection) = &selection
+        && selection.confidence >= params.min_confidence
+    {
+        return Ok(cuter_extraction(page, selection));
     }
     let lines = cetr::select_2d(&page.source, params.sigma);
     let fallback = lines_extraction(page, Algorithm::Cetr, &lines);

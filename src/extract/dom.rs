@@ -197,12 +197,12 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
                     position += 1;
                     let parent = stack.last();
                     let parent_skipped = parent.is_some_and(|f| f.skipped);
-                    if name == "meta" && og_title.is_none() {
-                        if element.attr("property") == Some("og:title")
-                            || element.attr("name") == Some("og:title")
-                        {
-                            og_title = element.attr("content").map(collapse_whitespace);
-                        }
+                    if name == "meta"
+                        && og_title.is_none()
+                        && (element.attr("property") == Some("og:title")
+                            || element.attr("name") == Some("og:title"))
+                    {
+                        og_title = element.attr("content").map(collapse_whitespace);
                     }
                     in_title = name == "title" && title_tag.is_none();
                     let skipped = parent_skipped
@@ -228,10 +228,11 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
                         first_block: stats.blocks.len(),
                         skipped,
                     };
-                    if name == "img" && !skipped {
-                        if let Some(image) = image_node(element, base, position, frame.figure) {
-                            stats.images.push(image);
-                        }
+                    if name == "img"
+                        && !skipped
+                        && let Some(image) = image_node(element, base, position, frame.figure)
+                    {
+                        stats.images.push(image);
                     }
                     stack.push(frame);
                 }
@@ -254,10 +255,10 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
                         if let Some(block) = frame.block.and_then(|b| stats.blocks.get_mut(b)) {
                             block.end = position;
                         }
-                        if let Some(kind) = frame.region {
-                            if frame.first_block < stats.blocks.len() {
-                                regions.push((kind, frame.first_block..stats.blocks.len()));
-                            }
+                        if let Some(kind) = frame.region
+                            && frame.first_block < stats.blocks.len()
+                        {
+                            regions.push((kind, frame.first_block..stats.blocks.len()));
                         }
                     }
                 }
@@ -314,10 +315,10 @@ fn add_text(
     document: &Html,
 ) {
     if text.trim().is_empty() {
-        if let Some(frame) = stack.iter().rev().find(|f| !f.inline) {
-            if let Some(block) = frame.block.and_then(|b| blocks.get_mut(b)) {
-                block.pending_space = true;
-            }
+        if let Some(frame) = stack.iter().rev().find(|f| !f.inline)
+            && let Some(block) = frame.block.and_then(|b| blocks.get_mut(b))
+        {
+            block.pending_space = true;
         }
         return;
     }

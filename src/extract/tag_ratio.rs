@@ -162,11 +162,11 @@ fn scan(source: &str, width: Option<usize>) -> Vec<Line> {
                 }
                 line_len += end - i;
                 i = end;
-                if let Some(width) = width {
-                    if line_len >= width {
-                        push_line(&mut lines, &mut line);
-                        line_len = 0;
-                    }
+                if let Some(width) = width
+                    && line_len >= width
+                {
+                    push_line(&mut lines, &mut line);
+                    line_len = 0;
                 }
                 continue;
             }
@@ -236,10 +236,8 @@ fn tag_end(bytes: &[u8], at: usize) -> Option<(usize, String)> {
         match quote {
             Some(q) if b == q => quote = None,
             Some(_) => {}
-            None if b == b'"' || b == b'\'' => {
-                if i > 0 && matches!(bytes[i - 1], b'=' | b' ') {
-                    quote = Some(b);
-                }
+            None if (b == b'"' || b == b'\'') && i > 0 && matches!(bytes[i - 1], b'=' | b' ') => {
+                quote = Some(b);
             }
             None if b == b'>' => return Some((i + 1, name)),
             None => {}

@@ -119,11 +119,11 @@ fn dice(reference: &HashMap<(char, char), usize>, candidate: &[(char, char)]) ->
     let mut remaining = reference.clone();
     let mut common = 0usize;
     for bigram in candidate {
-        if let Some(count) = remaining.get_mut(bigram) {
-            if *count > 0 {
-                *count -= 1;
-                common += 1;
-            }
+        if let Some(count) = remaining.get_mut(bigram)
+            && *count > 0
+        {
+            *count -= 1;
+            common += 1;
         }
     }
     2.0 * common as f64 / (reference_len + candidate.len()) as f64
