@@ -38,6 +38,9 @@ pub struct CuterParams {
     pub min_tp: f64,
     /// A node joins the group of `nk` when `TP(nx) > TP(nk) / unite_divisor` (paper: 3).
     pub unite_divisor: f64,
+    /// A valid node of at least this many bytes unites regardless of `TP(nk)` (a single huge
+    /// seed paragraph would otherwise push ordinary paragraphs below `TP(nk)/3`).
+    pub unite_min_bytes: usize,
     /// The longest run of non-joining nodes (in cost units) a group may bridge.
     pub max_gap: f64,
     /// What a valid but weak node costs in a gap (an invalid node costs 1).
@@ -56,6 +59,9 @@ pub struct CuterParams {
     /// Leading and trailing nodes of the article shorter than this (bytes) and not ending a
     /// sentence are trimmed (datelines, bylines, "share this"); 0 turns trimming off.
     pub trim_below: usize,
+    /// Nodes inside the article shorter than this (bytes), not headings or list items, and
+    /// not ending a sentence are dropped ("Advertisement", "Image 3 of 5"); 0 turns it off.
+    pub drop_short_below: usize,
     /// Omit nodes inside page furniture (nav, aside, footer, share/related/… boxes) holding
     /// at most this share of `SH` (0 turns the rule off).
     pub furniture_max_share: f64,
@@ -72,6 +78,7 @@ impl Default for CuterParams {
             min_tp: 0.0,
             unite_divisor: 5.0,
             max_gap: 8.0,
+            unite_min_bytes: 150,
             weak_gap_cost: 0.0,
             parent_change_cost: 0.0,
             region_gap_cost: 0.5,
@@ -79,6 +86,7 @@ impl Default for CuterParams {
             title_threshold: 0.7,
             before_title_factor: 4.0,
             trim_below: 80,
+            drop_short_below: 0,
             furniture_max_share: 0.2,
             comments_max_share: 0.9,
         }
@@ -154,6 +162,16 @@ pub fn select(
         .filter(|&ix| after.is_none_or(|t| ix > t))
         .collect();
     let blocks = trim_edges(&stats.blocks, blocks, params.trim_below);
+    let blocks: Vec<usize> = blocks
+        .into_iter()
+        .filter(|&ix| {
+            let block = &stats.blocks[ix];
+            block.sl >= params.drop_short_below
+                || block.is_heading()
+                || block.tag == "li"
+                || ends_sentence(&block.text)
+        })
+        .collect();
     if blocks.is_empty() {
         return None;
     }
@@ -223,7 +241,10 @@ pub fn merge_neighbouring_nodes(
             continue;
         }
         let threshold = measures[nk].tp / params.unite_divisor;
-        let joins = |ix: usize| measures[ix].valid && measures[ix].tp > threshold;
+        let joins = |ix: usize| {
+            measures[ix].valid
+                && (measures[ix].tp > threshold || blocks[ix].sl >= params.unite_min_bytes)
+        };
         let change_cost = |from: usize, to: usize| {
             if blocks[from].parent == blocks[to].parent {
                 0.0
