@@ -202,6 +202,7 @@ fn tuned_params(pairs: &[String]) -> Result<AutoParams, super::CliError> {
             "max_gap" => c.max_gap = value,
             "weak_gap_cost" => c.weak_gap_cost = value,
             "al" => c.al = value,
+            "drop_credits_and_signoffs" => c.drop_credits_and_signoffs = value != 0.0,
             "unite_min_bytes" => c.unite_min_bytes = value as usize,
             "drop_short_below" => c.drop_short_below = value as usize,
             "trim_below" => c.trim_below = value as usize,

@@ -26,6 +26,10 @@
 //! Free parameters, chosen on the Scrapinghub bench (181 pages; F1 of `cuter` alone):
 //! see [`CuterParams::default`].
 
+use std::sync::LazyLock;
+
+use regex::Regex;
+
 use super::dom::{DomStats, RegionKind, TextBlock};
 use super::title::{TitleMatch, find_title};
 
@@ -62,6 +66,9 @@ pub struct CuterParams {
     /// Nodes inside the article shorter than this (bytes), not headings or list items, and
     /// not ending a sentence are dropped ("Advertisement", "Image 3 of 5"); 0 turns it off.
     pub drop_short_below: usize,
+    /// Drop short credit lines ("Image copyright Getty", "(Image: EPA)", "Photo: …") and,
+    /// among the last nodes, sign-offs ("Follow us on Twitter", "Subscribe to …").
+    pub drop_credits_and_signoffs: bool,
     /// Omit nodes inside page furniture (nav, aside, footer, share/related/… boxes) holding
     /// at most this share of `SH` (0 turns the rule off).
     pub furniture_max_share: f64,
@@ -87,6 +94,7 @@ impl Default for CuterParams {
             before_title_factor: 4.0,
             trim_below: 80,
             drop_short_below: 0,
+            drop_credits_and_signoffs: true,
             furniture_max_share: 0.2,
             comments_max_share: 0.9,
         }
@@ -172,6 +180,11 @@ pub fn select(
                 || ends_sentence(&block.text)
         })
         .collect();
+    let blocks = if params.drop_credits_and_signoffs {
+        drop_credits_and_signoffs(&stats.blocks, blocks)
+    } else {
+        blocks
+    };
     if blocks.is_empty() {
         return None;
     }
@@ -359,6 +372,33 @@ fn trim_edges(blocks: &[TextBlock], mut chosen: Vec<usize>, below: usize) -> Vec
         chosen.drain(..start);
     }
     chosen
+}
+
+/// Credit lines of pictures that are not in a `<figure>`.
+static CREDIT: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)^\(?(image|photo|picture|foto|bild|credit|source)s?( copyright| credit)?\s*[:©]|image copyright|getty images|©|\b(ap|afp|reuters|epa) photo\b").ok()
+});
+
+/// Sign-offs that close an article without being part of it.
+static SIGNOFF: LazyLock<Option<Regex>> = LazyLock::new(|| {
+    Regex::new(r"(?i)follow (us|him|her|them|me) on|subscribe to|sign up for|newsletter|all rights reserved|copyright|may earn (an )?affiliate|join our|have a tip\?|share this|click here|read more:").ok()
+});
+
+/// Drops short credit lines anywhere, and sign-offs among the last three nodes.
+fn drop_credits_and_signoffs(blocks: &[TextBlock], chosen: Vec<usize>) -> Vec<usize> {
+    let n = chosen.len();
+    let matches = |re: &LazyLock<Option<Regex>>, text: &str| re.as_ref().is_some_and(|re| re.is_match(text));
+    chosen
+        .into_iter()
+        .enumerate()
+        .filter(|&(i, ix)| {
+            let block = &blocks[ix];
+            let credit = block.sl < 120 && matches(&CREDIT, &block.text);
+            let signoff = i + 3 >= n && block.sl < 400 && matches(&SIGNOFF, &block.text);
+            !(credit || signoff) || n == 1
+        })
+        .map(|(_, ix)| ix)
+        .collect()
 }
 
 /// Whether text ends like a sentence (terminal punctuation, possibly before a closing quote).

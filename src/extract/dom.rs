@@ -30,7 +30,6 @@ const COMMENT_MARKERS: &[&str] = &["comment", "disqus", "respond", "reply", "dis
 const FURNITURE_MARKERS: &[&str] = &[
     "share",
     "sharing",
-    "social",
     "related",
     "recommend",
     "newsletter",
