@@ -374,28 +374,44 @@ fn trim_edges(blocks: &[TextBlock], mut chosen: Vec<usize>, below: usize) -> Vec
     chosen
 }
 
-/// Credit lines of pictures that are not in a `<figure>`.
+/// Credit lines of pictures that are not in a `<figure>`: "Image copyright EPA",
+/// "Photo: …", or a caption ending in "(Image: GETTY)".
 static CREDIT: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?i)^\(?(image|photo|picture|foto|bild|credit|source)s?( copyright| credit)?\s*[:©]|image copyright|getty images|©|\b(ap|afp|reuters|epa) photo\b").ok()
+    Regex::new(concat!(
+        r"(?i)^\(?(image|photo|picture|foto|bild|credit|source)s?( copyright| credit)?\s*[:©]",
+        r"|image copyright|getty images|©|\b(ap|afp|reuters|epa) photo\b",
+        r"|\((image|photo|picture|credit)s?:[^)]*\)\s*$",
+        r"|^advert(isement)?$|^(this slideshow|javascript) requires|enable javascript",
+    ))
+    .ok()
 });
 
 /// Sign-offs that close an article without being part of it.
 static SIGNOFF: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(r"(?i)follow (us|him|her|them|me) on|subscribe to|sign up for|newsletter|all rights reserved|copyright|may earn (an )?affiliate|join our|have a tip\?|share this|click here|read more:").ok()
+    Regex::new(concat!(
+        r"(?i)follow (us|him|her|them|me) on|subscribe to|sign up for|newsletter",
+        r"|all rights reserved|copyright|may earn (an )?affiliate|join our|have a tip\?",
+        r"|share this|click here|read more:",
+    ))
+    .ok()
 });
 
-/// Drops short credit lines anywhere, and sign-offs among the last three nodes.
+/// Drops credit lines and markup dumps anywhere, and sign-offs among the last three nodes.
 fn drop_credits_and_signoffs(blocks: &[TextBlock], chosen: Vec<usize>) -> Vec<usize> {
     let n = chosen.len();
-    let matches = |re: &LazyLock<Option<Regex>>, text: &str| re.as_ref().is_some_and(|re| re.is_match(text));
+    let matches = |re: &LazyLock<Option<Regex>>, text: &str| {
+        re.as_ref().is_some_and(|re| re.is_match(text))
+    };
     chosen
         .into_iter()
         .enumerate()
         .filter(|&(i, ix)| {
             let block = &blocks[ix];
-            let credit = block.sl < 120 && matches(&CREDIT, &block.text);
+            let credit = block.sl < 250 && matches(&CREDIT, &block.text);
             let signoff = i + 3 >= n && block.sl < 400 && matches(&SIGNOFF, &block.text);
-            !(credit || signoff) || n == 1
+            // Image metadata printed as text: "http://…/a.jpeg 1200 676 admin http://…".
+            let dump = block.text.starts_with("http") && block.text.matches("http").count() >= 2;
+            !(credit || signoff || dump) || n == 1
         })
         .map(|(_, ix)| ix)
         .collect()
