@@ -3,7 +3,17 @@
 //! [`AutoParams::min_confidence`]. Also the glue that turns each algorithm's selection into an
 //! [`Extraction`].
 //!
-//! The fallback rule was calibrated on the Scrapinghub bench: MEASURE.
+//! The fallback rule was calibrated on the Scrapinghub bench (181 pages). CUTER's confidence
+//! (see [`super::cuter`]) against per-page F1 showed no page where CETR would help below a
+//! confidence of 0.3; every higher threshold sends pages CUTER gets right to CETR, whose
+//! precision is much lower (0.635 against 0.967):
+//!
+//! | `min_confidence` | 0 | 0.25 | 0.4 | 0.5 | 0.6 | 0.7 |
+//! |---|---|---|---|---|---|---|
+//! | `auto` F1 | 0.969 | 0.969 | 0.967 | 0.965 | 0.959 | 0.944 |
+//!
+//! Chosen: fall back when CUTER finds no article, or its confidence is below 0.25 (no page
+//! of the bench; the rule is there for pages unlike the bench's news articles).
 
 use super::cetr::{self, LineSelection};
 use super::cuter::{self, CuterParams, CuterSelection};

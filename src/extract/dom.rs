@@ -222,7 +222,9 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
                         } else {
                             parent.and_then(|f| f.figure)
                         },
-                        caption: parent.is_some_and(|f| f.caption) || name == "figcaption" || name == "figure",
+                        caption: parent.is_some_and(|f| f.caption)
+                            || name == "figcaption"
+                            || name == "figure",
                         region: region_kind(name, &marker),
                         first_block: stats.blocks.len(),
                         skipped,
