@@ -235,6 +235,10 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
                     {
                         stats.images.push(image);
                     }
+                    // A line break or a nested block separates the words around it.
+                    if name == "br" || !frame.inline {
+                        separate_words(&mut stats.blocks, &stack);
+                    }
                     stack.push(frame);
                 }
                 Node::Text(text) => {
@@ -255,6 +259,9 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
                     if let Some(frame) = stack.pop() {
                         if let Some(block) = frame.block.and_then(|b| stats.blocks.get_mut(b)) {
                             block.end = position;
+                        }
+                        if !frame.inline {
+                            separate_words(&mut stats.blocks, &stack);
                         }
                         if let Some(kind) = frame.region
                             && frame.first_block < stats.blocks.len()
@@ -305,6 +312,15 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
         .filter(|t| !t.is_empty())
         .or(title_tag.filter(|t| !t.is_empty()));
     stats
+}
+
+/// Marks the block that text would go to next as needing a space before it.
+fn separate_words(blocks: &mut [TextBlock], stack: &[Frame]) {
+    if let Some(frame) = stack.iter().rev().find(|f| !f.inline)
+        && let Some(block) = frame.block.and_then(|b| blocks.get_mut(b))
+    {
+        block.pending_space = true;
+    }
 }
 
 /// Adds a text leaf to the block of its nearest non-inline ancestor.
