@@ -30,6 +30,7 @@ const COMMENT_MARKERS: &[&str] = &["comment", "disqus", "respond", "reply", "dis
 const FURNITURE_MARKERS: &[&str] = &[
     "share",
     "sharing",
+    "excerpt",
     "related",
     "recommend",
     "newsletter",
