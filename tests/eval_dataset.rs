@@ -111,7 +111,7 @@ fn eval_command_prints_json_and_writes_predictions() {
     }
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("dana") && stderr.contains("not implemented"),
+        stderr.contains("coreex") && stderr.contains("not implemented"),
         "{stderr}"
     );
     assert!(out.join("auto").join("bridge.txt").is_file());
@@ -196,7 +196,7 @@ fn extract_command_formats_and_errors() {
 
     for (args, code) in [
         (vec!["extract", path.as_str(), "--algorithm", "bogus"], 2),
-        (vec!["extract", path.as_str(), "--algorithm", "dana"], 2),
+        (vec!["extract", path.as_str(), "--algorithm", "coreex"], 2),
         (vec!["extract", "https://example.com/article"], 2),
         (vec!["extract", "/nonexistent/page.html"], 1),
     ] {

@@ -123,6 +123,24 @@ pub fn lines_extraction(
     }
 }
 
+/// Renders plain text with blank lines between blocks (BTE) as paragraphs.
+pub fn text_extraction(page: &Page, algorithm: Algorithm, text: &str) -> Extraction {
+    let mut html = String::new();
+    for block in text.split("\n\n") {
+        html.push_str("<p>");
+        tidy::escape_into(&mut html, block, false);
+        html.push_str("</p>");
+    }
+    Extraction {
+        algorithm,
+        title: page.effective_title().map(str::to_string),
+        text: text.to_string(),
+        html: tidy::sanitize(&html),
+        images: Vec::new(),
+        confidence: 0.5,
+    }
+}
+
 /// `alltext`: every visible text block and every image.
 pub fn extract_alltext(page: &Page) -> Extraction {
     let all: Vec<usize> = (0..page.stats.blocks.len()).collect();

@@ -9,14 +9,17 @@
 //!
 //! * [`cuter`] — CUTER (seed 000, sections III–IV) with the title hint;
 //! * [`cetr`] over [`tag_ratio`] — CETR, CETR-TM and CETR-KM (seed 003, sections 3–5);
+//! * [`dana`] — DANA (seed 001), [`bte`] — BTE (seed 004): line and token baselines;
 //! * [`auto`] — the production cascade: CUTER, then CETR when CUTER is not confident;
 //! * `alltext` — every visible text block: the floor.
 //!
 //! [`render`] turns chosen nodes into sanitized HTML, plain text and images.
 
 pub mod auto;
+pub mod bte;
 pub mod cetr;
 pub mod cuter;
+pub mod dana;
 pub mod dom;
 pub mod render;
 pub mod tag_ratio;
@@ -249,9 +252,17 @@ impl Extractor for Algorithm {
                 &cetr::select_kmeans_1d(&page.source, cetr::SIGMA),
             )),
             Algorithm::Alltext => Ok(auto::extract_alltext(page)),
-            Algorithm::Dana | Algorithm::Bte | Algorithm::Coreex | Algorithm::Econ => {
-                Err(ExtractError::NotImplemented(*self))
-            }
+            Algorithm::Dana => Ok(auto::lines_extraction(
+                page,
+                Algorithm::Dana,
+                &dana::select(&page.source),
+            )),
+            Algorithm::Bte => Ok(auto::text_extraction(
+                page,
+                Algorithm::Bte,
+                &bte::extract_text(&page.source),
+            )),
+            Algorithm::Coreex | Algorithm::Econ => Err(ExtractError::NotImplemented(*self)),
         }
         .and_then(|extraction| {
             if extraction.text.trim().is_empty() {
@@ -267,10 +278,7 @@ impl Algorithm {
     /// Whether the algorithm is implemented (the others return
     /// [`ExtractError::NotImplemented`]).
     pub fn is_implemented(self) -> bool {
-        !matches!(
-            self,
-            Algorithm::Dana | Algorithm::Bte | Algorithm::Coreex | Algorithm::Econ
-        )
+        !matches!(self, Algorithm::Coreex | Algorithm::Econ)
     }
 }
 
