@@ -287,6 +287,16 @@ fn every_algorithm_answers_on_a_fixture() {
 }
 
 #[test]
+fn coreex_and_econ_find_the_article_block() {
+    for algorithm in [Algorithm::Coreex, Algorithm::Econ] {
+        let result = extract("single_body.html", Some(TITLE), algorithm);
+        assert_eq!(result.algorithm, algorithm);
+        assert_contains_all(&result.text, &[BRIDGE_FIRST, "light vehicles"]);
+        assert_contains_none(&result.text, FURNITURE);
+    }
+}
+
+#[test]
 fn dana_and_bte_on_a_right_to_left_page() {
     for algorithm in [Algorithm::Dana, Algorithm::Bte] {
         let result = extract("rtl_arabic.html", None, algorithm);

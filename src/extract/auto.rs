@@ -141,6 +141,29 @@ pub fn text_extraction(page: &Page, algorithm: Algorithm, text: &str) -> Extract
     }
 }
 
+/// Renders a set of blocks (CoreEx, ECON) with the images among them.
+pub fn blocks_extraction(page: &Page, algorithm: Algorithm, blocks: &[usize]) -> Extraction {
+    let stats = &page.stats;
+    let from = blocks
+        .first()
+        .and_then(|&ix| stats.blocks.get(ix))
+        .map_or(0, |b| b.position);
+    let to = blocks
+        .last()
+        .and_then(|&ix| stats.blocks.get(ix))
+        .map_or(0, |b| b.end);
+    let images = render::article_images(&stats.images, from, to);
+    let Rendered { html, text, images } = render::render(page, blocks, &images);
+    Extraction {
+        algorithm,
+        title: page.effective_title().map(str::to_string),
+        text,
+        html,
+        images,
+        confidence: 0.5,
+    }
+}
+
 /// `alltext`: every visible text block and every image.
 pub fn extract_alltext(page: &Page) -> Extraction {
     let all: Vec<usize> = (0..page.stats.blocks.len()).collect();

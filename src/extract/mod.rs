@@ -10,6 +10,8 @@
 //! * [`cuter`] — CUTER (seed 000, sections III–IV) with the title hint;
 //! * [`cetr`] over [`tag_ratio`] — CETR, CETR-TM and CETR-KM (seed 003, sections 3–5);
 //! * [`dana`] — DANA (seed 001), [`bte`] — BTE (seed 004): line and token baselines;
+//! * [`coreex`] and [`econ`] over [`subtree`] — CoreEx and ECON (seed 002): DOM scoring
+//!   baselines;
 //! * [`auto`] — the production cascade: CUTER, then CETR when CUTER is not confident;
 //! * `alltext` — every visible text block: the floor.
 //!
@@ -18,10 +20,13 @@
 pub mod auto;
 pub mod bte;
 pub mod cetr;
+pub mod coreex;
 pub mod cuter;
 pub mod dana;
 pub mod dom;
+pub mod econ;
 pub mod render;
+pub mod subtree;
 pub mod tag_ratio;
 pub mod title;
 
@@ -262,7 +267,16 @@ impl Extractor for Algorithm {
                 Algorithm::Bte,
                 &bte::extract_text(&page.source),
             )),
-            Algorithm::Coreex | Algorithm::Econ => Err(ExtractError::NotImplemented(*self)),
+            Algorithm::Coreex => Ok(auto::blocks_extraction(
+                page,
+                Algorithm::Coreex,
+                &coreex::select(page),
+            )),
+            Algorithm::Econ => Ok(auto::blocks_extraction(
+                page,
+                Algorithm::Econ,
+                &econ::select(page),
+            )),
         }
         .and_then(|extraction| {
             if extraction.text.trim().is_empty() {
@@ -275,10 +289,10 @@ impl Extractor for Algorithm {
 }
 
 impl Algorithm {
-    /// Whether the algorithm is implemented (the others return
-    /// [`ExtractError::NotImplemented`]).
+    /// Whether the algorithm is implemented. Every registered algorithm is today; callers
+    /// (`eval --algorithm all`) still ask, so that a name can be registered before its code.
     pub fn is_implemented(self) -> bool {
-        !matches!(self, Algorithm::Coreex | Algorithm::Econ)
+        true
     }
 }
 
