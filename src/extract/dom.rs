@@ -16,13 +16,6 @@ use url::Url;
 
 use crate::tidy;
 
-/// Elements that flow inside a text block rather than starting one.
-const INLINE_ELEMENTS: &[&str] = &[
-    "a", "abbr", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn", "em",
-    "font", "i", "ins", "kbd", "label", "mark", "nobr", "q", "s", "samp", "small", "span",
-    "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "img", "picture",
-];
-
 /// Words in a `class` or `id` that mark reader comments.
 const COMMENT_MARKERS: &[&str] = &["comment", "disqus", "respond", "reply", "discussion"];
 
@@ -65,9 +58,46 @@ const FURNITURE_MARKERS: &[&str] = &[
 /// Tags that are page furniture by their HTML meaning.
 const FURNITURE_TAGS: &[&str] = &["nav", "aside", "footer", "header", "menu", "form"];
 
-/// Whether an element flows inside a text block.
+/// Whether an element flows inside a text block rather than starting one.
 pub fn is_inline(name: &str) -> bool {
-    INLINE_ELEMENTS.contains(&name)
+    matches!(
+        name,
+        "a" | "abbr"
+            | "b"
+            | "bdi"
+            | "bdo"
+            | "big"
+            | "br"
+            | "cite"
+            | "code"
+            | "data"
+            | "del"
+            | "dfn"
+            | "em"
+            | "font"
+            | "i"
+            | "ins"
+            | "kbd"
+            | "label"
+            | "mark"
+            | "nobr"
+            | "q"
+            | "s"
+            | "samp"
+            | "small"
+            | "span"
+            | "strike"
+            | "strong"
+            | "sub"
+            | "sup"
+            | "time"
+            | "tt"
+            | "u"
+            | "var"
+            | "wbr"
+            | "img"
+            | "picture"
+    )
 }
 
 /// One CUTER node: an element that directly holds text.
@@ -205,9 +235,8 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
                         og_title = element.attr("content").map(collapse_whitespace);
                     }
                     in_title = name == "title" && title_tag.is_none();
-                    let skipped = parent_skipped
-                        || tidy::DROPPED_ELEMENTS.contains(&name)
-                        || tidy::is_hidden(element);
+                    let skipped =
+                        parent_skipped || tidy::is_dropped(name) || tidy::is_hidden(element);
                     let marker = class_and_id(element);
                     let is_figure = name == "figure";
                     if is_figure {
@@ -216,7 +245,7 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
                     let frame = Frame {
                         id: node.id(),
                         block: None,
-                        inline: INLINE_ELEMENTS.contains(&name),
+                        inline: is_inline(name),
                         link: parent.is_some_and(|f| f.link) || name == "a",
                         figure: if is_figure {
                             Some(figures)
@@ -396,7 +425,7 @@ fn add_text(
 
 /// The region an element marks, if any (inline elements mark none).
 fn region_kind(name: &str, marker: &str) -> Option<RegionKind> {
-    if INLINE_ELEMENTS.contains(&name) {
+    if is_inline(name) {
         return None;
     }
     if COMMENT_MARKERS.iter().any(|m| marker.contains(m)) {
