@@ -37,6 +37,40 @@ pub const DROPPED_ELEMENTS: &[&str] = &[
     "link", "audio", "video", "source", "track", "map", "dialog",
 ];
 
+/// Whether `name` is one of [`DROPPED_ELEMENTS`] (a `match`, which the compiler turns into a
+/// length dispatch: this runs for every element of every page).
+pub fn is_dropped(name: &str) -> bool {
+    matches!(
+        name,
+        "script"
+            | "style"
+            | "noscript"
+            | "template"
+            | "iframe"
+            | "object"
+            | "embed"
+            | "applet"
+            | "canvas"
+            | "svg"
+            | "math"
+            | "select"
+            | "option"
+            | "textarea"
+            | "button"
+            | "input"
+            | "head"
+            | "title"
+            | "meta"
+            | "link"
+            | "audio"
+            | "video"
+            | "source"
+            | "track"
+            | "map"
+            | "dialog"
+    )
+}
+
 /// Elements kept by the policy: article structure and the page's layout containers.
 const KEPT_TAGS: &[&str] = &[
     "a",
@@ -281,7 +315,7 @@ pub fn absolute_srcset(base: Option<&Url>, srcset: &str) -> Option<String> {
 
 /// The real address of an image: `src`, unless it is missing or a placeholder and a lazy
 /// attribute holds the address.
-pub fn image_source<'a>(element: &'a scraper::node::Element) -> Option<&'a str> {
+pub fn image_source(element: &scraper::node::Element) -> Option<&str> {
     let src = element.attr("src").map(str::trim).filter(|s| !s.is_empty());
     let placeholder = src.is_none_or(is_placeholder_src);
     if placeholder {
@@ -301,7 +335,7 @@ pub fn image_source<'a>(element: &'a scraper::node::Element) -> Option<&'a str> 
 }
 
 /// The image's `srcset`, or a lazy one.
-pub fn image_srcset<'a>(element: &'a scraper::node::Element) -> Option<&'a str> {
+pub fn image_srcset(element: &scraper::node::Element) -> Option<&str> {
     element
         .attr("srcset")
         .into_iter()
@@ -423,7 +457,7 @@ pub fn write_subtree(
                     Node::Text(text) => escape_into(out, text, false),
                     Node::Element(element) => {
                         let name = element.name();
-                        if DROPPED_ELEMENTS.contains(&name) || is_hidden(element) {
+                        if is_dropped(name) || is_hidden(element) {
                             skipping = Some(current.id());
                         } else {
                             write_start_tag(out, element, base);

@@ -1,7 +1,7 @@
 //! `gleaner extract`: run one extractor over one page and print the result
 //! (`../specs/cli.md`, "Extraction").
 
-use std::io::Read;
+use std::io::{Read, Write};
 
 use super::Context as _;
 use clap::Args;
@@ -62,13 +62,23 @@ pub fn run(args: &ExtractArgs) -> Result<(), super::CliError> {
             ExtractError::NotImplemented(_) => super::CliError::Usage(err.to_string()),
             ExtractError::NoContent(_) => super::CliError::runtime(err),
         })?;
-    match args.format.as_str() {
-        "html" => println!("{}", extraction.html),
-        "json" => println!(
-            "{}",
+    let output = match args.format.as_str() {
+        "html" => extraction.html,
+        "json" => {
             serde_json::to_string_pretty(&extraction).context("serializing the extraction")?
-        ),
-        _ => println!("{}", extraction.text),
+        }
+        _ => extraction.text,
+    };
+    let mut stdout = std::io::stdout().lock();
+    match writeln!(stdout, "{output}") {
+        // A closed pipe (`gleaner extract … | head`) is not a failure.
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+            return Err(super::CliError::Runtime {
+                context: "writing the result".to_string(),
+                source: Box::new(err),
+            });
+        }
+        _ => {}
     }
     Ok(())
 }

@@ -13,7 +13,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::metric::{self, PageCounts, Summary};
-use crate::extract::{ExtractError, Extraction, Page};
+use crate::extract::{Algorithm, ExtractError, Extraction, Page};
 
 /// Why a dataset could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -138,9 +138,10 @@ pub struct AlgorithmReport {
     pub cpu_seconds: f64,
     /// Input HTML megabytes per second of one core.
     pub mb_per_s_per_core: f64,
-    /// Pages whose result came from another algorithm than the one requested (the `auto`
-    /// cascade's CETR fallback).
+    /// Pages where the `auto` cascade fell back from CUTER to CETR.
     pub fallbacks: usize,
+    /// Pages per algorithm that produced the result.
+    pub produced_by: BTreeMap<String, usize>,
     #[serde(skip)]
     pub results: Vec<PageResult>,
 }
@@ -150,30 +151,37 @@ pub fn run<F>(dataset: &Dataset, name: &str, extract: F) -> AlgorithmReport
 where
     F: Fn(&Page) -> Result<Extraction, ExtractError> + Sync,
 {
+    // Extraction is timed on its own; scoring follows once the clock has stopped.
     let started = Instant::now();
-    let results: Vec<PageResult> = dataset
+    let extracted: Vec<(Option<Extraction>, f64)> = dataset
         .pages
         .par_iter()
         .map(|page| {
             let page_started = Instant::now();
             let parsed = Page::parse(&page.html, None, page.url.as_ref(), None);
             let extraction = extract(&parsed).ok();
-            let seconds = page_started.elapsed().as_secs_f64();
-            let text = extraction
-                .as_ref()
-                .map(|e| e.text.clone())
-                .unwrap_or_default();
+            (extraction, page_started.elapsed().as_secs_f64())
+        })
+        .collect();
+    let seconds = started.elapsed().as_secs_f64();
+    let results: Vec<PageResult> = dataset
+        .pages
+        .par_iter()
+        .zip(extracted)
+        .map(|(page, (extraction, seconds))| {
+            let produced_by = extraction.as_ref().map(|e| e.algorithm);
+            let confidence = extraction.as_ref().map_or(0.0, |e| e.confidence);
+            let text = extraction.map(|e| e.text).unwrap_or_default();
             PageResult {
                 id: page.id.clone(),
                 counts: metric::score_page(&page.gold, &text),
-                produced_by: extraction.as_ref().map(|e| e.algorithm),
-                confidence: extraction.as_ref().map_or(0.0, |e| e.confidence),
+                produced_by,
+                confidence,
                 text,
                 seconds,
             }
         })
         .collect();
-    let seconds = started.elapsed().as_secs_f64();
     let counts: Vec<PageCounts> = results.iter().map(|r| r.counts).collect();
     let Summary {
         pages,
@@ -185,10 +193,21 @@ where
     } = metric::summarize(&counts);
     let megabytes = dataset.bytes() as f64 / 1e6;
     let cpu_seconds: f64 = results.iter().map(|r| r.seconds).sum();
-    let fallbacks = results
-        .iter()
-        .filter(|r| r.produced_by.is_some_and(|a| a.name() != name))
-        .count();
+    let mut produced_by = BTreeMap::new();
+    for result in &results {
+        if let Some(algorithm) = result.produced_by {
+            *produced_by.entry(algorithm.name().to_string()).or_insert(0) += 1;
+        }
+    }
+    // The cascade's first stage is CUTER; anything else it returned is a fallback.
+    let fallbacks = if name == Algorithm::Auto.name() {
+        results
+            .iter()
+            .filter(|r| r.produced_by.is_some_and(|a| a != Algorithm::Cuter))
+            .count()
+    } else {
+        0
+    };
     AlgorithmReport {
         algorithm: name.to_string(),
         pages,
@@ -210,6 +229,7 @@ where
             0.0
         },
         fallbacks,
+        produced_by,
         results,
     }
 }

@@ -16,13 +16,6 @@ use url::Url;
 
 use crate::tidy;
 
-/// Elements that flow inside a text block rather than starting one.
-const INLINE_ELEMENTS: &[&str] = &[
-    "a", "abbr", "b", "bdi", "bdo", "big", "br", "cite", "code", "data", "del", "dfn", "em",
-    "font", "i", "ins", "kbd", "label", "mark", "nobr", "q", "s", "samp", "small", "span",
-    "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr", "img", "picture",
-];
-
 /// Words in a `class` or `id` that mark reader comments.
 const COMMENT_MARKERS: &[&str] = &["comment", "disqus", "respond", "reply", "discussion"];
 
@@ -30,7 +23,7 @@ const COMMENT_MARKERS: &[&str] = &["comment", "disqus", "respond", "reply", "dis
 const FURNITURE_MARKERS: &[&str] = &[
     "share",
     "sharing",
-    "social",
+    "excerpt",
     "related",
     "recommend",
     "newsletter",
@@ -65,9 +58,46 @@ const FURNITURE_MARKERS: &[&str] = &[
 /// Tags that are page furniture by their HTML meaning.
 const FURNITURE_TAGS: &[&str] = &["nav", "aside", "footer", "header", "menu", "form"];
 
-/// Whether an element flows inside a text block.
+/// Whether an element flows inside a text block rather than starting one.
 pub fn is_inline(name: &str) -> bool {
-    INLINE_ELEMENTS.contains(&name)
+    matches!(
+        name,
+        "a" | "abbr"
+            | "b"
+            | "bdi"
+            | "bdo"
+            | "big"
+            | "br"
+            | "cite"
+            | "code"
+            | "data"
+            | "del"
+            | "dfn"
+            | "em"
+            | "font"
+            | "i"
+            | "ins"
+            | "kbd"
+            | "label"
+            | "mark"
+            | "nobr"
+            | "q"
+            | "s"
+            | "samp"
+            | "small"
+            | "span"
+            | "strike"
+            | "strong"
+            | "sub"
+            | "sup"
+            | "time"
+            | "tt"
+            | "u"
+            | "var"
+            | "wbr"
+            | "img"
+            | "picture"
+    )
 }
 
 /// One CUTER node: an element that directly holds text.
@@ -197,17 +227,16 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
                     position += 1;
                     let parent = stack.last();
                     let parent_skipped = parent.is_some_and(|f| f.skipped);
-                    if name == "meta" && og_title.is_none() {
-                        if element.attr("property") == Some("og:title")
-                            || element.attr("name") == Some("og:title")
-                        {
-                            og_title = element.attr("content").map(collapse_whitespace);
-                        }
+                    if name == "meta"
+                        && og_title.is_none()
+                        && (element.attr("property") == Some("og:title")
+                            || element.attr("name") == Some("og:title"))
+                    {
+                        og_title = element.attr("content").map(collapse_whitespace);
                     }
                     in_title = name == "title" && title_tag.is_none();
-                    let skipped = parent_skipped
-                        || tidy::DROPPED_ELEMENTS.contains(&name)
-                        || tidy::is_hidden(element);
+                    let skipped =
+                        parent_skipped || tidy::is_dropped(name) || tidy::is_hidden(element);
                     let marker = class_and_id(element);
                     let is_figure = name == "figure";
                     if is_figure {
@@ -216,22 +245,29 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
                     let frame = Frame {
                         id: node.id(),
                         block: None,
-                        inline: INLINE_ELEMENTS.contains(&name),
+                        inline: is_inline(name),
                         link: parent.is_some_and(|f| f.link) || name == "a",
                         figure: if is_figure {
                             Some(figures)
                         } else {
                             parent.and_then(|f| f.figure)
                         },
-                        caption: parent.is_some_and(|f| f.caption) || name == "figcaption",
+                        caption: parent.is_some_and(|f| f.caption)
+                            || name == "figcaption"
+                            || name == "figure",
                         region: region_kind(name, &marker),
                         first_block: stats.blocks.len(),
                         skipped,
                     };
-                    if name == "img" && !skipped {
-                        if let Some(image) = image_node(element, base, position, frame.figure) {
-                            stats.images.push(image);
-                        }
+                    if name == "img"
+                        && !skipped
+                        && let Some(image) = image_node(element, base, position, frame.figure)
+                    {
+                        stats.images.push(image);
+                    }
+                    // A line break or a nested block separates the words around it.
+                    if name == "br" || !frame.inline {
+                        separate_words(&mut stats.blocks, &stack);
                     }
                     stack.push(frame);
                 }
@@ -254,10 +290,13 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
                         if let Some(block) = frame.block.and_then(|b| stats.blocks.get_mut(b)) {
                             block.end = position;
                         }
-                        if let Some(kind) = frame.region {
-                            if frame.first_block < stats.blocks.len() {
-                                regions.push((kind, frame.first_block..stats.blocks.len()));
-                            }
+                        if !frame.inline {
+                            separate_words(&mut stats.blocks, &stack);
+                        }
+                        if let Some(kind) = frame.region
+                            && frame.first_block < stats.blocks.len()
+                        {
+                            regions.push((kind, frame.first_block..stats.blocks.len()));
                         }
                     }
                 }
@@ -305,6 +344,15 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
     stats
 }
 
+/// Marks the block that text would go to next as needing a space before it.
+fn separate_words(blocks: &mut [TextBlock], stack: &[Frame]) {
+    if let Some(frame) = stack.iter().rev().find(|f| !f.inline)
+        && let Some(block) = frame.block.and_then(|b| blocks.get_mut(b))
+    {
+        block.pending_space = true;
+    }
+}
+
 /// Adds a text leaf to the block of its nearest non-inline ancestor.
 fn add_text(
     blocks: &mut Vec<TextBlock>,
@@ -314,10 +362,10 @@ fn add_text(
     document: &Html,
 ) {
     if text.trim().is_empty() {
-        if let Some(frame) = stack.iter().rev().find(|f| !f.inline) {
-            if let Some(block) = frame.block.and_then(|b| blocks.get_mut(b)) {
-                block.pending_space = true;
-            }
+        if let Some(frame) = stack.iter().rev().find(|f| !f.inline)
+            && let Some(block) = frame.block.and_then(|b| blocks.get_mut(b))
+        {
+            block.pending_space = true;
         }
         return;
     }
@@ -377,7 +425,7 @@ fn add_text(
 
 /// The region an element marks, if any (inline elements mark none).
 fn region_kind(name: &str, marker: &str) -> Option<RegionKind> {
-    if INLINE_ELEMENTS.contains(&name) {
+    if is_inline(name) {
         return None;
     }
     if COMMENT_MARKERS.iter().any(|m| marker.contains(m)) {

@@ -9,16 +9,24 @@
 //!
 //! * [`cuter`] — CUTER (seed 000, sections III–IV) with the title hint;
 //! * [`cetr`] over [`tag_ratio`] — CETR, CETR-TM and CETR-KM (seed 003, sections 3–5);
+//! * [`dana`] — DANA (seed 001), [`bte`] — BTE (seed 004): line and token baselines;
+//! * [`coreex`] and [`econ`] over [`subtree`] — CoreEx and ECON (seed 002): DOM scoring
+//!   baselines;
 //! * [`auto`] — the production cascade: CUTER, then CETR when CUTER is not confident;
 //! * `alltext` — every visible text block: the floor.
 //!
 //! [`render`] turns chosen nodes into sanitized HTML, plain text and images.
 
 pub mod auto;
+pub mod bte;
 pub mod cetr;
+pub mod coreex;
 pub mod cuter;
+pub mod dana;
 pub mod dom;
+pub mod econ;
 pub mod render;
+pub mod subtree;
 pub mod tag_ratio;
 pub mod title;
 
@@ -249,9 +257,26 @@ impl Extractor for Algorithm {
                 &cetr::select_kmeans_1d(&page.source, cetr::SIGMA),
             )),
             Algorithm::Alltext => Ok(auto::extract_alltext(page)),
-            Algorithm::Dana | Algorithm::Bte | Algorithm::Coreex | Algorithm::Econ => {
-                Err(ExtractError::NotImplemented(*self))
-            }
+            Algorithm::Dana => Ok(auto::lines_extraction(
+                page,
+                Algorithm::Dana,
+                &dana::select(&page.source),
+            )),
+            Algorithm::Bte => Ok(auto::text_extraction(
+                page,
+                Algorithm::Bte,
+                &bte::extract_text(&page.source),
+            )),
+            Algorithm::Coreex => Ok(auto::blocks_extraction(
+                page,
+                Algorithm::Coreex,
+                &coreex::select(page),
+            )),
+            Algorithm::Econ => Ok(auto::blocks_extraction(
+                page,
+                Algorithm::Econ,
+                &econ::select(page),
+            )),
         }
         .and_then(|extraction| {
             if extraction.text.trim().is_empty() {
@@ -264,13 +289,10 @@ impl Extractor for Algorithm {
 }
 
 impl Algorithm {
-    /// Whether the algorithm is implemented (the others return
-    /// [`ExtractError::NotImplemented`]).
+    /// Whether the algorithm is implemented. Every registered algorithm is today; callers
+    /// (`eval --algorithm all`) still ask, so that a name can be registered before its code.
     pub fn is_implemented(self) -> bool {
-        !matches!(
-            self,
-            Algorithm::Dana | Algorithm::Bte | Algorithm::Coreex | Algorithm::Econ
-        )
+        true
     }
 }
 

@@ -53,10 +53,11 @@ pub fn is_decoration(image: &ImageNode) -> bool {
     if tiny(image.width) || tiny(image.height) {
         return true;
     }
-    if let (Some(w), Some(h)) = (image.width, image.height) {
-        if w < 50 && h < 50 {
-            return true;
-        }
+    if let (Some(w), Some(h)) = (image.width, image.height)
+        && w < 50
+        && h < 50
+    {
+        return true;
     }
     let url = image.url.to_ascii_lowercase();
     BEACON_PATTERNS.iter().any(|p| url.contains(p)) || ICON_PATTERNS.iter().any(|p| url.contains(p))

@@ -38,6 +38,10 @@ pub struct Line {
     pub text_chars: usize,
     /// Tags that start on the line.
     pub tags: usize,
+    /// Bytes below 128 on the line, markup included (DANA's `T1`).
+    pub ascii_bytes: usize,
+    /// Bytes of 128 and above on the line (DANA's `T2`).
+    pub non_ascii_bytes: usize,
 }
 
 impl Line {
@@ -157,16 +161,17 @@ fn scan(source: &str, width: Option<usize>) -> Vec<Line> {
             }
             if let Some((end, name)) = tag_end(bytes, i) {
                 line.tags += 1;
+                line.ascii_bytes += end - i;
                 if !INLINE_TAGS.contains(&name.as_str()) {
                     line.raw_text.push(' ');
                 }
                 line_len += end - i;
                 i = end;
-                if let Some(width) = width {
-                    if line_len >= width {
-                        push_line(&mut lines, &mut line);
-                        line_len = 0;
-                    }
+                if let Some(width) = width
+                    && line_len >= width
+                {
+                    push_line(&mut lines, &mut line);
+                    line_len = 0;
                 }
                 continue;
             }
@@ -184,6 +189,11 @@ fn scan(source: &str, width: Option<usize>) -> Vec<Line> {
                 if !c.is_whitespace() {
                     line.text_chars += 1;
                 }
+                if c.is_ascii() {
+                    line.ascii_bytes += 1;
+                } else {
+                    line.non_ascii_bytes += len;
+                }
                 line.raw_text.push(c);
                 line_len += 1;
             }
@@ -192,6 +202,58 @@ fn scan(source: &str, width: Option<usize>) -> Vec<Line> {
     }
     push_line(&mut lines, &mut line);
     lines
+}
+
+/// A piece of the cleaned page: a tag or a run of text between tags.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Piece<'a> {
+    /// A tag, with its lowercased name (empty for `<!doctype>` and the like).
+    Tag(String),
+    /// Text, entities not yet decoded.
+    Text(&'a str),
+}
+
+/// Whether a tag name separates words (everything but inline formatting).
+pub fn separates_words(name: &str) -> bool {
+    !INLINE_TAGS.contains(&name)
+}
+
+/// The page as tags and text runs, with script, style and comments removed.
+pub fn pieces(source: &str) -> Vec<Piece<'_>> {
+    let bytes = source.as_bytes();
+    let mut pieces = Vec::new();
+    let mut text_start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'<' {
+            let skip = skip_removed(bytes, i);
+            let tag = if skip.is_none() {
+                tag_end(bytes, i)
+            } else {
+                None
+            };
+            if skip.is_some() || tag.is_some() {
+                if text_start < i {
+                    pieces.push(Piece::Text(&source[text_start..i]));
+                }
+                match (skip, tag) {
+                    (Some(end), _) => i = end,
+                    (None, Some((end, name))) => {
+                        pieces.push(Piece::Tag(name));
+                        i = end;
+                    }
+                    (None, None) => {}
+                }
+                text_start = i;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    if text_start < bytes.len() {
+        pieces.push(Piece::Text(&source[text_start..]));
+    }
+    pieces
 }
 
 /// When `at` starts a comment or a removed element, the index just past its end.
@@ -236,10 +298,8 @@ fn tag_end(bytes: &[u8], at: usize) -> Option<(usize, String)> {
         match quote {
             Some(q) if b == q => quote = None,
             Some(_) => {}
-            None if b == b'"' || b == b'\'' => {
-                if i > 0 && matches!(bytes[i - 1], b'=' | b' ') {
-                    quote = Some(b);
-                }
+            None if (b == b'"' || b == b'\'') && i > 0 && matches!(bytes[i - 1], b'=' | b' ') => {
+                quote = Some(b);
             }
             None if b == b'>' => return Some((i + 1, name)),
             None => {}

@@ -8,8 +8,6 @@
 //! tried part by part, since pages often carry the bare headline. Headings get a bonus
 //! (`h1` most), since the headline is nearly always one.
 
-use std::collections::HashMap;
-
 use super::dom::TextBlock;
 
 /// Separators between a headline and a site name in `<title>` and feed titles.
@@ -31,21 +29,21 @@ pub fn find_title(blocks: &[TextBlock], title: &str, threshold: f64) -> Option<T
         return None;
     }
     let longest = variants.iter().map(|v| v.len()).max().unwrap_or(0);
-    let variant_bigrams: Vec<HashMap<(char, char), usize>> =
-        variants.iter().map(|v| bigram_counts(v)).collect();
+    let shortest = variants.iter().map(|v| v.len()).min().unwrap_or(0);
+    let variant_bigrams: Vec<Vec<u64>> = variants.iter().map(|v| sorted_bigrams(v)).collect();
     let mut best: Option<TitleMatch> = None;
     for (index, block) in blocks.iter().enumerate() {
-        if block.caption || block.sl > longest * 4 + 64 {
+        if block.caption || block.sl > longest * 4 + 64 || block.sl * 3 < shortest {
             continue;
         }
         let normalized = normalize(&block.text);
         if normalized.is_empty() {
             continue;
         }
-        let bigrams = bigrams(&normalized);
+        let bigrams = sorted_bigrams(&normalized);
         let similarity = variant_bigrams
             .iter()
-            .map(|counts| dice(counts, &bigrams))
+            .map(|reference| dice(reference, &bigrams))
             .fold(0.0, f64::max);
         let bonus = match block.tag.as_str() {
             "h1" => 0.15,
@@ -97,34 +95,33 @@ fn normalize(text: &str) -> String {
     out
 }
 
-fn bigrams(text: &str) -> Vec<(char, char)> {
+/// The character bigrams of `text`, each packed in a `u64`, sorted (a multiset).
+fn sorted_bigrams(text: &str) -> Vec<u64> {
     let chars: Vec<char> = text.chars().collect();
-    chars.windows(2).map(|w| (w[0], w[1])).collect()
+    let mut bigrams: Vec<u64> = chars
+        .windows(2)
+        .map(|w| (u64::from(u32::from(w[0])) << 32) | u64::from(u32::from(w[1])))
+        .collect();
+    bigrams.sort_unstable();
+    bigrams
 }
 
-fn bigram_counts(text: &str) -> HashMap<(char, char), usize> {
-    let mut counts = HashMap::new();
-    for bigram in bigrams(text) {
-        *counts.entry(bigram).or_insert(0) += 1;
-    }
-    counts
-}
-
-/// 2|A ∩ B| / (|A| + |B|) over bigram multisets.
-fn dice(reference: &HashMap<(char, char), usize>, candidate: &[(char, char)]) -> f64 {
-    let reference_len: usize = reference.values().sum();
-    if reference_len + candidate.len() == 0 {
+/// 2|A ∩ B| / (|A| + |B|) over sorted bigram multisets.
+fn dice(a: &[u64], b: &[u64]) -> f64 {
+    if a.len() + b.len() == 0 {
         return 0.0;
     }
-    let mut remaining = reference.clone();
-    let mut common = 0usize;
-    for bigram in candidate {
-        if let Some(count) = remaining.get_mut(bigram) {
-            if *count > 0 {
-                *count -= 1;
+    let (mut i, mut j, mut common) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
                 common += 1;
+                i += 1;
+                j += 1;
             }
         }
     }
-    2.0 * common as f64 / (reference_len + candidate.len()) as f64
+    2.0 * common as f64 / (a.len() + b.len()) as f64
 }

@@ -1,0 +1,207 @@
+//! The dataset runner and the `eval` / `extract` commands on a small dataset written here.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Command;
+
+use gleaner::eval::dataset::{Dataset, run};
+use gleaner::extract::{Algorithm, Extractor};
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = format!(
+        "{}/tests/fixtures/extract/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read(&path).unwrap_or_else(|err| panic!("reading {path}: {err}"))
+}
+
+/// A two-page dataset: one plain page, one gzipped.
+fn write_dataset(dir: &Path) {
+    let html = dir.join("html");
+    std::fs::create_dir_all(&html).unwrap_or_else(|err| panic!("{err}"));
+    std::fs::write(html.join("bridge.html"), fixture("single_body.html"))
+        .unwrap_or_else(|err| panic!("{err}"));
+    let file =
+        std::fs::File::create(html.join("fete.html.gz")).unwrap_or_else(|err| panic!("{err}"));
+    let mut gz = flate2::write::GzEncoder::new(file, flate2::Compression::fast());
+    gz.write_all(&fixture("latin1.html"))
+        .unwrap_or_else(|err| panic!("{err}"));
+    gz.finish().unwrap_or_else(|err| panic!("{err}"));
+    let truth = serde_json::json!({
+        "bridge": {
+            "url": "https://courier.example.com/news/bridge.html",
+            "articleBody": "The old stone bridge over the Arlen river reopened on Tuesday morning after eighteen months of careful restoration work, and by nine o'clock a steady stream of walkers and cyclists had already crossed it."
+        },
+        "fete": {
+            "url": "https://journal.example.fr/fete.html",
+            "articleBody": "La fête du village a attiré plus de trois mille visiteurs ce week-end, un record depuis sa création en 1987."
+        }
+    });
+    std::fs::write(dir.join("ground-truth.json"), truth.to_string())
+        .unwrap_or_else(|err| panic!("{err}"));
+}
+
+#[test]
+fn runner_scores_every_page() {
+    let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
+    write_dataset(dir.path());
+    let dataset = Dataset::load(dir.path()).unwrap_or_else(|err| panic!("{err}"));
+    assert_eq!(dataset.pages.len(), 2);
+    assert!(
+        dataset
+            .pages
+            .iter()
+            .all(|p| !p.html.is_empty() && p.url.is_some())
+    );
+    let report = run(&dataset, "auto", |page| Algorithm::Auto.extract(page));
+    assert_eq!(report.pages, 2);
+    assert_eq!(report.empty, 0);
+    // The gold is each article's first paragraph: all of it is found, the rest is extra.
+    assert!((report.recall - 1.0).abs() < 1e-9, "{report:?}");
+    assert!(report.precision > 0.1 && report.precision < 1.0);
+    assert!(report.mb_per_s > 0.0 && report.seconds > 0.0);
+    assert_eq!(report.fallbacks, 0);
+}
+
+#[test]
+fn missing_dataset_is_an_error() {
+    let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
+    assert!(Dataset::load(&dir.path().join("absent")).is_err());
+}
+
+fn gleaner() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_gleaner"))
+}
+
+#[test]
+fn eval_command_prints_json_and_writes_predictions() {
+    let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
+    write_dataset(dir.path());
+    let out = dir.path().join("predictions");
+    let output = gleaner()
+        .args(["eval", "--algorithm", "all", "--json", "--out"])
+        .arg(&out)
+        .arg(dir.path())
+        .output()
+        .unwrap_or_else(|err| panic!("{err}"));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let reports: serde_json::Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|err| panic!("{err}"));
+    let reports = reports.as_array().cloned().unwrap_or_default();
+    assert_eq!(reports.len(), Algorithm::ALL.len());
+    for report in &reports {
+        for field in [
+            "algorithm",
+            "pages",
+            "precision",
+            "recall",
+            "f1",
+            "accuracy",
+            "empty",
+            "seconds",
+            "mb_per_s",
+        ] {
+            assert!(report.get(field).is_some(), "missing {field} in {report}");
+        }
+    }
+    assert!(out.join("auto").join("bridge.txt").is_file());
+}
+
+#[test]
+fn eval_command_table_and_bad_usage() {
+    let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
+    write_dataset(dir.path());
+    let output = gleaner()
+        .arg("eval")
+        .arg(dir.path())
+        .output()
+        .unwrap_or_else(|err| panic!("{err}"));
+    assert!(output.status.success());
+    let table = String::from_utf8_lossy(&output.stdout);
+    assert!(table.starts_with("algorithm"), "{table}");
+    assert!(
+        table.lines().nth(1).is_some_and(|l| l.starts_with("auto")),
+        "{table}"
+    );
+
+    let missing = gleaner()
+        .args(["eval", "/nonexistent/dataset"])
+        .output()
+        .unwrap_or_else(|err| panic!("{err}"));
+    assert_eq!(missing.status.code(), Some(2));
+    let unknown = gleaner()
+        .arg("eval")
+        .arg(dir.path())
+        .args(["--algorithm", "magic"])
+        .output()
+        .unwrap_or_else(|err| panic!("{err}"));
+    assert_eq!(unknown.status.code(), Some(2));
+}
+
+#[test]
+fn extract_command_formats_and_errors() {
+    let path = format!(
+        "{}/tests/fixtures/extract/single_body.html",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let json = gleaner()
+        .args([
+            "extract",
+            &path,
+            "--format",
+            "json",
+            "--url",
+            "https://courier.example.com/x.html",
+        ])
+        .output()
+        .unwrap_or_else(|err| panic!("{err}"));
+    assert!(
+        json.status.success(),
+        "{}",
+        String::from_utf8_lossy(&json.stderr)
+    );
+    let value: serde_json::Value =
+        serde_json::from_slice(&json.stdout).unwrap_or_else(|err| panic!("{err}"));
+    for field in ["algorithm", "title", "text", "html", "images", "confidence"] {
+        assert!(value.get(field).is_some(), "missing {field}");
+    }
+    assert_eq!(value["algorithm"], "cuter");
+
+    let mut child = gleaner()
+        .args(["extract", "-", "--format", "text"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|err| panic!("{err}"));
+    if let Some(stdin) = child.stdin.as_mut() {
+        stdin
+            .write_all(&fixture("single_body.html"))
+            .unwrap_or_else(|err| panic!("{err}"));
+    }
+    let text = child
+        .wait_with_output()
+        .unwrap_or_else(|err| panic!("{err}"));
+    assert!(text.status.success());
+    assert!(String::from_utf8_lossy(&text.stdout).contains("lime mortar"));
+
+    for (args, code) in [
+        (vec!["extract", path.as_str(), "--algorithm", "bogus"], 2),
+        (vec!["extract", "https://example.com/article"], 2),
+        (vec!["extract", "/nonexistent/page.html"], 1),
+    ] {
+        let output = gleaner()
+            .args(&args)
+            .output()
+            .unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(
+            output.status.code(),
+            Some(code),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}

@@ -1,0 +1,357 @@
+//! Extraction on hand-written fixture pages: what must and must not appear.
+
+use gleaner::extract::{Algorithm, ExtractError, Extraction, extract_page};
+use url::Url;
+
+const TITLE: &str = "Arlen bridge reopens after eighteen months of restoration";
+
+fn fixture(name: &str) -> Vec<u8> {
+    let path = format!(
+        "{}/tests/fixtures/extract/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    std::fs::read(&path).unwrap_or_else(|err| panic!("reading {path}: {err}"))
+}
+
+fn extract(name: &str, title: Option<&str>, algorithm: Algorithm) -> Extraction {
+    extract_page(&fixture(name), None, None, title, algorithm)
+        .unwrap_or_else(|err| panic!("{name} with {algorithm}: {err}"))
+}
+
+fn assert_contains_all(text: &str, needles: &[&str]) {
+    for needle in needles {
+        assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
+    }
+}
+
+fn assert_contains_none(text: &str, needles: &[&str]) {
+    for needle in needles {
+        assert!(!text.contains(needle), "unexpected {needle:?} in:\n{text}");
+    }
+}
+
+/// Phrases from the first and last paragraph of the bridge article.
+const BRIDGE_FIRST: &str = "The old stone bridge over the Arlen river reopened";
+const BRIDGE_LAST: &str = "opens at the town library next week";
+
+/// Page furniture of the bridge fixtures.
+const FURNITURE: &[&str] = &[
+    "Most read",
+    "Council approves new budget",
+    "Privacy policy",
+    "All rights reserved",
+    "tracking script text",
+    "font-family",
+];
+
+#[test]
+fn single_body_article_is_extracted_without_furniture() {
+    for algorithm in [Algorithm::Auto, Algorithm::Cuter] {
+        let result = extract("single_body.html", Some(TITLE), algorithm);
+        assert_eq!(result.algorithm, Algorithm::Cuter);
+        assert_eq!(result.title.as_deref(), Some(TITLE));
+        assert_contains_all(
+            &result.text,
+            &[BRIDGE_FIRST, "lime mortar", "Marion Hale", BRIDGE_LAST],
+        );
+        assert_contains_none(&result.text, FURNITURE);
+        // The headline and the byline are not body text.
+        assert_contains_none(&result.text, &[TITLE, "By Tom Reeve"]);
+        assert!(result.confidence > 0.0 && result.confidence <= 1.0);
+        // Paragraphs stay paragraphs: six blocks, one blank line apart, and six <p> in HTML.
+        assert_eq!(result.text.split("\n\n").count(), 6);
+        assert_eq!(result.html.matches("<p>").count(), 6);
+    }
+}
+
+#[test]
+fn multi_body_article_split_by_an_ad_keeps_both_parts() {
+    let result = extract("multi_body_ad.html", Some(TITLE), Algorithm::Auto);
+    assert_contains_all(
+        &result.text,
+        &[
+            BRIDGE_FIRST,
+            "six thousand signatures",
+            "Marion Hale",
+            BRIDGE_LAST,
+        ],
+    );
+    assert_contains_none(
+        &result.text,
+        &["Advertisement", "energy tariffs", "garden furniture"],
+    );
+    assert_contains_none(&result.text, FURNITURE);
+}
+
+#[test]
+fn comments_after_the_article_are_excluded() {
+    let result = extract("article_comments.html", Some(TITLE), Algorithm::Auto);
+    assert_contains_all(&result.text, &[BRIDGE_FIRST, "light vehicles"]);
+    assert_contains_none(
+        &result.text,
+        &[
+            "riverwatcher",
+            "potholes on Mill Lane",
+            "cycling club",
+            "24 comments",
+            "attic",
+        ],
+    );
+}
+
+#[test]
+fn one_line_minified_page() {
+    let source = fixture("one_line.html");
+    assert!(!source.contains(&b'\n'), "the fixture must be one line");
+    let result = extract("one_line.html", Some(TITLE), Algorithm::Auto);
+    assert_contains_all(&result.text, &[BRIDGE_FIRST, "lime mortar", BRIDGE_LAST]);
+    assert_contains_none(&result.text, FURNITURE);
+    // CETR re-breaks the single line (seed 003 §5.3) and still finds the article's text.
+    let cetr = extract("one_line.html", Some(TITLE), Algorithm::Cetr);
+    assert_eq!(cetr.algorithm, Algorithm::Cetr);
+    assert_contains_all(&cetr.text, &["lime mortar", "six thousand signatures"]);
+    assert_contains_none(&cetr.text, &["tracking script text", "font-family"]);
+    // Re-breaking never cuts a word in two.
+    assert!(!cetr.text.contains("lime mor tar") && !cetr.text.contains("restora tion"));
+}
+
+#[test]
+fn unmatched_title_still_extracts_the_body() {
+    let hint = "Stock markets fall sharply on inflation worries";
+    let result = extract("no_title_match.html", Some(hint), Algorithm::Auto);
+    assert_contains_all(&result.text, &[BRIDGE_FIRST, "lime mortar", BRIDGE_LAST]);
+    assert_contains_none(&result.text, FURNITURE);
+    assert_contains_none(&result.text, &["Stock markets"]);
+    // Without any hint the page's own <title> is used.
+    let untitled = extract("no_title_match.html", None, Algorithm::Cuter);
+    assert_contains_all(&untitled.text, &[BRIDGE_FIRST, BRIDGE_LAST]);
+}
+
+#[test]
+fn right_to_left_arabic_and_hebrew() {
+    let arabic = extract(
+        "rtl_arabic.html",
+        Some("افتتاح مكتبة عامة جديدة في وسط المدينة"),
+        Algorithm::Auto,
+    );
+    assert_contains_all(
+        &arabic.text,
+        &[
+            "افتتحت البلدية صباح اليوم مكتبة عامة جديدة",
+            "خدمة الإعارة الرقمية",
+            "ضجيج المقاهي",
+        ],
+    );
+    assert_contains_none(&arabic.text, &["الرئيسية", "اتصل بنا", "من نحن"]);
+    // Reading order is document order.
+    let first = arabic.text.find("افتتحت البلدية").unwrap_or(usize::MAX);
+    let last = arabic.text.find("وأعرب عدد").unwrap_or(0);
+    assert!(first < last);
+
+    let hebrew = extract("rtl_hebrew.html", None, Algorithm::Auto);
+    assert_contains_all(&hebrew.text, &["עונת הקטיף נפתחה השבוע", "מחסור בעובדים"]);
+    assert_contains_none(&hebrew.text, &["ראשי", "צור קשר"]);
+}
+
+#[test]
+fn figure_caption_and_tracking_pixel() {
+    let page_url = Url::parse("https://courier.example.com/news/2024/bridge.html").ok();
+    let result = extract_page(
+        &fixture("figure_pixel.html"),
+        None,
+        page_url.as_ref(),
+        Some(TITLE),
+        Algorithm::Auto,
+    )
+    .unwrap_or_else(|err| panic!("figure_pixel: {err}"));
+    // Two images, in document order; `<base href>` resolves the relative ones, the lazy one
+    // is read from `data-src`, the 1×1 pixel is dropped.
+    let urls: Vec<&str> = result.images.iter().map(|i| i.url.as_str()).collect();
+    assert_eq!(
+        urls,
+        [
+            "https://courier.example.com/images/bridge-arch.jpg",
+            "https://courier.example.com/news/2024/images/masons-marks.jpg",
+        ]
+    );
+    let figure = &result.images[0];
+    assert_eq!(figure.alt.as_deref(), Some("The restored central arch"));
+    assert_eq!(
+        figure.caption.as_deref(),
+        Some("The central arch after restoration, seen from the east bank.")
+    );
+    assert_eq!((figure.width, figure.height), (Some(800), Some(533)));
+    assert!(result.images.iter().all(|i| !i.url.contains("pixel")));
+    // The caption is the image's, not body text; the HTML keeps it in a figure.
+    assert_contains_none(&result.text, &["seen from the east bank"]);
+    assert_contains_all(
+        &result.html,
+        &[
+            "<figure>",
+            "<figcaption>",
+            "https://courier.example.com/images/bridge-arch.jpg",
+        ],
+    );
+    // Nothing executable survives, and links are absolute.
+    assert_contains_none(
+        &result.html,
+        &[
+            "javascript:",
+            "onclick",
+            "<iframe",
+            "<form",
+            "<input",
+            "<button",
+            "<script",
+            "pixel.gif",
+            "data:image",
+        ],
+    );
+    assert_contains_none(&result.text, &["Subscribe to the newsletter"]);
+    assert_contains_all(
+        &result.html,
+        &["href=\"https://courier.example.com/news/features/heritage.html\""],
+    );
+    assert_contains_all(&result.text, &[BRIDGE_FIRST, BRIDGE_LAST]);
+}
+
+#[test]
+fn latin1_bytes_with_meta_charset() {
+    let raw = fixture("latin1.html");
+    assert!(
+        std::str::from_utf8(&raw).is_err(),
+        "the fixture must not be UTF-8"
+    );
+    assert_eq!(gleaner::tidy::decode(&raw, None).encoding, "windows-1252");
+    let result = extract("latin1.html", None, Algorithm::Auto);
+    assert_contains_all(
+        &result.text,
+        &[
+            "La fête du village a attiré",
+            "Hélène Bérard",
+            "pétanque",
+            "l'édition de l'année prochaine",
+        ],
+    );
+    assert_contains_none(&result.text, &["Mentions légales", "Accueil", "\u{fffd}"]);
+    assert_eq!(
+        result.title.as_deref(),
+        Some("La fête du village attire des milliers de visiteurs")
+    );
+}
+
+#[test]
+fn http_charset_and_bom_decide_the_encoding() {
+    let latin = b"<p>caf\xe9</p>";
+    assert_eq!(
+        gleaner::tidy::decode(latin, Some("iso-8859-1")).text,
+        "<p>caf\u{e9}</p>"
+    );
+    let bom = b"\xef\xbb\xbf<p>caf\xc3\xa9</p>";
+    let decoded = gleaner::tidy::decode(bom, Some("iso-8859-1"));
+    assert_eq!(
+        (decoded.text.as_str(), decoded.encoding),
+        ("<p>caf\u{e9}</p>", "UTF-8")
+    );
+}
+
+#[test]
+fn every_algorithm_answers_on_a_fixture() {
+    for algorithm in Algorithm::ALL {
+        let result = extract_page(
+            &fixture("single_body.html"),
+            None,
+            None,
+            Some(TITLE),
+            algorithm,
+        );
+        match result {
+            Ok(extraction) => {
+                assert!(algorithm.is_implemented());
+                assert!(
+                    extraction.text.contains("lime mortar"),
+                    "{algorithm}: {}",
+                    extraction.text
+                );
+                assert!((0.0..=1.0).contains(&extraction.confidence));
+            }
+            // DANA reads non-ASCII text; an English page has none.
+            Err(ExtractError::NoContent(Algorithm::Dana)) if algorithm == Algorithm::Dana => {}
+            Err(ExtractError::NotImplemented(named)) => {
+                assert_eq!(named, algorithm);
+                assert!(!algorithm.is_implemented());
+            }
+            Err(other) => panic!("{algorithm}: {other}"),
+        }
+    }
+}
+
+#[test]
+fn coreex_and_econ_find_the_article_block() {
+    for algorithm in [Algorithm::Coreex, Algorithm::Econ] {
+        let result = extract("single_body.html", Some(TITLE), algorithm);
+        assert_eq!(result.algorithm, algorithm);
+        assert_contains_all(&result.text, &[BRIDGE_FIRST, "light vehicles"]);
+        assert_contains_none(&result.text, FURNITURE);
+    }
+}
+
+#[test]
+fn dana_and_bte_on_a_right_to_left_page() {
+    for algorithm in [Algorithm::Dana, Algorithm::Bte] {
+        let result = extract("rtl_arabic.html", None, algorithm);
+        assert_eq!(result.algorithm, algorithm);
+        assert_contains_all(&result.text, &["افتتحت البلدية صباح اليوم", "ضجيج المقاهي"]);
+        assert_contains_none(&result.text, &["<p>", "&nbsp;"]);
+    }
+    // BTE's window leaves the navigation and the footer out.
+    let bte = extract("rtl_arabic.html", None, Algorithm::Bte);
+    assert_contains_none(&bte.text, &["اتصل بنا", "من نحن"]);
+}
+
+#[test]
+fn alltext_is_the_floor() {
+    let all = extract("single_body.html", Some(TITLE), Algorithm::Alltext);
+    assert_contains_all(&all.text, &[BRIDGE_FIRST, "Most read", "Privacy policy"]);
+    assert_contains_none(&all.text, &["tracking script text", "font-family"]);
+}
+
+#[test]
+fn empty_page_is_no_content() {
+    let result = extract_page(
+        b"<html><body><nav><a href=/>Home</a></nav></body></html>",
+        None,
+        None,
+        None,
+        Algorithm::Cuter,
+    );
+    assert!(
+        matches!(result, Err(ExtractError::NoContent(Algorithm::Cuter))),
+        "{result:?}"
+    );
+}
+
+#[test]
+fn tidy_html_sanitizes_a_whole_page() {
+    let base = Url::parse("https://courier.example.com/news/2024/bridge.html").ok();
+    let tidied = gleaner::tidy::tidy_html(&fixture("figure_pixel.html"), None, base.as_ref());
+    assert_contains_all(
+        &tidied.html,
+        &[
+            "<h1>",
+            "<figcaption>",
+            "https://courier.example.com/images/bridge-arch.jpg",
+        ],
+    );
+    assert_contains_none(
+        &tidied.html,
+        &[
+            "<script",
+            "<style",
+            "javascript:",
+            "onclick",
+            "<iframe",
+            "<form",
+        ],
+    );
+}
