@@ -10,10 +10,18 @@ use crate::cli::LogFormat;
 
 /// Installs the global subscriber. A second call (as in tests) is a no-op.
 pub fn init(format: LogFormat, filter: Option<&str>) {
-    let filter = match filter {
-        Some(directives) => EnvFilter::new(directives),
-        None => EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")),
+    let directives = filter
+        .map(str::to_string)
+        .or_else(|| std::env::var("RUST_LOG").ok())
+        .filter(|d| !d.trim().is_empty())
+        .unwrap_or_else(|| "info".to_string());
+    // The HTML parser warns about every malformed page it repairs; that is routine here.
+    let directives = if directives.contains("html5ever") {
+        directives
+    } else {
+        format!("{directives},html5ever=error")
     };
+    let filter = EnvFilter::new(directives);
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr);

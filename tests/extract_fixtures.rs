@@ -355,3 +355,20 @@ fn tidy_html_sanitizes_a_whole_page() {
         ],
     );
 }
+
+#[test]
+fn the_cetr_family_keeps_the_body_and_drops_the_code() {
+    for algorithm in [Algorithm::Cetr, Algorithm::CetrTm, Algorithm::CetrKm] {
+        let result = extract("single_body.html", Some(TITLE), algorithm);
+        assert_eq!(result.algorithm, algorithm);
+        assert_contains_all(&result.text, &[BRIDGE_FIRST, "lime mortar", BRIDGE_LAST]);
+        // Scripts and styles are removed before the tag ratios are computed.
+        assert_contains_none(
+            &result.text,
+            &["tracking script text", "font-family", "<p>"],
+        );
+    }
+    // On a one-line (minified) page the lines are made by breaking every 65 characters.
+    let minified = extract("one_line.html", None, Algorithm::Cetr);
+    assert!(!minified.text.is_empty());
+}

@@ -77,3 +77,52 @@ fn best_window(tokens: &[Option<&str>]) -> Option<(usize, usize)> {
     best.filter(|&(score, _, _)| score > 0)
         .map(|(_, start, end)| (start, end))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::best_window;
+    use proptest::prelude::*;
+
+    /// The paper's search, O(n²): every window, scored directly. Ties go to the earliest end,
+    /// then to the latest start (the shortest window), which is what Kadane's scan keeps.
+    fn brute_force(tokens: &[Option<&str>]) -> Option<(usize, usize)> {
+        let mut best: Option<(i64, usize, usize)> = None;
+        for end in 0..tokens.len() {
+            for start in (0..=end).rev() {
+                let score: i64 = tokens[start..=end]
+                    .iter()
+                    .map(|t| if t.is_some() { 1 } else { -1 })
+                    .sum();
+                if best.is_none_or(|(s, _, _)| score > s) {
+                    best = Some((score, start, end));
+                }
+            }
+        }
+        best.filter(|&(score, _, _)| score > 0)
+            .map(|(_, start, end)| (start, end))
+    }
+
+    fn tokens(words: &[bool]) -> Vec<Option<&'static str>> {
+        words.iter().map(|&w| w.then_some("word")).collect()
+    }
+
+    #[test]
+    fn a_hand_made_page() {
+        // tags, then a body of words with one inline tag, then tags again.
+        let page = tokens(&[
+            false, false, true, true, false, true, true, true, false, false,
+        ]);
+        assert_eq!(best_window(&page), Some((2, 7)));
+        assert_eq!(best_window(&tokens(&[false, false])), None);
+        assert_eq!(best_window(&[]), None);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(512))]
+        #[test]
+        fn linear_scan_finds_the_brute_force_window(words in prop::collection::vec(any::<bool>(), 0..120)) {
+            let page = tokens(&words);
+            prop_assert_eq!(best_window(&page), brute_force(&page));
+        }
+    }
+}
