@@ -260,3 +260,18 @@ fn json_logs_are_one_object_per_line() {
             .is_some_and(|d| d.starts_with("sqlite://"))
     );
 }
+
+#[test]
+fn extract_from_a_url_goes_through_the_guard() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = gleaner(dir.path())
+        .args(["extract", "http://127.0.0.1:9/article.html"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr(&output).contains("forbidden non-public address"),
+        "{}",
+        stderr(&output)
+    );
+}

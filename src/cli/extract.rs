@@ -42,13 +42,15 @@ pub fn run(args: &ExtractArgs) -> Result<(), super::CliError> {
         .transpose()?;
     let source = args.source.as_str();
     let lower = source.to_ascii_lowercase();
-    if lower.starts_with("http://") || lower.starts_with("https://") {
-        return Err(super::CliError::NotYet {
-            command: "extract <URL>",
-            issue: "the ingestion stage's fetcher; save the page and pass the file (or `-`) meanwhile",
-        });
-    }
-    let raw = if source == "-" {
+    let mut base = base;
+    let mut http_charset = None;
+    let raw = if lower.starts_with("http://") || lower.starts_with("https://") {
+        let page = download(source)?;
+        // The final URL after redirects anchors relative links unless --url says otherwise.
+        base = base.or(Some(page.final_url.clone()));
+        http_charset = page.charset().map(str::to_string);
+        page.bytes
+    } else if source == "-" {
         let mut raw = Vec::new();
         std::io::stdin()
             .read_to_end(&mut raw)
@@ -57,11 +59,17 @@ pub fn run(args: &ExtractArgs) -> Result<(), super::CliError> {
     } else {
         std::fs::read(source).with_context(|| format!("reading {source}"))?
     };
-    let extraction = extract_page(&raw, None, base.as_ref(), args.title.as_deref(), algorithm)
-        .map_err(|err| match err {
-            ExtractError::NotImplemented(_) => super::CliError::Usage(err.to_string()),
-            ExtractError::NoContent(_) => super::CliError::runtime(err),
-        })?;
+    let extraction = extract_page(
+        &raw,
+        http_charset.as_deref(),
+        base.as_ref(),
+        args.title.as_deref(),
+        algorithm,
+    )
+    .map_err(|err| match err {
+        ExtractError::NotImplemented(_) => super::CliError::Usage(err.to_string()),
+        ExtractError::NoContent(_) => super::CliError::runtime(err),
+    })?;
     let output = match args.format.as_str() {
         "html" => extraction.html,
         "json" => {
@@ -81,4 +89,31 @@ pub fn run(args: &ExtractArgs) -> Result<(), super::CliError> {
         _ => {}
     }
     Ok(())
+}
+
+/// Fetches one page with the default `[fetch]` settings: the same limits, guard and
+/// robots.txt rules as the daemon.
+fn download(source: &str) -> Result<crate::fetch::Fetched, super::CliError> {
+    use crate::fetch::{FetchOutcome, FetchRequest, Fetcher, ResourceKind};
+    let url = url::Url::parse(source)
+        .map_err(|err| super::CliError::Usage(format!("`{source}`: {err}")))?;
+    let defaults = crate::config::Config::parse("", std::path::Path::new("config.toml"), None)
+        .map_err(|err| super::CliError::Usage(err.to_string()))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async {
+        let fetcher = Fetcher::new(&defaults.fetch).context("building the HTTP client")?;
+        match fetcher
+            .fetch(&FetchRequest::new(url, ResourceKind::Page))
+            .await
+            .context("downloading the page")?
+        {
+            FetchOutcome::Fetched(page) => Ok(page),
+            FetchOutcome::NotModified => Err(super::CliError::Usage(format!(
+                "{source}: the server answered 304 Not Modified to an unconditional request"
+            ))),
+        }
+    })
 }
