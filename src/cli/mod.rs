@@ -183,7 +183,7 @@ pub enum FeedsCommand {
         /// A unique name [default: the feed's host].
         #[arg(long)]
         name: Option<String>,
-        /// A cron schedule for this feed [default: [schedule].default].
+        /// A cron schedule for this feed (default: the `[schedule]` default).
         #[arg(long)]
         schedule: Option<String>,
     },
@@ -249,7 +249,7 @@ pub struct ExportArgs {
 
 #[derive(Debug, Args)]
 pub struct ReextractArgs {
-    /// The algorithm to use [default: [extract].algorithm].
+    /// The algorithm to use (default: `[extract]` algorithm).
     #[arg(long)]
     pub algorithm: Option<String>,
     /// Only articles of this feed.

@@ -2,7 +2,7 @@
 //! message that names the URL) and schedules it (transient or not, `Retry-After`).
 //!
 //! reqwest reports the guard's and the redirect policy's refusals as opaque sources of its own
-//! error; [`FetchError::from_reqwest`] walks the source chain to give them their own kinds.
+//! error; `FetchError::from_reqwest` walks the source chain to give them their own kinds.
 
 use std::error::Error as StdError;
 use std::time::{Duration, SystemTime};

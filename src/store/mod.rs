@@ -3,8 +3,8 @@
 //! Owns the connection pool, the migrations (`migrations/sqlite`, `migrations/postgres`, run
 //! on connect) and every statement gleaner sends. The schema is the public handoff of
 //! `../specs/handoff.md`. Statements are written once with `$N` placeholders, which both
-//! backends accept; the few that differ are [`Dialects`] pairs, kept side by side in
-//! [`sql`] so the two cannot drift, and every test in `tests/store.rs` runs on both.
+//! backends accept; the few that differ are `Dialects` pairs, kept side by side in
+//! `sql.rs` so the two cannot drift, and every test in `tests/store.rs` runs on both.
 //!
 //! Timestamps are truncated to whole microseconds when written (PostgreSQL's precision), so a
 //! value reads back equal on either backend.
