@@ -12,6 +12,9 @@ use super::ApiState;
 use crate::metrics;
 use crate::store::claims::QueueDepth;
 
+/// A per-consumer gauge: name, help, and the value it shows.
+type QueueGauge = (&'static str, &'static str, fn(&QueueDepth) -> i64);
+
 /// How long a health check or a scrape waits for the database.
 const DATABASE_WAIT: Duration = Duration::from_secs(5);
 
@@ -85,7 +88,7 @@ pub async fn metrics(State(state): State<ApiState>) -> Response {
             "Active feeds whose last poll failed.",
             counts.feeds_failing as f64,
         );
-        let families: [(&str, &str, fn(&QueueDepth) -> i64); 3] = [
+        let families: [QueueGauge; 3] = [
             (
                 "gleaner_claims_pending",
                 "Stored articles a consumer has not reported done (its queue depth), for each consumer that ever claimed.",
