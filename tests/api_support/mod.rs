@@ -1,5 +1,8 @@
 //! The API test harness: the real router served on 127.0.0.1 port 0 over a fresh database,
-//! a client that speaks JSON to it, and seeded feeds and articles.
+//! a client that speaks JSON to it, and seeded feeds and articles; the claims cases live in
+//! [`claims`].
+
+pub mod claims;
 
 use anyhow::Context as _;
 use chrono::Utc;
