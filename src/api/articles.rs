@@ -106,7 +106,8 @@ fn parse_cursor(text: &str) -> Result<i64, ApiError> {
 }
 
 fn parse_time(text: &str) -> Result<DateTime<Utc>, ApiError> {
-    DateTime::parse_from_rfc3339(text.trim())
+    // An unencoded `+` of an offset arrives as a space.
+    DateTime::parse_from_rfc3339(&text.trim().replace(' ', "+"))
         .map(|t| t.with_timezone(&Utc))
         .map_err(|_| {
             ApiError::bad_request(format!(
