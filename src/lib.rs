@@ -1,6 +1,7 @@
 //! gleaner: a daemon that turns RSS/Atom/JSON feeds into a database of clean article bodies
 //! and images. `ARCHITECTURE.md` describes the stages and the data between them.
 
+pub mod api;
 pub mod cli;
 pub mod config;
 pub mod daemon;
@@ -8,6 +9,7 @@ pub mod eval;
 pub mod extract;
 pub mod feed;
 pub mod fetch;
+pub mod metrics;
 pub mod pipeline;
 pub mod schedule;
 pub mod store;

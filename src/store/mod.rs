@@ -9,7 +9,9 @@
 //! Timestamps are truncated to whole microseconds when written (PostgreSQL's precision), so a
 //! value reads back equal on either backend.
 
+mod api_reads;
 mod articles;
+pub mod claims;
 mod feeds;
 pub mod model;
 mod sql;
@@ -25,6 +27,7 @@ use sqlx::sqlite::{
 
 use crate::config::DatabaseTarget;
 
+pub use api_reads::StoreCounts;
 pub use articles::Reextraction;
 pub use model::*;
 

@@ -1,0 +1,302 @@
+//! The read-only routes: feeds, article listings with a cursor, one article as JSON, text or
+//! HTML, its images, image bytes, and full-text search.
+
+use std::collections::HashMap;
+
+use axum::Json;
+use axum::body::Body;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+use serde_json::json;
+
+use super::ApiState;
+use super::error::{ApiError, parse_id, parse_limit};
+use crate::store::{Article, ArticleFilter, StoredImage};
+
+/// Page size of listings and search when `limit` is absent.
+pub const DEFAULT_LIMIT: i64 = 50;
+/// The largest page a listing or search returns.
+pub const MAX_LIMIT: i64 = 500;
+
+/// Image bytes never change for a SHA-256: cache them for a year.
+const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+
+/// Query parameters by name (the last of repeated names wins).
+pub struct Params(HashMap<String, String>);
+
+impl Params {
+    pub fn parse(query: Option<&str>) -> Params {
+        Params(
+            url::form_urlencoded::parse(query.unwrap_or("").as_bytes())
+                .into_owned()
+                .collect(),
+        )
+    }
+
+    /// A parameter, `None` when absent or blank.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .get(name)
+            .map(String::as_str)
+            .filter(|value| !value.trim().is_empty())
+    }
+}
+
+/// The id in a `/…/{id}` path.
+pub fn path_id(path: Result<Path<String>, PathRejection>, what: &str) -> Result<i64, ApiError> {
+    let Path(text) =
+        path.map_err(|rejection| ApiError::bad_request(format!("bad path: {rejection}")))?;
+    parse_id(what, &text)
+}
+
+/// `GET /feeds`
+pub async fn feeds(State(state): State<ApiState>) -> Result<Response, ApiError> {
+    let feeds = state.store.feeds().await?;
+    Ok(Json(json!({ "feeds": feeds })).into_response())
+}
+
+/// `GET /articles?feed=&since=&after_id=&limit=`: ascending ids, the consumers' cursor.
+pub async fn list(
+    State(state): State<ApiState>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let params = Params::parse(query.as_deref());
+    let limit = parse_limit(params.get("limit"), DEFAULT_LIMIT, MAX_LIMIT)?;
+    let after_id = params.get("after_id").map(parse_cursor).transpose()?;
+    let since = params.get("since").map(parse_time).transpose()?;
+    let feed = params.get("feed").map(str::to_string);
+    if let Some(name) = &feed
+        && state.store.feed_by_name(name).await?.is_none()
+    {
+        return Err(ApiError::not_found(format!("no feed is named {name:?}")));
+    }
+    let mut articles = state
+        .store
+        .list_articles(&ArticleFilter {
+            feed,
+            since,
+            after_id,
+            // One more than asked tells whether another page follows.
+            limit: limit + 1,
+            ascending: true,
+        })
+        .await?;
+    let more = articles.len() as i64 > limit;
+    articles.truncate(limit as usize);
+    let next_after_id = articles.last().map(|a| a.id).or(after_id);
+    Ok(Json(json!({
+        "articles": articles,
+        "next_after_id": next_after_id,
+        "more": more,
+    }))
+    .into_response())
+}
+
+fn parse_cursor(text: &str) -> Result<i64, ApiError> {
+    match text.trim().parse::<i64>() {
+        Ok(id) if id >= 0 => Ok(id),
+        _ => Err(ApiError::bad_request(format!(
+            "after_id must be an article id (an integer of 0 or more), not {text:?}"
+        ))),
+    }
+}
+
+fn parse_time(text: &str) -> Result<DateTime<Utc>, ApiError> {
+    // An unencoded `+` of an offset arrives as a space.
+    DateTime::parse_from_rfc3339(&text.trim().replace(' ', "+"))
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|_| {
+            ApiError::bad_request(format!(
+                "since must be an RFC 3339 time such as 2026-01-31T08:00:00Z, not {text:?}"
+            ))
+        })
+}
+
+/// An image as the API shows it: with the address of its bytes when they were downloaded.
+#[derive(Serialize)]
+struct ImageView {
+    #[serde(flatten)]
+    image: StoredImage,
+    href: Option<String>,
+}
+
+impl From<StoredImage> for ImageView {
+    fn from(image: StoredImage) -> Self {
+        let href = image.sha256.as_ref().map(|sha| format!("/images/{sha}"));
+        ImageView { image, href }
+    }
+}
+
+#[derive(Serialize)]
+struct ArticleView {
+    #[serde(flatten)]
+    article: Article,
+    images: Vec<ImageView>,
+}
+
+/// `GET /articles/{id}?format=json|text|html`
+pub async fn article(
+    State(state): State<ApiState>,
+    path: Result<Path<String>, PathRejection>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let id = path_id(path, "the article id")?;
+    let params = Params::parse(query.as_deref());
+    let format = params.get("format").unwrap_or("json");
+    if !matches!(format, "json" | "text" | "html") {
+        return Err(ApiError::bad_request(format!(
+            "format must be json, text or html, not {format:?}"
+        )));
+    }
+    let Some(article) = state.store.article(id).await? else {
+        return Err(ApiError::not_found(format!("no article has id {id}")));
+    };
+    Ok(match format {
+        "text" => (
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            article.text,
+        )
+            .into_response(),
+        "html" => (
+            [
+                (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+                // The body is sanitized already; this keeps scripts out even so.
+                (
+                    header::CONTENT_SECURITY_POLICY,
+                    "default-src 'none'; img-src * data:; style-src 'unsafe-inline'",
+                ),
+            ],
+            html_document(&article),
+        )
+            .into_response(),
+        _ => {
+            let images = state.store.article_images(id).await?;
+            let view = ArticleView {
+                article,
+                images: images.into_iter().map(ImageView::from).collect(),
+            };
+            Json(view).into_response()
+        }
+    })
+}
+
+/// The stored (sanitized) body in a minimal page with the article's title.
+fn html_document(article: &Article) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}</title></head>\n\
+         <body><article>\n{}\n</article></body></html>\n",
+        escape_html(&article.title),
+        article.html
+    )
+}
+
+fn escape_html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `GET /articles/{id}/images`
+pub async fn images(
+    State(state): State<ApiState>,
+    path: Result<Path<String>, PathRejection>,
+) -> Result<Response, ApiError> {
+    let id = path_id(path, "the article id")?;
+    if !state.store.article_exists(id).await? {
+        return Err(ApiError::not_found(format!("no article has id {id}")));
+    }
+    let images: Vec<ImageView> = state
+        .store
+        .article_images(id)
+        .await?
+        .into_iter()
+        .map(ImageView::from)
+        .collect();
+    Ok(Json(json!({ "article_id": id, "images": images })).into_response())
+}
+
+/// `GET /images/{sha256}`: the bytes with their stored media type, cacheable forever.
+pub async fn image_blob(
+    State(state): State<ApiState>,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let Path(sha256) =
+        path.map_err(|rejection| ApiError::bad_request(format!("bad path: {rejection}")))?;
+    if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(ApiError::bad_request(
+            "an image is named by its SHA-256: 64 hexadecimal digits",
+        ));
+    }
+    let sha256 = sha256.to_ascii_lowercase();
+    let etag = format!("\"{sha256}\"");
+    let Some(blob) = state.store.image_blob(&sha256).await? else {
+        return Err(ApiError::not_found(format!(
+            "no image has SHA-256 {sha256}"
+        )));
+    };
+    let content_type = HeaderValue::from_str(&blob.mime)
+        .unwrap_or(HeaderValue::from_static("application/octet-stream"));
+    let mut response = if if_none_match(&headers, &etag) {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        Response::new(Body::from(blob.bytes))
+    };
+    let response_headers = response.headers_mut();
+    response_headers.insert(header::CONTENT_TYPE, content_type);
+    response_headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(IMMUTABLE));
+    response_headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    // An image (an SVG, say) opened directly must not run anything.
+    response_headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static("default-src 'none'; style-src 'unsafe-inline'; sandbox"),
+    );
+    if let Ok(value) = HeaderValue::from_str(&etag) {
+        response_headers.insert(header::ETAG, value);
+    }
+    Ok(response)
+}
+
+fn if_none_match(headers: &HeaderMap, etag: &str) -> bool {
+    headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            value
+                .split(',')
+                .map(str::trim)
+                .any(|tag| tag == "*" || tag.trim_start_matches("W/") == etag)
+        })
+}
+
+/// `GET /search?q=&limit=`
+pub async fn search(
+    State(state): State<ApiState>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let params = Params::parse(query.as_deref());
+    let Some(q) = params.get("q") else {
+        return Err(ApiError::bad_request(
+            "q (the words to search for) is required",
+        ));
+    };
+    let limit = parse_limit(params.get("limit"), DEFAULT_LIMIT, MAX_LIMIT)?;
+    let hits = state.store.search(q, limit).await?;
+    Ok(Json(json!({ "query": q, "hits": hits })).into_response())
+}

@@ -1,0 +1,277 @@
+//! The consumers' work queue: claims with leases, and the per-consumer results.
+//!
+//! A consumer (say `summarizer`, run as several workers) claims articles it has not finished
+//! and that none of its workers holds. A claim is a lease: it ends when the worker reports the
+//! article done, or when it expires and the article becomes claimable again. Each consumer has
+//! its own queue over every stored article, so a summarizer and an indexer each see them all.
+//!
+//! Claiming is one transaction. On PostgreSQL the candidate articles are locked with
+//! `FOR NO KEY UPDATE SKIP LOCKED` (the `FOR UPDATE … SKIP LOCKED` family, weak enough not to
+//! block foreign-key checks), so concurrent claimers pass over each other's rows instead of
+//! waiting. On SQLite the transaction is `BEGIN IMMEDIATE`: one writer at a time. On both, the
+//! upsert only takes over a row whose lease has expired and that is not done, so a claim that
+//! lost a race returns fewer articles, never one somebody else holds.
+//!
+//! The `lease` column counts the claims of a (consumer, article) pair and is the token a
+//! worker may hand back with its result: after a lease expired and another worker re-claimed
+//! the article, the first worker's token is stale and its result is refused.
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+use sqlx::types::Json;
+
+use super::model::Article;
+use super::{Dialects, QueryContext, Store, StoreError, db_time, now, on_pool};
+
+/// An article handed to a consumer's worker, with the lease that covers it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClaimedArticle {
+    /// The token to hand back with [`Store::finish_claim`].
+    pub lease: i64,
+    pub lease_until: DateTime<Utc>,
+    pub article: Article,
+}
+
+/// The claim state of one article for one consumer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClaimRecord {
+    pub consumer: String,
+    pub article_id: i64,
+    pub lease: i64,
+    pub claimed_at: DateTime<Utc>,
+    /// When the current lease ends; `None` once done.
+    pub lease_until: Option<DateTime<Utc>>,
+    pub done_at: Option<DateTime<Utc>>,
+    /// What the consumer reported with `done`, if anything.
+    pub result: Option<serde_json::Value>,
+}
+
+#[derive(sqlx::FromRow)]
+struct ClaimRow {
+    consumer: String,
+    article_id: i64,
+    lease: i64,
+    claimed_at: DateTime<Utc>,
+    lease_until: Option<DateTime<Utc>>,
+    done_at: Option<DateTime<Utc>>,
+    result: Option<Json<serde_json::Value>>,
+}
+
+impl From<ClaimRow> for ClaimRecord {
+    fn from(row: ClaimRow) -> Self {
+        ClaimRecord {
+            consumer: row.consumer,
+            article_id: row.article_id,
+            lease: row.lease,
+            claimed_at: row.claimed_at,
+            lease_until: row.lease_until,
+            done_at: row.done_at,
+            result: row.result.map(|Json(value)| value),
+        }
+    }
+}
+
+/// What reporting an article done did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FinishOutcome {
+    /// The result is stored and the lease ended.
+    Done,
+    /// No article has this id.
+    UnknownArticle,
+    /// This consumer never claimed the article.
+    NotClaimed,
+    /// This consumer already reported the article done.
+    AlreadyDone,
+    /// The lease token is not the current one: the lease expired and the article was claimed
+    /// again.
+    StaleLease { current: i64 },
+}
+
+/// One consumer's queue at a moment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct QueueDepth {
+    pub consumer: String,
+    /// Articles this consumer reported done.
+    pub done: i64,
+    /// Articles under an unexpired lease of this consumer.
+    pub leased: i64,
+    /// Stored articles this consumer has not reported done (leased ones included).
+    pub pending: i64,
+}
+
+/// Claims up to `$4` articles for consumer `$1` at time `$2`, leased until `$3`. Candidates are
+/// articles without a claim row for this consumer, or whose lease expired before it was done;
+/// the `ON CONFLICT … WHERE` repeats that test on the current row, the guard against a claimer
+/// that read an older state.
+const CLAIM: Dialects = Dialects {
+    sqlite: "INSERT INTO claims (consumer, article_id, lease, claimed_at, lease_until)
+             SELECT $1, a.id, 1, $2, $3
+             FROM articles a
+             WHERE NOT EXISTS (SELECT 1 FROM claims c
+                               WHERE c.consumer = $1 AND c.article_id = a.id
+                                 AND (c.done_at IS NOT NULL OR c.lease_until > $2))
+             ORDER BY a.id
+             LIMIT $4
+             ON CONFLICT (consumer, article_id) DO UPDATE SET
+                 lease = claims.lease + 1,
+                 claimed_at = excluded.claimed_at,
+                 lease_until = excluded.lease_until
+             WHERE claims.done_at IS NULL AND claims.lease_until <= excluded.claimed_at
+             RETURNING article_id, lease",
+    postgres: "WITH candidates AS (
+                   SELECT a.id
+                   FROM articles a
+                   WHERE NOT EXISTS (SELECT 1 FROM claims c
+                                     WHERE c.consumer = $1 AND c.article_id = a.id
+                                       AND (c.done_at IS NOT NULL OR c.lease_until > $2))
+                   ORDER BY a.id
+                   LIMIT $4
+                   FOR NO KEY UPDATE SKIP LOCKED
+               )
+               INSERT INTO claims (consumer, article_id, lease, claimed_at, lease_until)
+               SELECT $1, id, 1, $2, $3 FROM candidates
+               ON CONFLICT (consumer, article_id) DO UPDATE SET
+                   lease = claims.lease + 1,
+                   claimed_at = excluded.claimed_at,
+                   lease_until = excluded.lease_until
+               WHERE claims.done_at IS NULL AND claims.lease_until <= excluded.claimed_at
+               RETURNING article_id, lease",
+};
+
+/// Ends the lease of consumer `$1` on article `$2` at `$3` with result `$4`; with a lease
+/// token `$5`, only if it is the current one.
+const FINISH: &str = "
+    UPDATE claims SET done_at = $3, lease_until = NULL, result = $4
+    WHERE consumer = $1 AND article_id = $2 AND done_at IS NULL AND ($5 IS NULL OR lease = $5)
+    RETURNING lease";
+
+const SELECT_CLAIM: &str = "
+    SELECT consumer, article_id, lease, claimed_at, lease_until, done_at, result
+    FROM claims
+    WHERE article_id = $1 AND ($2 IS NULL OR consumer = $2)
+    ORDER BY consumer";
+
+const ARTICLE_EXISTS: &str = "SELECT COUNT(*) FROM articles WHERE id = $1";
+
+/// Per consumer with any claim: done, leased at `$1`, and stored articles not done.
+const QUEUE_DEPTHS: &str = "
+    SELECT c.consumer,
+           COUNT(c.done_at) AS done,
+           COUNT(CASE WHEN c.done_at IS NULL AND c.lease_until > $1 THEN 1 END) AS leased,
+           (SELECT COUNT(*) FROM articles) - COUNT(c.done_at) AS pending
+    FROM claims c
+    GROUP BY c.consumer
+    ORDER BY c.consumer";
+
+impl Store {
+    /// Claims up to `limit` articles, oldest first, for `consumer`'s worker, each leased for
+    /// `lease`. Articles this consumer finished, or that one of its workers holds under an
+    /// unexpired lease, are not returned.
+    pub async fn claim(
+        &self,
+        consumer: &str,
+        limit: i64,
+        lease: Duration,
+    ) -> Result<Vec<ClaimedArticle>, StoreError> {
+        let claimed_at = now();
+        let lease_until = db_time(claimed_at + lease);
+        let statement = self.sql(&CLAIM);
+        let mut claimed: Vec<(i64, i64)> = on_pool!(self, pool => {
+            let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a claim")?;
+            let rows = sqlx::query_as(statement)
+                .bind(consumer)
+                .bind(claimed_at)
+                .bind(lease_until)
+                .bind(limit.max(0))
+                .fetch_all(&mut *tx)
+                .await
+                .context("claiming articles")?;
+            tx.commit().await.context("committing a claim")?;
+            Ok::<_, StoreError>(rows)
+        })?;
+        claimed.sort_unstable();
+        let mut articles = Vec::with_capacity(claimed.len());
+        for (id, lease) in claimed {
+            // Articles are never deleted while claimed; a missing one is simply left out.
+            if let Some(article) = self.article(id).await? {
+                articles.push(ClaimedArticle {
+                    lease,
+                    lease_until,
+                    article,
+                });
+            }
+        }
+        Ok(articles)
+    }
+
+    /// Reports `article_id` done by `consumer`, storing `result` and ending the lease. With
+    /// `lease`, the report is refused unless that token is the current lease; without it, any
+    /// open claim of the consumer is ended (an expired one included, if nobody re-claimed it).
+    pub async fn finish_claim(
+        &self,
+        consumer: &str,
+        article_id: i64,
+        lease: Option<i64>,
+        result: Option<&serde_json::Value>,
+    ) -> Result<FinishOutcome, StoreError> {
+        let finished: Option<i64> = on_pool!(self, pool => {
+            sqlx::query_scalar(FINISH)
+                .bind(consumer)
+                .bind(article_id)
+                .bind(now())
+                .bind(result.map(Json))
+                .bind(lease)
+                .fetch_optional(pool)
+                .await
+        })
+        .context("finishing a claim")?;
+        if finished.is_some() {
+            return Ok(FinishOutcome::Done);
+        }
+        if !self.article_exists(article_id).await? {
+            return Ok(FinishOutcome::UnknownArticle);
+        }
+        let record = self.claims_of_article(article_id, Some(consumer)).await?;
+        Ok(match record.first() {
+            None => FinishOutcome::NotClaimed,
+            Some(claim) if claim.done_at.is_some() => FinishOutcome::AlreadyDone,
+            Some(claim) => FinishOutcome::StaleLease {
+                current: claim.lease,
+            },
+        })
+    }
+
+    /// The claims of an article, one per consumer (only `consumer`'s when given).
+    pub async fn claims_of_article(
+        &self,
+        article_id: i64,
+        consumer: Option<&str>,
+    ) -> Result<Vec<ClaimRecord>, StoreError> {
+        let rows: Vec<ClaimRow> = on_pool!(self, pool => {
+            sqlx::query_as(SELECT_CLAIM)
+                .bind(article_id)
+                .bind(consumer)
+                .fetch_all(pool)
+                .await
+        })
+        .context("reading claims")?;
+        Ok(rows.into_iter().map(ClaimRecord::from).collect())
+    }
+
+    /// Whether an article with this id is stored.
+    pub async fn article_exists(&self, id: i64) -> Result<bool, StoreError> {
+        let count: i64 = on_pool!(self, pool => {
+            sqlx::query_scalar(ARTICLE_EXISTS).bind(id).fetch_one(pool).await
+        })
+        .context("looking up an article")?;
+        Ok(count > 0)
+    }
+
+    /// The queue of every consumer that ever claimed an article.
+    pub async fn queue_depths(&self) -> Result<Vec<QueueDepth>, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query_as(QUEUE_DEPTHS).bind(now()).fetch_all(pool).await
+        })
+        .context("measuring the claim queues")
+    }
+}
