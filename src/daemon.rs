@@ -41,6 +41,12 @@ pub enum DaemonError {
     Fetch(#[from] FetchError),
     #[error("installing signal handlers: {0}")]
     Signals(#[source] std::io::Error),
+    #[error("the API cannot listen on {address}: {source}")]
+    Listen {
+        address: std::net::SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// Connects the store (creating or upgrading the schema), makes the feeds table match the
@@ -164,6 +170,23 @@ pub async fn run(
     if ctx.config.feeds.is_empty() {
         tracing::warn!(config = %config_path.display(), "no feeds configured: add [[feeds]] to start");
     }
+    let api_server = match ctx.config.api.clone() {
+        Some(api) => {
+            let listener = tokio::net::TcpListener::bind(api.listen)
+                .await
+                .map_err(|source| DaemonError::Listen {
+                    address: api.listen,
+                    source,
+                })?;
+            let (store, stop) = (ctx.store.clone(), shutdown.clone());
+            Some(tokio::spawn(async move {
+                if let Err(error) = crate::api::serve(listener, store, api, stop).await {
+                    tracing::error!(%error, "the API stopped");
+                }
+            }))
+        }
+        None => None,
+    };
     let work = shutdown.child_token();
     let mut polls: JoinSet<FeedReport> = JoinSet::new();
     let mut in_flight: HashMap<tokio::task::Id, String> = HashMap::new();
@@ -213,6 +236,12 @@ pub async fn run(
             "grace period over: abandoning in-flight polls"
         );
         polls.shutdown().await;
+    }
+    if let Some(server) = api_server {
+        // The server began its graceful stop with the shutdown token; requests in flight end.
+        if tokio::time::timeout(grace, server).await.is_err() {
+            tracing::warn!("the API did not stop in time");
+        }
     }
     ctx.store.close().await;
     tracing::info!("stopped");
@@ -295,6 +324,10 @@ async fn reload_config(ctx: &mut Context, path: &Path) {
             "a new [database] url takes effect on restart; keeping the current database"
         );
         config.database = ctx.config.database.clone();
+    }
+    if config.api != ctx.config.api {
+        tracing::warn!("[api] changes take effect on restart; the API keeps its current settings");
+        config.api = ctx.config.api.clone();
     }
     let fetcher = if config.fetch == ctx.config.fetch {
         ctx.fetcher.clone()

@@ -15,9 +15,10 @@ use tokio_util::sync::CancellationToken;
 use url::Url;
 
 use crate::config::{Config, FeedConfig};
-use crate::extract::{Extraction, extract_page};
+use crate::extract::{Algorithm, Extraction, extract_page};
 use crate::feed::{FeedEntry, normalize_url, parse_feed};
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, Fetcher, ResourceKind};
+use crate::metrics;
 use crate::schedule;
 use crate::store::{
     CompressedPage, FeedPoll, FeedRecord, ImageContent, InsertOutcome, NewArticle, NewFailure,
@@ -159,6 +160,7 @@ pub async fn poll_feed(ctx: &Context, feed: &FeedRecord, cancel: &CancellationTo
         tracing::warn!(feed = %feed.name, kind = %failure.kind, error = %failure.message, "feed poll failed");
     }
     report.elapsed = started.elapsed();
+    metrics::feed_polled(&report.status);
     report
 }
 
@@ -177,7 +179,7 @@ async fn poll_entries(
         last_modified: feed.last_modified.clone(),
     };
     let polled_at = now();
-    let fetched = match ctx.fetcher.fetch(&request).await {
+    let fetched = match fetch_timed(ctx, &request).await {
         Ok(FetchOutcome::Fetched(fetched)) => fetched,
         Ok(FetchOutcome::NotModified) => {
             report.status = "not_modified".to_string();
@@ -251,6 +253,25 @@ async fn poll_entries(
         "feed polled"
     );
     Ok(())
+}
+
+/// Fetches through the shared fetcher, recording latency and bytes.
+async fn fetch_timed(
+    ctx: &Context,
+    request: &FetchRequest,
+) -> Result<FetchOutcome, crate::fetch::FetchError> {
+    let started = Instant::now();
+    let result = ctx.fetcher.fetch(request).await;
+    let bytes = match &result {
+        Ok(FetchOutcome::Fetched(fetched)) => fetched.bytes.len() as u64,
+        _ => 0,
+    };
+    metrics::fetch_finished(
+        request.kind.as_str(),
+        started.elapsed().as_secs_f64(),
+        bytes,
+    );
+    result
 }
 
 /// The next due time on the regular schedule; a schedule that never fires again parks the
@@ -356,6 +377,7 @@ async fn process_entry(ctx: &Context, feed_id: i64, entry: &FeedEntry) -> EntryO
     }
     match download_and_store(ctx, feed_id, entry).await {
         Ok(InsertOutcome::Inserted(id)) => {
+            metrics::article_stored();
             tracing::debug!(article = id, url = %entry.url, "article stored");
             EntryOutcome::Stored
         }
@@ -379,7 +401,7 @@ async fn download_and_store(
         etag: None,
         last_modified: None,
     };
-    let page = match ctx.fetcher.fetch(&request).await {
+    let page = match fetch_timed(ctx, &request).await {
         Ok(FetchOutcome::Fetched(page)) => page,
         Ok(FetchOutcome::NotModified) => {
             return Err(StepFailure::new(
@@ -447,6 +469,7 @@ async fn extract_off_runtime(
     let algorithm = ctx.config.extract.algorithm;
     let title = entry.title.clone();
     let joined = tokio::task::spawn_blocking(move || {
+        let started = Instant::now();
         let extraction = extract_page(
             &page.bytes,
             page.charset(),
@@ -454,6 +477,16 @@ async fn extract_off_runtime(
             Some(title.as_str()).filter(|t| !t.is_empty()),
             algorithm,
         );
+        if let Ok(extraction) = &extraction {
+            // The cascade starts with CUTER: anything else means it fell back.
+            let fell_back =
+                algorithm == Algorithm::Auto && extraction.algorithm != Algorithm::Cuter;
+            metrics::extraction_finished(
+                extraction.algorithm.name(),
+                started.elapsed().as_secs_f64(),
+                fell_back,
+            );
+        }
         let compressed = CompressedPage::compress(&page.bytes);
         (extraction, compressed, page)
     })
@@ -507,7 +540,7 @@ async fn fetch_image(ctx: &Context, feed_id: i64, url: &Url) -> Option<ImageCont
         etag: None,
         last_modified: None,
     };
-    let failure = match ctx.fetcher.fetch(&request).await {
+    let failure = match fetch_timed(ctx, &request).await {
         Ok(FetchOutcome::Fetched(fetched)) => match fetched.media_type() {
             Some(mime) if mime.starts_with("image/") => {
                 return Some(ImageContent {
@@ -538,6 +571,7 @@ async fn record(
     article_url: Option<&str>,
     failure: &StepFailure,
 ) {
+    metrics::failure(failure.stage, &failure.kind);
     let row = NewFailure {
         feed_id,
         article_url: article_url.map(str::to_string),

@@ -20,7 +20,8 @@ fn config_text(db: &TestDb, farm: &Farm, feeds: &[&str]) -> String {
     let mut text = format!(
         "[database]\nurl = \"{}\"\n[schedule]\ndefault = \"*/1 * * * * *\"\njitter_seconds = 0\n\
          [fetch]\nallow_private_networks = true\nper_host_delay_ms = 0\nrespect_robots_txt = false\n\
-         timeout_seconds = 2\n[daemon]\nshutdown_grace_seconds = 5\n",
+         timeout_seconds = 2\n[daemon]\nshutdown_grace_seconds = 5\n\
+         [api]\nlisten = \"127.0.0.1:0\"\n",
         db.url()
     );
     for feed in feeds {
@@ -108,7 +109,7 @@ async fn the_service_reloads_and_stops_cleanly(db: TestDb) -> anyhow::Result<()>
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log)?)
         .spawn()?;
-    let outcome = exercise(&db, &farm, &config, &mut child).await;
+    let outcome = exercise(&db, &farm, &config, &log, &mut child).await;
     if outcome.is_err() {
         let _ = child.kill();
         let _ = child.wait();
@@ -125,13 +126,56 @@ async fn the_service_reloads_and_stops_cleanly(db: TestDb) -> anyhow::Result<()>
     Ok(())
 }
 
+/// The address the service's API bound, from its JSON log.
+fn api_address(log: &Path) -> anyhow::Result<String> {
+    let text = std::fs::read_to_string(log)?;
+    let line = text
+        .lines()
+        .find(|l| l.contains("API listening"))
+        .context("the API announced its address")?;
+    let event: serde_json::Value = serde_json::from_str(line)?;
+    Ok(event["address"]
+        .as_str()
+        .context("address field")?
+        .to_string())
+}
+
 async fn exercise(
     db: &TestDb,
     farm: &Farm,
     config: &Path,
+    log: &Path,
     child: &mut Child,
 ) -> anyhow::Result<()> {
     wait_for_articles(&db.store, "alpha", 3, child).await?;
+
+    // The API is served by the same process, over the same database.
+    let api = format!("http://{}", api_address(log)?);
+    let client = reqwest::Client::new();
+    let health = client.get(format!("{api}/healthz")).send().await?;
+    assert_eq!(health.status(), 200);
+    let articles: serde_json::Value = serde_json::from_str(
+        &client
+            .get(format!("{api}/articles"))
+            .send()
+            .await?
+            .text()
+            .await?,
+    )?;
+    assert!(articles.to_string().contains("alpha story"), "{articles}");
+    let metrics = client
+        .get(format!("{api}/metrics"))
+        .send()
+        .await?
+        .text()
+        .await?;
+    for name in [
+        "gleaner_articles_stored_total",
+        "gleaner_feed_polls_total",
+        "gleaner_fetch_duration_seconds",
+    ] {
+        assert!(metrics.contains(name), "{name} in:\n{metrics}");
+    }
 
     // A new feed in the file starts without a signal.
     std::fs::write(config, config_text(db, farm, &["alpha", "beta"]))?;
