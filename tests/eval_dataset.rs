@@ -190,7 +190,6 @@ fn extract_command_formats_and_errors() {
 
     for (args, code) in [
         (vec!["extract", path.as_str(), "--algorithm", "bogus"], 2),
-        (vec!["extract", "https://example.com/article"], 2),
         (vec!["extract", "/nonexistent/page.html"], 1),
     ] {
         let output = gleaner()
