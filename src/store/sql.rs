@@ -78,32 +78,39 @@ pub(super) const UPSERT_FEED: &str = "
         schedule = excluded.schedule,
         active = TRUE";
 
-pub(super) const SELECT_FEEDS: &str = "
-    SELECT f.id, f.name, f.url, f.schedule, f.active, f.title, f.site_url, f.etag,
-           f.last_modified, f.last_polled_at, f.last_status, f.last_error, f.error_count,
-           f.next_due_at,
-           (SELECT COUNT(*) FROM articles a WHERE a.feed_id = f.id) AS articles
-    FROM feeds f
-    ORDER BY f.name";
+/// A feed row with its polling state; `$articles` is its article count (or a constant where
+/// the count is not needed) and `$rest` the clauses after `FROM feeds f`.
+macro_rules! select_feeds {
+    ($articles:literal, $rest:literal) => {
+        concat!(
+            "SELECT f.id, f.name, f.url, f.schedule, f.active, f.title, f.site_url, f.etag,
+                    f.last_modified, f.last_polled_at, f.last_status, f.last_error,
+                    f.error_count, f.next_due_at, ",
+            $articles,
+            " AS articles FROM feeds f ",
+            $rest
+        )
+    };
+}
 
-pub(super) const SELECT_FEED_BY_NAME: &str = "
-    SELECT f.id, f.name, f.url, f.schedule, f.active, f.title, f.site_url, f.etag,
-           f.last_modified, f.last_polled_at, f.last_status, f.last_error, f.error_count,
-           f.next_due_at,
-           (SELECT COUNT(*) FROM articles a WHERE a.feed_id = f.id) AS articles
-    FROM feeds f
-    WHERE f.name = $1";
+pub(super) const SELECT_FEEDS: &str = select_feeds!(
+    "(SELECT COUNT(*) FROM articles a WHERE a.feed_id = f.id)",
+    "ORDER BY f.name"
+);
+
+pub(super) const SELECT_FEED_BY_NAME: &str = select_feeds!(
+    "(SELECT COUNT(*) FROM articles a WHERE a.feed_id = f.id)",
+    "WHERE f.name = $1"
+);
 
 /// Active feeds due at `$1` (never polled first, then the most overdue), at most `$2`. The
 /// article count is left out: the scheduler asks this often.
-pub(super) const SELECT_DUE_FEEDS: &str = "
-    SELECT f.id, f.name, f.url, f.schedule, f.active, f.title, f.site_url, f.etag,
-           f.last_modified, f.last_polled_at, f.last_status, f.last_error, f.error_count,
-           f.next_due_at, CAST(0 AS BIGINT) AS articles
-    FROM feeds f
-    WHERE f.active AND (f.next_due_at IS NULL OR f.next_due_at <= $1)
-    ORDER BY f.next_due_at IS NOT NULL, f.next_due_at, f.id
-    LIMIT $2";
+pub(super) const SELECT_DUE_FEEDS: &str = select_feeds!(
+    "CAST(0 AS BIGINT)",
+    "WHERE f.active AND (f.next_due_at IS NULL OR f.next_due_at <= $1)
+     ORDER BY f.next_due_at IS NOT NULL, f.next_due_at, f.id
+     LIMIT $2"
+);
 
 /// The earliest due time of an active feed.
 pub(super) const SELECT_NEXT_DUE: &str =
