@@ -372,3 +372,30 @@ fn the_cetr_family_keeps_the_body_and_drops_the_code() {
     let minified = extract("one_line.html", None, Algorithm::Cetr);
     assert!(!minified.text.is_empty());
 }
+
+/// ECON joins brother paragraphs before choosing the snippet-node, and punctuation in reader
+/// comments, link lists and page furniture does not pull the summary-node upwards.
+#[test]
+fn econ_joins_short_paragraphs_and_ignores_noise_punctuation() {
+    let paragraph =
+        |i: usize| format!("<p>Paragraph {i} of the report, short but with a full stop.</p>");
+    let body: String = (1..=8).map(paragraph).collect();
+    let page = format!(
+        "<html><body><div class=\"page\"><div id=\"main\"><h1>Arlen bridge</h1>{body}\
+         <div class=\"comments\"><p>Reader comment: great news, finally! Well done, council. \
+         Really, truly, a fine, fine day for all of us here.</p></div>\
+         <ul class=\"related\"><li><a href=\"/a\">Budget approved, finally.</a></li>\
+         <li><a href=\"/b\">Floods: what now?</a></li></ul></div>\
+         <footer><p>Disclaimer: all rights reserved, no part of this page may be copied, \
+         stored, or sent on, in any form, by any means, electronic, mechanical, or otherwise, \
+         without the written permission of the publisher, who may refuse it.</p></footer>\
+         </div></body></html>"
+    );
+    let result = extract_page(page.as_bytes(), None, None, None, Algorithm::Econ)
+        .unwrap_or_else(|err| panic!("econ: {err}"));
+    assert_contains_all(&result.text, &["Paragraph 1 of", "Paragraph 8 of"]);
+    assert_contains_none(
+        &result.text,
+        &["Reader comment", "Budget approved", "Disclaimer"],
+    );
+}
