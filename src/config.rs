@@ -24,6 +24,8 @@ pub const CONFIG_ENV: &str = "GLEANER_CONFIG";
 pub const DATABASE_URL_ENV: &str = "GLEANER_DATABASE_URL";
 /// The file used when neither `--config` nor `GLEANER_CONFIG` names one.
 pub const DEFAULT_CONFIG_FILE: &str = "config.toml";
+/// The shortest feed lease: renewals every third of it must stay well apart.
+pub const MIN_FEED_LEASE_SECONDS: u64 = 2;
 
 /// The validated configuration.
 #[derive(Debug, Clone)]
@@ -156,6 +158,9 @@ pub struct ApiConfig {
 pub struct DaemonConfig {
     /// How long `run` waits for in-flight work after SIGTERM/SIGINT.
     pub shutdown_grace_seconds: u64,
+    /// How long a replica's claim on a feed lasts without renewal. A running poll renews it
+    /// every third of this; a replica that dies holds its feeds at most this long.
+    pub feed_lease_seconds: u64,
 }
 
 /// One `[[feeds]]` entry.
@@ -269,6 +274,14 @@ impl Config {
                 )
             })?;
 
+        if raw.daemon.feed_lease_seconds < MIN_FEED_LEASE_SECONDS {
+            let span = find_key_span(source, "daemon", "feed_lease_seconds");
+            return Err(at(
+                span,
+                format!("[daemon] feed_lease_seconds: must be at least {MIN_FEED_LEASE_SECONDS}"),
+            ));
+        }
+
         if raw.images.max_per_article == 0 {
             let span = find_key_span(source, "images", "max_per_article");
             return Err(at(
@@ -355,6 +368,7 @@ impl Config {
             api,
             daemon: DaemonConfig {
                 shutdown_grace_seconds: raw.daemon.shutdown_grace_seconds,
+                feed_lease_seconds: raw.daemon.feed_lease_seconds,
             },
             feeds,
         })
@@ -609,12 +623,14 @@ impl Default for RawApi {
 #[serde(deny_unknown_fields, default)]
 struct RawDaemon {
     shutdown_grace_seconds: u64,
+    feed_lease_seconds: u64,
 }
 
 impl Default for RawDaemon {
     fn default() -> Self {
         RawDaemon {
             shutdown_grace_seconds: 10,
+            feed_lease_seconds: 60,
         }
     }
 }

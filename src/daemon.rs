@@ -10,8 +10,17 @@
 //! Shutdown is an explicit [`CancellationToken`] passed down, never a global.
 //!
 //! [`poll_once`] is `gleaner poll --once`: one pass over the due feeds (or all), then return.
+//!
+//! Several processes may share one database (replicas of `gleaner run` on one PostgreSQL, or
+//! a `poll --once` beside a running service). A process polls a feed only while it holds the
+//! feed's lease ([`FeedLeases`]): leases are taken atomically (`FOR UPDATE SKIP LOCKED` on
+//! PostgreSQL, the single writer on SQLite), renewed every third of `[daemon]
+//! feed_lease_seconds` while the poll runs, and given back when it ends. A process killed
+//! mid-poll stops renewing, so its feeds move on to the others when the lease lapses; the
+//! articles it stored are whole (one transaction each) and unique by constraint, so the
+//! replica that takes over skips them.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -26,6 +35,72 @@ use crate::config::Config;
 use crate::fetch::{FetchError, Fetcher};
 use crate::pipeline::{Context, FeedReport, poll_feed};
 use crate::store::{FeedRecord, Store, StoreError, now};
+
+/// This process's hold on feeds in a database that other processes may share.
+#[derive(Debug, Clone)]
+pub struct FeedLeases {
+    store: Store,
+    owner: Arc<str>,
+    lease: Duration,
+}
+
+impl FeedLeases {
+    /// Leases of `lease` length under a name no other process has: host, process id and a
+    /// random part (process ids repeat across hosts and restarts).
+    pub fn new(store: Store, lease: Duration) -> FeedLeases {
+        use std::hash::{BuildHasher, RandomState};
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|h| h.trim().to_string())
+            .unwrap_or_else(|_| "localhost".to_string());
+        let random = RandomState::new().hash_one(Instant::now()) & 0xffff_ffff;
+        let owner = format!("{host}/{}/{random:08x}", std::process::id());
+        FeedLeases {
+            store,
+            owner: owner.into(),
+            lease,
+        }
+    }
+
+    /// The name this process's leases carry in `feeds.lease_owner`.
+    pub fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    /// Leases up to `limit` due feeds (every active one with `all`) that nobody holds.
+    pub async fn take(&self, limit: usize, all: bool) -> Result<Vec<FeedRecord>, StoreError> {
+        let at = now();
+        let until = at + chrono::Duration::from_std(self.lease).unwrap_or(chrono::Duration::MAX);
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        self.store
+            .lease_feeds(&self.owner, at, until, limit, all)
+            .await
+    }
+
+    /// Gives one feed back, or every feed this process holds; a failure is logged (the lease
+    /// lapses on its own).
+    pub async fn release(&self, feed_id: Option<i64>) {
+        if let Err(error) = self.store.release_feed_leases(&self.owner, feed_id).await {
+            tracing::warn!(%error, "cannot give feed leases back; they lapse on their own");
+        }
+    }
+
+    /// Renews this process's leases every third of their length until `stop` fires.
+    pub async fn keep_renewed(self, stop: CancellationToken) {
+        let mut tick = tokio::time::interval(self.lease / 3);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = stop.cancelled() => return,
+                _ = tick.tick() => {}
+            }
+            let until =
+                now() + chrono::Duration::from_std(self.lease).unwrap_or(chrono::Duration::MAX);
+            if let Err(error) = self.store.renew_feed_leases(&self.owner, until).await {
+                tracing::warn!(%error, "cannot renew feed leases; retrying");
+            }
+        }
+    }
+}
 
 /// How often the configuration file is checked for changes.
 const CONFIG_CHECK_INTERVAL: Duration = Duration::from_secs(2);
@@ -96,8 +171,9 @@ impl PollSummary {
     }
 }
 
-/// One pass over the feeds that are due (every active feed with `all`), at most
-/// `[fetch].concurrency` at a time; `on_report` sees each feed as it finishes.
+/// One pass over the feeds that are due (every active feed with `all`) and that no other
+/// process is polling, at most `[fetch].concurrency` at a time; `on_report` sees each feed as
+/// it finishes.
 pub async fn poll_once(
     ctx: &Context,
     all: bool,
@@ -106,16 +182,13 @@ pub async fn poll_once(
     mut on_report: impl FnMut(&FeedReport),
 ) -> Result<PollSummary, StoreError> {
     let started = Instant::now();
-    let feeds: Vec<FeedRecord> = if all {
-        ctx.store
-            .feeds()
-            .await?
-            .into_iter()
-            .filter(|f| f.active)
-            .collect()
-    } else {
-        ctx.store.due_feeds(now(), i64::MAX).await?
-    };
+    let leases = FeedLeases::new(
+        ctx.store.clone(),
+        Duration::from_secs(ctx.config.daemon.feed_lease_seconds),
+    );
+    let feeds = leases.take(usize::MAX, all).await?;
+    let renewing = CancellationToken::new();
+    let renewer = tokio::spawn(leases.clone().keep_renewed(renewing.clone()));
     on_start(feeds.len());
     let mut summary = PollSummary::default();
     let mut reports = futures::stream::iter(feeds)
@@ -126,6 +199,10 @@ pub async fn poll_once(
         summary.add(&report);
         on_report(&report);
     }
+    drop(reports);
+    renewing.cancel();
+    let _ = renewer.await;
+    leases.release(None).await;
     summary.elapsed = started.elapsed();
     Ok(summary)
 }
@@ -187,15 +264,23 @@ pub async fn run(
         }
         None => None,
     };
+    let leases = FeedLeases::new(
+        ctx.store.clone(),
+        Duration::from_secs(ctx.config.daemon.feed_lease_seconds),
+    );
+    tracing::info!(owner = leases.owner(), "leasing feeds");
+    // Renewal outlives `shutdown`: polls finishing in the grace period still hold their feeds.
+    let renewing = CancellationToken::new();
+    let renewer = tokio::spawn(leases.clone().keep_renewed(renewing.clone()));
     let work = shutdown.child_token();
     let mut polls: JoinSet<FeedReport> = JoinSet::new();
-    let mut in_flight: HashMap<tokio::task::Id, String> = HashMap::new();
+    let mut in_flight: HashMap<tokio::task::Id, i64> = HashMap::new();
     let mut config_seen = fingerprint(&config_path);
     let mut config_check = tokio::time::interval(CONFIG_CHECK_INTERVAL);
     config_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
 
     loop {
-        let wake_in = start_due_polls(&ctx, &work, &mut polls, &mut in_flight).await;
+        let wake_in = start_due_polls(&ctx, &leases, &work, &mut polls, &mut in_flight).await;
         tokio::select! {
             _ = shutdown.cancelled() => break,
             Some(()) = reload.recv() => {
@@ -211,7 +296,7 @@ pub async fn run(
                 }
             }
             Some(done) = polls.join_next_with_id(), if !polls.is_empty() => {
-                finish_poll(done, &mut in_flight);
+                finish_poll(done, &mut in_flight, &leases).await;
             }
             _ = tokio::time::sleep(wake_in) => {}
         }
@@ -226,7 +311,7 @@ pub async fn run(
     );
     let drained = tokio::time::timeout(grace, async {
         while let Some(done) = polls.join_next_with_id().await {
-            finish_poll(done, &mut in_flight);
+            finish_poll(done, &mut in_flight, &leases).await;
         }
     })
     .await;
@@ -237,6 +322,10 @@ pub async fn run(
         );
         polls.shutdown().await;
     }
+    renewing.cancel();
+    let _ = renewer.await;
+    // Abandoned polls stored nothing half-way; their feeds go straight back to the others.
+    leases.release(None).await;
     if let Some(server) = api_server {
         // The server began its graceful stop with the shutdown token; requests in flight end.
         if tokio::time::timeout(grace, server).await.is_err() {
@@ -248,37 +337,30 @@ pub async fn run(
     Ok(())
 }
 
-/// Starts a poll for each due feed not already running, within the concurrency limit, and
-/// says how long to sleep before looking again.
+/// Leases due feeds for the free polling slots, starts a poll for each, and says how long to
+/// sleep before looking again.
 async fn start_due_polls(
     ctx: &Context,
+    leases: &FeedLeases,
     work: &CancellationToken,
     polls: &mut JoinSet<FeedReport>,
-    in_flight: &mut HashMap<tokio::task::Id, String>,
+    in_flight: &mut HashMap<tokio::task::Id, i64>,
 ) -> Duration {
     let free = ctx.config.fetch.concurrency.saturating_sub(polls.len());
     if free > 0 && !work.is_cancelled() {
-        let running: HashSet<&String> = in_flight.values().collect();
-        // Ask for more than the free slots: some due feeds may be running already.
-        let limit = i64::try_from(free + running.len()).unwrap_or(i64::MAX);
-        match ctx.store.due_feeds(now(), limit).await {
+        // A feed this process is polling is leased to it, so it is not handed out again.
+        match leases.take(free, false).await {
             Ok(due) => {
-                let mut started = Vec::new();
-                for feed in due
-                    .into_iter()
-                    .filter(|f| !running.contains(&f.name))
-                    .take(free)
-                {
+                for feed in due {
                     let (ctx, work) = (ctx.clone(), work.clone());
                     let span = tracing::info_span!("poll", feed = %feed.name);
-                    let name = feed.name.clone();
+                    let feed_id = feed.id;
                     let handle = polls
                         .spawn(async move { poll_feed(&ctx, &feed, &work).await }.instrument(span));
-                    started.push((handle.id(), name));
+                    in_flight.insert(handle.id(), feed_id);
                 }
-                in_flight.extend(started);
             }
-            Err(error) => tracing::error!(%error, "cannot read due feeds; retrying"),
+            Err(error) => tracing::error!(%error, "cannot lease due feeds; retrying"),
         }
     }
     match ctx.store.next_due().await {
@@ -291,21 +373,31 @@ async fn start_due_polls(
     }
 }
 
-fn finish_poll(
+/// Bookkeeping of a finished poll: its feed's lease goes back.
+async fn finish_poll(
     done: Result<(tokio::task::Id, FeedReport), tokio::task::JoinError>,
-    in_flight: &mut HashMap<tokio::task::Id, String>,
+    in_flight: &mut HashMap<tokio::task::Id, i64>,
+    leases: &FeedLeases,
 ) {
-    match done {
-        Ok((id, report)) => {
-            in_flight.remove(&id);
+    let (task, feed_id) = match done {
+        Ok((task, report)) => {
             tracing::debug!(summary = %report.summary_line(), "poll finished");
+            (task, in_flight.remove(&task))
         }
         Err(error) => {
-            let feed = in_flight.remove(&error.id()).unwrap_or_default();
+            let feed_id = in_flight.remove(&error.id());
             if error.is_panic() {
-                tracing::error!(%feed, "a poll panicked; the feed is retried when next due");
+                tracing::error!(
+                    feed_id,
+                    "a poll panicked; the feed is retried when next due"
+                );
             }
+            (error.id(), feed_id)
         }
+    };
+    match feed_id {
+        Some(feed_id) => leases.release(Some(feed_id)).await,
+        None => tracing::warn!(%task, "a finished poll had no feed on record"),
     }
 }
 
@@ -324,6 +416,10 @@ async fn reload_config(ctx: &mut Context, path: &Path) {
             "a new [database] url takes effect on restart; keeping the current database"
         );
         config.database = ctx.config.database.clone();
+    }
+    if config.daemon.feed_lease_seconds != ctx.config.daemon.feed_lease_seconds {
+        tracing::warn!("[daemon] feed_lease_seconds takes effect on restart");
+        config.daemon.feed_lease_seconds = ctx.config.daemon.feed_lease_seconds;
     }
     if config.api != ctx.config.api {
         tracing::warn!("[api] changes take effect on restart; the API keeps its current settings");

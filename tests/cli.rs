@@ -162,7 +162,11 @@ async fn migrate_creates_the_postgres_schema_through_the_url_override() -> anyho
     db.store.ping().await?;
     assert_eq!(
         db.store.applied_migrations().await?,
-        vec!["initial".to_string(), "claims".to_string()]
+        vec![
+            "initial".to_string(),
+            "claims".to_string(),
+            "feed leases".to_string()
+        ]
     );
     Ok(())
 }

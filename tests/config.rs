@@ -43,6 +43,7 @@ fn a_file_with_only_feeds_gets_every_default() {
     assert!(config.images.download);
     assert!(config.api.is_none());
     assert_eq!(config.daemon.shutdown_grace_seconds, 10);
+    assert_eq!(config.daemon.feed_lease_seconds, 60);
     assert_eq!(config.feeds.len(), 1);
     assert_eq!(
         config.feeds[0].name, "lwn.net",
@@ -86,6 +87,7 @@ listen = "127.0.0.1:9090"
 token = "s3cret"
 [daemon]
 shutdown_grace_seconds = 2
+feed_lease_seconds = 20
 [[feeds]]
 name = "lwn"
 url = "https://lwn.net/headlines/rss"
@@ -110,6 +112,8 @@ url = "https://blog.rust-lang.org/feed.xml"
     let api = config.api.expect("api");
     assert_eq!(api.listen.to_string(), "127.0.0.1:9090");
     assert_eq!(api.token.as_deref(), Some("s3cret"));
+    assert_eq!(config.daemon.shutdown_grace_seconds, 2);
+    assert_eq!(config.daemon.feed_lease_seconds, 20);
     assert_eq!(config.feeds[0].schedule.expression(), "0 0 * * * *");
     assert_eq!(config.feeds[1].schedule.expression(), "0 */2 * * *");
     assert_eq!(config.feeds[1].name, "blog.rust-lang.org");
@@ -268,6 +272,10 @@ fn bad_values_are_refused_with_their_key() {
         (
             "[images]\nmax_per_article = 0\n",
             "[images] max_per_article",
+        ),
+        (
+            "[daemon]\nfeed_lease_seconds = 1\n",
+            "[daemon] feed_lease_seconds: must be at least 2",
         ),
         (
             "[[feeds]]\nname = \"\"\nurl = \"https://a.example/\"\n",

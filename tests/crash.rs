@@ -16,6 +16,8 @@ on_both_databases!(kill_9_mid_poll_loses_and_duplicates_nothing);
 const BINARY: &str = env!("CARGO_BIN_EXE_gleaner");
 const FEEDS: usize = 6;
 const ARTICLES: usize = 15;
+/// A killed process gives no lease back: its feeds wait this long for the next one.
+const LEASE_SECONDS: u64 = 2;
 
 fn spawn(config: &std::path::Path) -> anyhow::Result<Child> {
     Ok(Command::new(BINARY)
@@ -75,7 +77,7 @@ async fn kill_9_mid_poll_loses_and_duplicates_nothing(db: TestDb) -> anyhow::Res
     let mut text = format!(
         "[database]\nurl = \"{}\"\n[schedule]\ndefault = \"*/1 * * * * *\"\njitter_seconds = 0\n\
          [fetch]\nallow_private_networks = true\nper_host_delay_ms = 0\nrespect_robots_txt = false\n\
-         per_host_concurrency = 4\n",
+         per_host_concurrency = 4\n[daemon]\nfeed_lease_seconds = {LEASE_SECONDS}\n",
         db.url()
     );
     for feed in 0..FEEDS {
@@ -125,6 +127,8 @@ async fn kill_9_mid_poll_loses_and_duplicates_nothing(db: TestDb) -> anyhow::Res
         child.wait()?;
         let stored = check_whole(&db).await?;
         eprintln!("round {round}: killed after {wait:?}, {stored} whole articles");
+        // Let the leases of the killed process lapse, so that the next one polls at once.
+        tokio::time::sleep(Duration::from_secs(LEASE_SECONDS)).await;
     }
 
     // A last run completes the work: every article exactly once.

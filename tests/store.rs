@@ -78,7 +78,11 @@ async fn migrations_are_idempotent(store: Store) -> anyhow::Result<()> {
     store.migrate().await?;
     assert_eq!(
         store.applied_migrations().await?,
-        vec!["initial".to_string(), "claims".to_string()]
+        vec![
+            "initial".to_string(),
+            "claims".to_string(),
+            "feed leases".to_string()
+        ]
     );
     store.ping().await?;
     Ok(())

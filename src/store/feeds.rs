@@ -40,23 +40,71 @@ impl Store {
             .context("listing feeds")
     }
 
-    /// Active feeds due at `at` (never polled first, then the most overdue), at most `limit`.
-    pub async fn due_feeds(
+    /// Leases up to `limit` active feeds to `owner` until `until`: those due at `at` (every
+    /// active feed with `all`) that no replica holds, never polled first, then the most
+    /// overdue. Replicas claiming at the same moment get disjoint feeds.
+    pub async fn lease_feeds(
         &self,
+        owner: &str,
         at: DateTime<Utc>,
+        until: DateTime<Utc>,
         limit: i64,
+        all: bool,
     ) -> Result<Vec<FeedRecord>, StoreError> {
-        on_pool!(self, pool => {
-            sqlx::query_as(sql::SELECT_DUE_FEEDS)
+        let statement = self.sql(&sql::LEASE_FEEDS);
+        let mut feeds: Vec<FeedRecord> = on_pool!(self, pool => {
+            sqlx::query_as(statement)
+                .bind(owner)
                 .bind(db_time(at))
+                .bind(db_time(until))
                 .bind(limit.max(0))
+                .bind(all)
                 .fetch_all(pool)
                 .await
         })
-        .context("listing due feeds")
+        .context("leasing due feeds")?;
+        // RETURNING keeps no order: restore the scheduler's.
+        feeds.sort_by_key(|f| (f.next_due_at.is_some(), f.next_due_at, f.id));
+        Ok(feeds)
     }
 
-    /// When the next active feed falls due, if any is scheduled.
+    /// Extends every lease `owner` holds until `until`; returns how many it holds.
+    pub async fn renew_feed_leases(
+        &self,
+        owner: &str,
+        until: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query(sql::RENEW_FEED_LEASES)
+                .bind(owner)
+                .bind(db_time(until))
+                .execute(pool)
+                .await
+                .map(|done| done.rows_affected())
+        })
+        .context("renewing feed leases")
+    }
+
+    /// Gives one feed back (when `owner` still holds it), or every feed `owner` holds.
+    pub async fn release_feed_leases(
+        &self,
+        owner: &str,
+        feed_id: Option<i64>,
+    ) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            match feed_id {
+                Some(id) => sqlx::query(sql::RELEASE_FEED_LEASE).bind(id).bind(owner),
+                None => sqlx::query(sql::RELEASE_ALL_FEED_LEASES).bind(owner),
+            }
+            .execute(pool)
+            .await
+            .map(drop)
+        })
+        .context("releasing feed leases")
+    }
+
+    /// When the next active feed can be leased (it is due and no other replica holds it), if
+    /// any is scheduled.
     pub async fn next_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
         on_pool!(self, pool => sqlx::query_scalar(sql::SELECT_NEXT_DUE).fetch_one(pool).await)
             .context("reading the next due time")

@@ -78,14 +78,23 @@ pub(super) const UPSERT_FEED: &str = "
         schedule = excluded.schedule,
         active = TRUE";
 
+/// The columns of a feed row with its polling state, unqualified so that `SELECT … FROM feeds
+/// f` and `UPDATE feeds … RETURNING` share them.
+macro_rules! feed_columns {
+    () => {
+        "id, name, url, schedule, active, title, site_url, etag, last_modified, last_polled_at,
+         last_status, last_error, error_count, next_due_at"
+    };
+}
+
 /// A feed row with its polling state; `$articles` is its article count (or a constant where
 /// the count is not needed) and `$rest` the clauses after `FROM feeds f`.
 macro_rules! select_feeds {
     ($articles:literal, $rest:literal) => {
         concat!(
-            "SELECT f.id, f.name, f.url, f.schedule, f.active, f.title, f.site_url, f.etag,
-                    f.last_modified, f.last_polled_at, f.last_status, f.last_error,
-                    f.error_count, f.next_due_at, ",
+            "SELECT ",
+            feed_columns!(),
+            ", ",
             $articles,
             " AS articles FROM feeds f ",
             $rest
@@ -103,18 +112,52 @@ pub(super) const SELECT_FEED_BY_NAME: &str = select_feeds!(
     "WHERE f.name = $1"
 );
 
-/// Active feeds due at `$1` (never polled first, then the most overdue), at most `$2`. The
-/// article count is left out: the scheduler asks this often.
-pub(super) const SELECT_DUE_FEEDS: &str = select_feeds!(
-    "CAST(0 AS BIGINT)",
-    "WHERE f.active AND (f.next_due_at IS NULL OR f.next_due_at <= $1)
-     ORDER BY f.next_due_at IS NOT NULL, f.next_due_at, f.id
-     LIMIT $2"
-);
+/// Leases the active feeds due at `$2` (every active one when `$5` is true) that nobody holds
+/// (no lease, or one that lapsed before `$2`) to owner `$1` until `$3`, never polled first,
+/// then the most overdue, at most `$4`; returns them. `$lock` is PostgreSQL's
+/// `FOR UPDATE SKIP LOCKED`, so that replicas claiming at the same instant skip each other's
+/// rows instead of waiting; SQLite has a single writer and needs none.
+macro_rules! lease_feeds {
+    ($lock:literal) => {
+        concat!(
+            "UPDATE feeds SET lease_owner = $1, lease_until = $3
+             WHERE id IN (SELECT id FROM feeds
+                          WHERE active AND ($5 OR next_due_at IS NULL OR next_due_at <= $2)
+                            AND (lease_until IS NULL OR lease_until <= $2)
+                          ORDER BY next_due_at IS NOT NULL, next_due_at, id
+                          LIMIT $4 ",
+            $lock,
+            ")
+             RETURNING ",
+            feed_columns!(),
+            ", CAST(0 AS BIGINT) AS articles"
+        )
+    };
+}
 
-/// The earliest due time of an active feed.
-pub(super) const SELECT_NEXT_DUE: &str =
-    "SELECT MIN(next_due_at) FROM feeds WHERE active AND next_due_at IS NOT NULL";
+pub(super) const LEASE_FEEDS: Dialects = Dialects {
+    sqlite: lease_feeds!(""),
+    postgres: lease_feeds!("FOR UPDATE SKIP LOCKED"),
+};
+
+/// Extends every lease owner `$1` holds to `$2`.
+pub(super) const RENEW_FEED_LEASES: &str =
+    "UPDATE feeds SET lease_until = $2 WHERE lease_owner = $1";
+
+/// Gives feed `$1` back, if owner `$2` still holds it.
+pub(super) const RELEASE_FEED_LEASE: &str =
+    "UPDATE feeds SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2";
+
+/// Gives back every feed owner `$1` holds.
+pub(super) const RELEASE_ALL_FEED_LEASES: &str =
+    "UPDATE feeds SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1";
+
+/// The earliest moment an active feed can be leased: its due time, or later when another
+/// replica's lease runs past it.
+pub(super) const SELECT_NEXT_DUE: &str = "
+    SELECT MIN(CASE WHEN lease_until IS NOT NULL AND lease_until > next_due_at
+                    THEN lease_until ELSE next_due_at END)
+    FROM feeds WHERE active AND next_due_at IS NOT NULL";
 
 pub(super) const RECORD_FEED_POLL: &str = "
     UPDATE feeds SET

@@ -29,6 +29,8 @@ pub enum Route {
     Redirect(String),
     /// Waits this long before answering 200.
     Slow(Duration),
+    /// Waits this long, then answers as the inner route does.
+    Delayed(Duration, Box<Route>),
     /// 200 with a body that never ends.
     Endless,
     /// A body already gzip-compressed, served with `Content-Encoding: gzip`.
@@ -100,7 +102,11 @@ async fn answer(state: &State, uri: &Uri, headers: &HeaderMap) -> Response {
     if let Ok(mut hits) = state.hits.lock() {
         *hits.entry(path.clone()).or_default() += 1;
     }
-    let route = state.routes.lock().ok().and_then(|r| r.get(&path).cloned());
+    let mut route = state.routes.lock().ok().and_then(|r| r.get(&path).cloned());
+    while let Some(Route::Delayed(delay, inner)) = route {
+        tokio::time::sleep(delay).await;
+        route = Some(*inner);
+    }
     let builder = Response::builder();
     let response = match route {
         None => builder
@@ -145,6 +151,10 @@ async fn answer(state: &State, uri: &Uri, headers: &HeaderMap) -> Response {
                 HeaderValue::from_str(&to).unwrap_or(HeaderValue::from_static("/")),
             )
             .body(Body::empty()),
+        // Unwrapped above.
+        Some(Route::Delayed(..)) => builder
+            .status(StatusCode::INTERNAL_SERVER_ERROR)
+            .body(Body::from("delayed route")),
         Some(Route::Slow(delay)) => {
             tokio::time::sleep(delay).await;
             builder.status(StatusCode::OK).body(Body::from("late"))

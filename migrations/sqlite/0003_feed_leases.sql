@@ -1,0 +1,11 @@
+-- Feed leases, SQLite dialect. migrations/postgres/0003_feed_leases.sql is the same change in
+-- PostgreSQL's dialect: change both together (tests/store_schema.rs compares them).
+--
+-- Several `gleaner run` processes may share one database. A process polls a feed only while
+-- it holds the feed's lease: `lease_owner` names the process, `lease_until` (RFC 3339 text,
+-- UTC) is when the lease lapses unless renewed. A process that dies stops renewing, and its
+-- feeds move on to the others once `lease_until` has passed.
+
+ALTER TABLE feeds ADD COLUMN lease_owner TEXT;
+ALTER TABLE feeds ADD COLUMN lease_until TEXT;
+CREATE INDEX feeds_lease_owner_idx ON feeds (lease_owner) WHERE lease_owner IS NOT NULL;
