@@ -6,6 +6,7 @@
 mod common;
 
 use std::collections::HashSet;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -24,16 +25,30 @@ const ARTICLES: usize = 10;
 const FEEDS_PER_REPLICA: usize = 2;
 const ENTRIES_PER_POLL: usize = 4;
 const LEASE_SECONDS: u64 = 2;
+const HOSTS: [&str; 4] = ["127.0.0.1", "127.0.0.2", "127.0.0.3", "127.0.0.4"];
 
-fn spawn(config: &std::path::Path) -> anyhow::Result<Child> {
+fn spawn(config: &Path, log: &Path) -> anyhow::Result<Child> {
     Ok(Command::new(BINARY)
         .arg("--config")
         .arg(config)
-        .arg("run")
+        .args(["--log-format", "json", "run"])
         .env_remove("GLEANER_DATABASE_URL")
+        .env_remove("RUST_LOG")
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(log)?)
         .spawn()?)
+}
+
+/// The articles a replica stored, from the `feed polled` lines of its log.
+fn stored_by(log: &Path) -> anyhow::Result<usize> {
+    let text = std::fs::read_to_string(log)?;
+    Ok(text
+        .lines()
+        .filter(|line| line.contains("feed polled"))
+        .filter_map(|line| line.split("\"new_articles\":").nth(1))
+        .filter_map(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .filter_map(|count| count.parse::<usize>().ok())
+        .sum())
 }
 
 fn page_path(id: usize) -> String {
@@ -82,7 +97,11 @@ async fn wait_for(
 }
 
 async fn replicas_share_the_work_and_survive_a_kill(db: TestDb) -> anyhow::Result<()> {
-    let farm = Farm::start().await?;
+    // Four hosts: a replica polling a feed keeps the others off that feed's host.
+    let mut farms = Vec::new();
+    for ip in HOSTS {
+        farms.push(Farm::start_on(ip).await?);
+    }
     // Every feed is due every second, so without leases every replica would poll every feed.
     let mut text = format!(
         "[database]\nurl = \"{}\"\n[schedule]\ndefault = \"*/1 * * * * *\"\njitter_seconds = 0\n\
@@ -92,6 +111,7 @@ async fn replicas_share_the_work_and_survive_a_kill(db: TestDb) -> anyhow::Resul
         db.url()
     );
     for feed in 0..FEEDS {
+        let farm = &farms[feed % farms.len()];
         let items: Vec<Item> = (0..ARTICLES)
             .map(|n| {
                 let id = feed * 100 + n;
@@ -125,8 +145,12 @@ async fn replicas_share_the_work_and_survive_a_kill(db: TestDb) -> anyhow::Resul
     std::fs::write(&config, text)?;
 
     let total = FEEDS * ARTICLES;
-    let mut replicas = (0..REPLICAS)
-        .map(|_| spawn(&config))
+    let logs: Vec<_> = (0..REPLICAS)
+        .map(|n| dir.path().join(format!("replica-{n}.log")))
+        .collect();
+    let mut replicas = logs
+        .iter()
+        .map(|log| spawn(&config, log))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let outcome = async {
         let before_kill = wait_for(&db, total / 4, Duration::from_secs(60), &mut replicas).await?;
@@ -152,6 +176,16 @@ async fn replicas_share_the_work_and_survive_a_kill(db: TestDb) -> anyhow::Resul
     outcome?;
 
     assert_eq!(stored(&db).await?, total);
+    // The survivors shared the work (the killed replica's log may end mid-line).
+    let shares = logs
+        .iter()
+        .map(|log| stored_by(log))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    eprintln!("articles stored per replica: {shares:?}");
+    assert!(
+        shares[1..].iter().all(|&share| share > 0),
+        "a surviving replica stored nothing: {shares:?}"
+    );
     let feeds = db.store.feeds().await?;
     assert!(
         feeds.iter().all(|f| f.articles == ARTICLES as i64),
@@ -161,7 +195,7 @@ async fn replicas_share_the_work_and_survive_a_kill(db: TestDb) -> anyhow::Resul
     let mut missed = Vec::new();
     let mut downloads = 0;
     for id in (0..FEEDS).flat_map(|feed| (0..ARTICLES).map(move |n| feed * 100 + n)) {
-        let hits = farm.hits(&page_path(id));
+        let hits = farms[id / 100 % farms.len()].hits(&page_path(id));
         if hits == 0 {
             missed.push(id);
         }

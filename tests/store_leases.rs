@@ -15,17 +15,26 @@ on_both_backends!(
     a_held_lease_keeps_others_out_until_it_lapses,
     renewed_and_released_leases,
     leasing_follows_the_schedule,
+    one_host_is_polled_from_one_replica_at_a_time,
 );
 
 const FEEDS: usize = 24;
 
+/// `count` feeds, each on a host of its own.
 async fn some_feeds(store: &Store, count: usize) -> anyhow::Result<Vec<i64>> {
-    let configs: Vec<FeedConfig> = (0..count)
-        .map(|n| FeedConfig {
+    let urls: Vec<String> = (0..count)
+        .map(|n| format!("https://site{n}.example.org/feed.xml"))
+        .collect();
+    feeds_at(store, &urls).await
+}
+
+async fn feeds_at(store: &Store, urls: &[String]) -> anyhow::Result<Vec<i64>> {
+    let configs: Vec<FeedConfig> = urls
+        .iter()
+        .enumerate()
+        .map(|(n, url)| FeedConfig {
             name: format!("feed-{n:02}"),
-            url: format!("https://example.org/{n}.xml")
-                .parse()
-                .expect("test URL"),
+            url: url.parse().expect("test URL"),
             schedule: CronSchedule::parse("*/15 * * * *").expect("test schedule"),
         })
         .collect();
@@ -173,5 +182,30 @@ async fn leasing_follows_the_schedule(store: Store) -> anyhow::Result<()> {
     assert_eq!(store.next_due().await?, Some(held_until));
     store.release_feed_leases("c", None).await?;
     assert_eq!(store.next_due().await?, Some(next));
+    Ok(())
+}
+
+async fn one_host_is_polled_from_one_replica_at_a_time(store: Store) -> anyhow::Result<()> {
+    let urls = [
+        "https://news.example.org/world.xml",
+        "https://NEWS.example.org/sport.xml",
+        "https://blog.example.net/feed.xml",
+    ]
+    .map(String::from);
+    let feeds = feeds_at(&store, &urls).await?;
+    let now = db_time(Utc::now());
+    let until = now + Duration::seconds(30);
+    let first = store.lease_feeds("a", now, until, 1, false).await?;
+    assert_eq!(ids(&first), BTreeSet::from([feeds[0]]));
+    // The other feed of that host waits while "a" holds one; its holder may take it.
+    let second = store.lease_feeds("b", now, until, 10, false).await?;
+    assert_eq!(ids(&second), BTreeSet::from([feeds[2]]));
+    let third = store.lease_feeds("a", now, until, 10, false).await?;
+    assert_eq!(ids(&third), BTreeSet::from([feeds[1]]));
+    store.release_feed_leases("a", None).await?;
+    // A lapsed lease no longer holds the host.
+    store.lease_feeds("a", now, now, 1, false).await?;
+    let after = store.lease_feeds("b", now, until, 10, false).await?;
+    assert_eq!(ids(&after), BTreeSet::from([feeds[0], feeds[1]]));
     Ok(())
 }

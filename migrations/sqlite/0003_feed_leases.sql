@@ -4,8 +4,12 @@
 -- Several `gleaner run` processes may share one database. A process polls a feed only while
 -- it holds the feed's lease: `lease_owner` names the process, `lease_until` (RFC 3339 text,
 -- UTC) is when the lease lapses unless renewed. A process that dies stops renewing, and its
--- feeds move on to the others once `lease_until` has passed.
+-- feeds move on to the others once `lease_until` has passed. `host` is the feed URL's host: a
+-- feed is not leased while another process holds a feed of the same host, so one host's feeds
+-- are polled from one process at a time and its politeness limits hold across processes.
 
 ALTER TABLE feeds ADD COLUMN lease_owner TEXT;
 ALTER TABLE feeds ADD COLUMN lease_until TEXT;
+ALTER TABLE feeds ADD COLUMN host TEXT;
 CREATE INDEX feeds_lease_owner_idx ON feeds (lease_owner) WHERE lease_owner IS NOT NULL;
+CREATE INDEX feeds_host_idx ON feeds (host);

@@ -24,6 +24,7 @@ impl Store {
                     .bind(feed.url.as_str())
                     .bind(feed.schedule.expression())
                     .bind(created_at)
+                    .bind(feed.url.host_str().map(str::to_ascii_lowercase))
                     .execute(&mut *tx)
                     .await
                     .context("adding a configured feed")?;
@@ -42,7 +43,9 @@ impl Store {
 
     /// Leases up to `limit` active feeds to `owner` until `until`: those due at `at` (every
     /// active feed with `all`) that no replica holds, never polled first, then the most
-    /// overdue. Replicas claiming at the same moment get disjoint feeds.
+    /// overdue, leaving out hosts of which another replica holds a feed (so that one host's
+    /// feeds are polled from one replica at a time). Replicas leasing at the same moment get
+    /// disjoint feeds.
     pub async fn lease_feeds(
         &self,
         owner: &str,
@@ -51,18 +54,25 @@ impl Store {
         limit: i64,
         all: bool,
     ) -> Result<Vec<FeedRecord>, StoreError> {
-        let statement = self.sql(&sql::LEASE_FEEDS);
+        let (lock, lease) = (
+            self.sql(&sql::LOCK_FEED_LEASES),
+            self.sql(&sql::LEASE_FEEDS),
+        );
         let mut feeds: Vec<FeedRecord> = on_pool!(self, pool => {
-            sqlx::query_as(statement)
+            let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
+            sqlx::query(lock).execute(&mut *tx).await.context("waiting to lease feeds")?;
+            let feeds = sqlx::query_as(lease)
                 .bind(owner)
                 .bind(db_time(at))
                 .bind(db_time(until))
                 .bind(limit.max(0))
                 .bind(all)
-                .fetch_all(pool)
+                .fetch_all(&mut *tx)
                 .await
-        })
-        .context("leasing due feeds")?;
+                .context("leasing due feeds")?;
+            tx.commit().await.context("committing feed leases")?;
+            Ok::<_, StoreError>(feeds)
+        })?;
         // RETURNING keeps no order: restore the scheduler's.
         feeds.sort_by_key(|f| (f.next_due_at.is_some(), f.next_due_at, f.id));
         Ok(feeds)

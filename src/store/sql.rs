@@ -67,8 +67,8 @@ pub(super) const DEACTIVATE_ALL_FEEDS: &str = "UPDATE feeds SET active = FALSE W
 /// Adds a configured feed or refreshes it. A changed URL drops the conditional-GET state of
 /// the old one; a changed schedule makes the scheduler compute the next due time again.
 pub(super) const UPSERT_FEED: &str = "
-    INSERT INTO feeds (name, url, schedule, active, created_at)
-    VALUES ($1, $2, $3, TRUE, $4)
+    INSERT INTO feeds (name, url, schedule, active, created_at, host)
+    VALUES ($1, $2, $3, TRUE, $4, $5)
     ON CONFLICT (name) DO UPDATE SET
         etag = CASE WHEN feeds.url = excluded.url THEN feeds.etag ELSE NULL END,
         last_modified = CASE WHEN feeds.url = excluded.url THEN feeds.last_modified ELSE NULL END,
@@ -76,6 +76,7 @@ pub(super) const UPSERT_FEED: &str = "
                            THEN feeds.next_due_at ELSE NULL END,
         url = excluded.url,
         schedule = excluded.schedule,
+        host = excluded.host,
         active = TRUE";
 
 /// The columns of a feed row with its polling state, unqualified so that `SELECT … FROM feeds
@@ -113,19 +114,24 @@ pub(super) const SELECT_FEED_BY_NAME: &str = select_feeds!(
 );
 
 /// Leases the active feeds due at `$2` (every active one when `$5` is true) that nobody holds
-/// (no lease, or one that lapsed before `$2`) to owner `$1` until `$3`, never polled first,
-/// then the most overdue, at most `$4`; returns them. `$lock` is PostgreSQL's
-/// `FOR UPDATE SKIP LOCKED`, so that replicas claiming at the same instant skip each other's
-/// rows instead of waiting; SQLite has a single writer and needs none.
+/// (no lease, or one that lapsed before `$2`) and whose host no other owner holds a feed of,
+/// to owner `$1` until `$3`, never polled first, then the most overdue, at most `$4`; returns
+/// them. `$lock` is PostgreSQL's `FOR UPDATE SKIP LOCKED`, so that a row being written is
+/// skipped instead of waited for; SQLite has a single writer and needs none.
 macro_rules! lease_feeds {
     ($lock:literal) => {
         concat!(
             "UPDATE feeds SET lease_owner = $1, lease_until = $3
-             WHERE id IN (SELECT id FROM feeds
-                          WHERE active AND ($5 OR next_due_at IS NULL OR next_due_at <= $2)
-                            AND (lease_until IS NULL OR lease_until <= $2)
-                          ORDER BY next_due_at IS NOT NULL, next_due_at, id
-                          LIMIT $4 ",
+             WHERE id IN (
+                 SELECT candidate.id FROM feeds candidate
+                 WHERE candidate.active
+                   AND ($5 OR candidate.next_due_at IS NULL OR candidate.next_due_at <= $2)
+                   AND (candidate.lease_until IS NULL OR candidate.lease_until <= $2)
+                   AND NOT EXISTS (SELECT 1 FROM feeds held
+                                   WHERE held.host = candidate.host AND held.lease_owner <> $1
+                                     AND held.lease_until > $2)
+                 ORDER BY candidate.next_due_at IS NOT NULL, candidate.next_due_at, candidate.id
+                 LIMIT $4 ",
             $lock,
             ")
              RETURNING ",
@@ -137,7 +143,15 @@ macro_rules! lease_feeds {
 
 pub(super) const LEASE_FEEDS: Dialects = Dialects {
     sqlite: lease_feeds!(""),
-    postgres: lease_feeds!("FOR UPDATE SKIP LOCKED"),
+    postgres: lease_feeds!("FOR UPDATE OF candidate SKIP LOCKED"),
+};
+
+/// Serializes leasing, so that two replicas never take feeds of one host at the same instant
+/// (each statement's snapshot would miss the other's leases). Held to the end of the
+/// transaction; SQLite already has a single writer.
+pub(super) const LOCK_FEED_LEASES: Dialects = Dialects {
+    sqlite: "SELECT 1",
+    postgres: "SELECT pg_advisory_xact_lock(7460032165418218)",
 };
 
 /// Extends every lease owner `$1` holds to `$2`.

@@ -51,8 +51,13 @@ pub struct Farm {
 
 impl Farm {
     pub async fn start() -> anyhow::Result<Farm> {
+        Farm::start_on("127.0.0.1").await
+    }
+
+    /// A farm on another loopback address (127.0.0.2, …): another host to the fetcher.
+    pub async fn start_on(ip: &str) -> anyhow::Result<Farm> {
         let state = Arc::new(State::default());
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let listener = tokio::net::TcpListener::bind((ip, 0)).await?;
         let addr = listener.local_addr()?;
         let handler_state = state.clone();
         let app = axum::Router::new().fallback(move |uri: Uri, headers: HeaderMap| {
