@@ -1,4 +1,5 @@
-//! Loading and validating `config.toml` (the contract of `../specs/config.md`).
+//! Loading and validating `config.toml` (every key is documented in the README and in the
+//! repository's `config.toml`).
 //!
 //! Owns [`Config`], the typed, validated configuration that every other stage receives. It is
 //! loaded once: the raw TOML is deserialized with unknown keys refused, then every value that

@@ -1,4 +1,4 @@
-//! `gleaner eval`: score extractors on a labelled dataset (`../specs/cli.md`, "Evaluation").
+//! `gleaner eval`: score extractors on a labelled dataset (its output columns are read by other tools: add, never rename).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;

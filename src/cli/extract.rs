@@ -1,5 +1,5 @@
-//! `gleaner extract`: run one extractor over one page and print the result
-//! (`../specs/cli.md`, "Extraction").
+//! `gleaner extract`: run one extractor over one page and print the result (text, HTML or
+//! JSON, whose field names other tools read).
 
 use std::io::{Read, Write};
 

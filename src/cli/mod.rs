@@ -1,7 +1,7 @@
 //! The command line: argument parsing (clap) and one function per command.
 //!
-//! The command names, flags and output fields are the contract of `../specs/cli.md`; add to
-//! them, never rename. `main.rs` parses, sets up logging and maps [`CliError`] to exit codes.
+//! The command names, flags and output fields are a contract that scripts and other tools
+//! depend on: add to them, never rename. `main.rs` parses, sets up logging and maps [`CliError`] to exit codes.
 
 mod articles;
 pub mod eval;

@@ -1,5 +1,5 @@
-//! The Scrapinghub article-extraction-benchmark metric (`evaluate.py`), as
-//! `../specs/extraction.md` ("The metric") defines it.
+//! The Scrapinghub article-extraction-benchmark metric (its `evaluate.py`), so that our
+//! figures compare with the published ones.
 //!
 //! Tokens are the matches of Python's Unicode `\w+`, which is letters, numbers and the
 //! underscore: `[\p{L}\p{N}_]+`. Rust's `\w` also takes combining marks and joiners, so it is

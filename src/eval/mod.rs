@@ -1,5 +1,5 @@
 //! Evaluation: the benchmark metric ([`metric`]) and the dataset runner ([`dataset`]) behind
-//! `gleaner eval` (`../specs/cli.md`, "Evaluation").
+//! `gleaner eval`.
 
 pub mod dataset;
 pub mod metric;

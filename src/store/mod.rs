@@ -1,8 +1,8 @@
 //! The article database: one interface over SQLite and PostgreSQL (sqlx).
 //!
 //! Owns the connection pool, the migrations (`migrations/sqlite`, `migrations/postgres`, run
-//! on connect) and every statement gleaner sends. The schema is the public handoff of
-//! `../specs/handoff.md`. Statements are written once with `$N` placeholders, which both
+//! on connect) and every statement gleaner sends. The schema is a public interface for
+//! downstream consumers (ARCHITECTURE.md, "The database"). Statements are written once with `$N` placeholders, which both
 //! backends accept; the few that differ are `Dialects` pairs, kept side by side in
 //! `sql.rs` so the two cannot drift, and every test in `tests/store.rs` runs on both.
 //!
