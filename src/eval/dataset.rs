@@ -1,8 +1,8 @@
 //! The dataset runner behind `gleaner eval`: loads a directory of `ground-truth.json` and
-//! `html/{id}.html[.gz]`, runs an extractor over every page in parallel (rayon, one page per task), and scores the predictions with
-//! [`super::metric`]. The title hint is the page's own (`og:title`, else `<title>`), since a
-//! dataset has no feed. Throughput counts the uncompressed input HTML; decompression happens
-//! before the clock starts.
+//! `html/{id}.html[.gz]`, runs an extractor over every page in parallel (rayon, one page per
+//! task), and scores the predictions with [`super::metric`]. The title hint is the page's own
+//! (`og:title`, else `<title>`), since a dataset has no feed. Throughput counts the
+//! uncompressed input HTML; decompression happens before the clock starts.
 
 use std::collections::BTreeMap;
 use std::io::Read;
