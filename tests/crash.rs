@@ -8,7 +8,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::TestDb;
-use common::farm::{self, Farm, Item};
+use common::farm::{self, Farm};
 use gleaner::store::ArticleFilter;
 
 on_both_databases!(kill_9_mid_poll_loses_and_duplicates_nothing);
@@ -81,34 +81,8 @@ async fn kill_9_mid_poll_loses_and_duplicates_nothing(db: TestDb) -> anyhow::Res
         db.url()
     );
     for feed in 0..FEEDS {
-        let items: Vec<Item> = (0..ARTICLES)
-            .map(|n| {
-                let id = feed * 100 + n;
-                let image = format!("/img/{id}.png");
-                farm.html(
-                    &format!("/a/{id}.html"),
-                    &farm::article_page(
-                        &format!("Story {id}"),
-                        &farm::paragraphs(id),
-                        Some(&image),
-                    ),
-                );
-                farm.route(&image, farm::ok("image/png", farm::png()));
-                Item {
-                    guid: format!("g{id}"),
-                    url: farm.url(&format!("/a/{id}.html")),
-                    title: format!("Story {id}"),
-                }
-            })
-            .collect();
-        farm.route(
-            &format!("/f{feed}.xml"),
-            farm::ok("application/rss+xml", farm::rss(&items).into()),
-        );
-        text.push_str(&format!(
-            "[[feeds]]\nname = \"f{feed}\"\nurl = \"{}\"\n",
-            farm.url(&format!("/f{feed}.xml"))
-        ));
+        let url = farm.story_feed(feed, ARTICLES, true, farm::html_route);
+        text.push_str(&format!("[[feeds]]\nname = \"f{feed}\"\nurl = \"{url}\"\n"));
     }
     let dir = tempfile::tempdir()?;
     let config = dir.path().join("config.toml");

@@ -11,7 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::TestDb;
-use common::farm::{self, Farm, Item, Route};
+use common::farm::{self, Farm, Route};
 use gleaner::store::ArticleFilter;
 
 on_both_databases!(replicas_share_the_work_and_survive_a_kill);
@@ -49,10 +49,6 @@ fn stored_by(log: &Path) -> anyhow::Result<usize> {
         .filter_map(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
         .filter_map(|count| count.parse::<usize>().ok())
         .sum())
-}
-
-fn page_path(id: usize) -> String {
-    format!("/a/{id}.html")
 }
 
 /// Stored articles, after checking that none is stored twice and each has its text.
@@ -111,34 +107,11 @@ async fn replicas_share_the_work_and_survive_a_kill(db: TestDb) -> anyhow::Resul
         db.url()
     );
     for feed in 0..FEEDS {
-        let farm = &farms[feed % farms.len()];
-        let items: Vec<Item> = (0..ARTICLES)
-            .map(|n| {
-                let id = feed * 100 + n;
-                let page = farm::article_page(&format!("Story {id}"), &farm::paragraphs(id), None);
-                // Slow pages keep polls overlapping, so replicas really race for the feeds.
-                farm.route(
-                    &page_path(id),
-                    Route::Delayed(
-                        Duration::from_millis(150),
-                        Box::new(farm::ok("text/html; charset=utf-8", page.into_bytes())),
-                    ),
-                );
-                Item {
-                    guid: format!("g{id}"),
-                    url: farm.url(&page_path(id)),
-                    title: format!("Story {id}"),
-                }
-            })
-            .collect();
-        farm.route(
-            &format!("/f{feed}.xml"),
-            farm::ok("application/rss+xml", farm::rss(&items).into()),
-        );
-        text.push_str(&format!(
-            "[[feeds]]\nname = \"f{feed}\"\nurl = \"{}\"\n",
-            farm.url(&format!("/f{feed}.xml"))
-        ));
+        // Slow pages keep polls overlapping, so replicas really race for the feeds.
+        let url = farms[feed % farms.len()].story_feed(feed, ARTICLES, false, |html| {
+            Route::Delayed(Duration::from_millis(150), Box::new(farm::html_route(html)))
+        });
+        text.push_str(&format!("[[feeds]]\nname = \"f{feed}\"\nurl = \"{url}\"\n"));
     }
     let dir = tempfile::tempdir()?;
     let config = dir.path().join("config.toml");
@@ -195,7 +168,7 @@ async fn replicas_share_the_work_and_survive_a_kill(db: TestDb) -> anyhow::Resul
     let mut missed = Vec::new();
     let mut downloads = 0;
     for id in (0..FEEDS).flat_map(|feed| (0..ARTICLES).map(move |n| feed * 100 + n)) {
-        let hits = farms[id / 100 % farms.len()].hits(&page_path(id));
+        let hits = farms[id / 100 % farms.len()].hits(&farm::story_path(id));
         if hits == 0 {
             missed.push(id);
         }

@@ -85,6 +85,37 @@ impl Farm {
         );
     }
 
+    /// Serves the RSS feed `/f{feed}.xml` of `articles` stories `/a/{id}.html` (id = feed × 100
+    /// + n), each page answered by the route `page` makes of its HTML, with an image
+    /// `/img/{id}.png` when `image`; returns the feed's URL.
+    pub fn story_feed(
+        &self,
+        feed: usize,
+        articles: usize,
+        image: bool,
+        page: impl Fn(String) -> Route,
+    ) -> String {
+        let items: Vec<Item> = (0..articles)
+            .map(|n| {
+                let id = feed * 100 + n;
+                let image = image.then(|| format!("/img/{id}.png"));
+                let html = article_page(&format!("Story {id}"), &paragraphs(id), image.as_deref());
+                self.route(&story_path(id), page(html));
+                if let Some(image) = &image {
+                    self.route(image, ok("image/png", png()));
+                }
+                Item {
+                    guid: format!("g{id}"),
+                    url: self.url(&story_path(id)),
+                    title: format!("Story {id}"),
+                }
+            })
+            .collect();
+        let path = format!("/f{feed}.xml");
+        self.route(&path, ok("application/rss+xml", rss(&items).into()));
+        self.url(&path)
+    }
+
     pub fn hits(&self, path: &str) -> usize {
         self.state
             .hits
@@ -92,6 +123,16 @@ impl Farm {
             .map(|h| h.get(path).copied().unwrap_or(0))
             .unwrap_or(0)
     }
+}
+
+/// The path of story `id` served by [`Farm::story_feed`].
+pub fn story_path(id: usize) -> String {
+    format!("/a/{id}.html")
+}
+
+/// A page answered at once, as HTML.
+pub fn html_route(html: String) -> Route {
+    ok("text/html; charset=utf-8", html.into_bytes())
 }
 
 pub fn ok(content_type: &str, body: Vec<u8>) -> Route {
