@@ -279,3 +279,28 @@ fn extract_from_a_url_goes_through_the_guard() {
         stderr(&output)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn extract_from_a_url_follows_the_configured_fetch_settings() -> anyhow::Result<()> {
+    let farm = common::farm::Farm::start().await?;
+    let page = common::farm::article_page("Storm", &common::farm::paragraphs(7), None);
+    farm.html("/story.html", &page);
+    let dir = tempfile::tempdir()?;
+    // The guard refuses loopback by default; this configuration allows it.
+    write_config(
+        dir.path(),
+        "[fetch]\nallow_private_networks = true\nrespect_robots_txt = false\n",
+    );
+    let url = farm.url("/story.html");
+    let output =
+        tokio::task::spawn_blocking(move || gleaner(dir.path()).args(["extract", &url]).output())
+            .await??;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("Paragraph 0 of story 7"),
+        "{}",
+        stdout(&output)
+    );
+    assert_eq!(farm.hits("/story.html"), 1);
+    Ok(())
+}

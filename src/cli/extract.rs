@@ -2,10 +2,12 @@
 //! JSON, whose field names other tools read).
 
 use std::io::{Read, Write};
+use std::path::Path;
 
 use super::Context as _;
 use clap::Args;
 
+use crate::config::{CONFIG_ENV, Config, FetchConfig};
 use crate::extract::{Algorithm, ExtractError, extract_page};
 
 /// Arguments of `gleaner extract`.
@@ -27,8 +29,9 @@ pub struct ExtractArgs {
     pub format: String,
 }
 
-/// Runs `gleaner extract`.
-pub fn run(args: &ExtractArgs) -> Result<(), super::CliError> {
+/// Runs `gleaner extract`; `config_path` is `--config`, whose `[fetch]` section governs a
+/// download.
+pub fn run(args: &ExtractArgs, config_path: Option<&Path>) -> Result<(), super::CliError> {
     let algorithm: Algorithm = args
         .algorithm
         .parse()
@@ -45,7 +48,7 @@ pub fn run(args: &ExtractArgs) -> Result<(), super::CliError> {
     let mut base = base;
     let mut http_charset = None;
     let raw = if lower.starts_with("http://") || lower.starts_with("https://") {
-        let page = download(source)?;
+        let page = download(source, config_path)?;
         // The final URL after redirects anchors relative links unless --url says otherwise.
         base = base.or(Some(page.final_url.clone()));
         http_charset = page.charset().map(str::to_string);
@@ -91,20 +94,39 @@ pub fn run(args: &ExtractArgs) -> Result<(), super::CliError> {
     Ok(())
 }
 
-/// Fetches one page with the default `[fetch]` settings: the same limits, guard and
+/// The `[fetch]` settings of the configuration in use: the file named by `--config` or
+/// `GLEANER_CONFIG`, else `./config.toml` when there is one; without any, the defaults. Extracting
+/// a file needs no configuration, so only a download reads it.
+fn fetch_settings(config_path: Option<&Path>) -> Result<FetchConfig, super::CliError> {
+    let named =
+        config_path.is_some() || std::env::var_os(CONFIG_ENV).is_some_and(|p| !p.is_empty());
+    let path = Config::resolve_path(config_path);
+    let config = if named || path.exists() {
+        Config::load(&path)
+    } else {
+        Config::parse("", &path, None)
+    };
+    config
+        .map(|config| config.fetch)
+        .map_err(|err| super::CliError::Usage(err.to_string()))
+}
+
+/// Fetches one page with the configuration's `[fetch]` settings: the same limits, guard and
 /// robots.txt rules as the daemon.
-fn download(source: &str) -> Result<crate::fetch::Fetched, super::CliError> {
+fn download(
+    source: &str,
+    config_path: Option<&Path>,
+) -> Result<crate::fetch::Fetched, super::CliError> {
     use crate::fetch::{FetchOutcome, FetchRequest, Fetcher, ResourceKind};
     let url = url::Url::parse(source)
         .map_err(|err| super::CliError::Usage(format!("`{source}`: {err}")))?;
-    let defaults = crate::config::Config::parse("", std::path::Path::new("config.toml"), None)
-        .map_err(|err| super::CliError::Usage(err.to_string()))?;
+    let settings = fetch_settings(config_path)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;
     runtime.block_on(async {
-        let fetcher = Fetcher::new(&defaults.fetch).context("building the HTTP client")?;
+        let fetcher = Fetcher::new(&settings).context("building the HTTP client")?;
         match fetcher
             .fetch(&FetchRequest::new(url, ResourceKind::Page))
             .await

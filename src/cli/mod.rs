@@ -260,8 +260,9 @@ pub struct ReextractArgs {
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> Result<(), CliError> {
     match &cli.command {
-        // These two need no configuration: they work on files and standard input.
-        Command::Extract(args) => return extract::run(args),
+        // These two need no configuration: they work on files and standard input (a download
+        // by `extract` reads `[fetch]` if there is a configuration).
+        Command::Extract(args) => return extract::run(args, cli.config.as_deref()),
         Command::Eval(args) => return eval::run(args),
         _ => {}
     }
