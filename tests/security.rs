@@ -67,7 +67,7 @@ fn stored_html_is_inert_whatever_the_algorithm() {
             Some("Hostile page"),
             algorithm,
         ) else {
-            continue; // DANA finds nothing on an ASCII page
+            continue; // an algorithm that finds no content stores nothing
         };
         let html = extraction.html.to_ascii_lowercase();
         for needle in FORBIDDEN {

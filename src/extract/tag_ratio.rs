@@ -38,10 +38,12 @@ pub struct Line {
     pub text_chars: usize,
     /// Tags that start on the line.
     pub tags: usize,
-    /// Bytes below 128 on the line, markup included (DANA's `T1`).
+    /// Bytes below 128 on the line, markup included (DANA's `T2` on non-ASCII pages).
     pub ascii_bytes: usize,
-    /// Bytes of 128 and above on the line (DANA's `T2`).
+    /// Bytes of 128 and above on the line (DANA's `T1` on non-ASCII pages).
     pub non_ascii_bytes: usize,
+    /// Bytes of the tags that start on the line: its markup (generalized DANA's `T2`).
+    pub markup_bytes: usize,
 }
 
 impl Line {
@@ -61,12 +63,20 @@ impl Line {
 
 /// The non-empty lines of a page, re-broken when the page has too few.
 pub fn page_lines(source: &str) -> Vec<Line> {
-    let lines = scan(source, None);
+    let lines = scan(source, Breaks::Newlines);
     if lines.len() >= MIN_LINES {
         lines
     } else {
-        scan(source, Some(REBREAK_WIDTH))
+        scan(source, Breaks::Every(REBREAK_WIDTH))
     }
+}
+
+/// The non-empty lines of a page, split at its newlines and, within a line, at the next
+/// whitespace or tag once `width` characters are reached: a server-rendered body that sits on
+/// one line of an otherwise multi-line page is cut up like a one-line page, while the page's
+/// own line breaks are kept.
+pub fn page_lines_within(source: &str, width: usize) -> Vec<Line> {
+    scan(source, Breaks::NewlinesAndEvery(width.max(1)))
 }
 
 /// The tag ratio of every line.
@@ -138,9 +148,33 @@ pub fn mean_std(values: &[f64]) -> (f64, f64) {
     (mean, variance.sqrt())
 }
 
-/// Splits the cleaned page into lines: at newlines, or every `width` characters (at the next
-/// whitespace or tag) when `width` is given.
-fn scan(source: &str, width: Option<usize>) -> Vec<Line> {
+/// Where [`scan`] ends a line.
+#[derive(Debug, Clone, Copy)]
+enum Breaks {
+    /// At newlines.
+    Newlines,
+    /// Every `width` characters, at the next whitespace or tag; newlines are text.
+    Every(usize),
+    /// At newlines, and every `width` characters since the last break.
+    NewlinesAndEvery(usize),
+}
+
+impl Breaks {
+    fn width(self) -> Option<usize> {
+        match self {
+            Breaks::Newlines => None,
+            Breaks::Every(width) | Breaks::NewlinesAndEvery(width) => Some(width),
+        }
+    }
+
+    fn at_newlines(self) -> bool {
+        !matches!(self, Breaks::Every(_))
+    }
+}
+
+/// Splits the cleaned page into lines where `breaks` says.
+fn scan(source: &str, breaks: Breaks) -> Vec<Line> {
+    let width = breaks.width();
     let bytes = source.as_bytes();
     let mut lines = Vec::new();
     let mut line = Line::default();
@@ -162,6 +196,7 @@ fn scan(source: &str, width: Option<usize>) -> Vec<Line> {
             if let Some((end, name)) = tag_end(bytes, i) {
                 line.tags += 1;
                 line.ascii_bytes += end - i;
+                line.markup_bytes += end - i;
                 if !INLINE_TAGS.contains(&name.as_str()) {
                     line.raw_text.push(' ');
                 }
@@ -180,7 +215,10 @@ fn scan(source: &str, width: Option<usize>) -> Vec<Line> {
         let c = source[i..].chars().next().unwrap_or(' ');
         let len = c.len_utf8();
         match width {
-            None if c == '\n' => push_line(&mut lines, &mut line),
+            _ if c == '\n' && breaks.at_newlines() => {
+                push_line(&mut lines, &mut line);
+                line_len = 0;
+            }
             Some(width) if c.is_whitespace() && line_len >= width => {
                 push_line(&mut lines, &mut line);
                 line_len = 0;
@@ -379,4 +417,25 @@ pub fn decode_entities(text: &str) -> String {
     }
     out.push_str(rest);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_within_keep_newlines_and_cut_long_lines() {
+        let body = "word ".repeat(40);
+        let source = format!("<ul><li><a href=/>Home</a></li></ul>\n<p>{body}</p>");
+        let lines = page_lines_within(&source, 50);
+        assert_eq!(lines[0].text(), "Home");
+        assert_eq!(lines[0].markup_bytes, 32);
+        assert!(lines.len() > 3, "{lines:?}");
+        assert!(lines.iter().all(|l| l.raw_text.chars().count() <= 60));
+        let words: usize = lines
+            .iter()
+            .map(|l| l.text().split_whitespace().count())
+            .sum();
+        assert_eq!(words, 41);
+    }
 }

@@ -85,9 +85,9 @@ impl Farm {
         );
     }
 
-    /// Serves the RSS feed `/f{feed}.xml` of `articles` stories `/a/{id}.html` (id = feed × 100
-    /// + n), each page answered by the route `page` makes of its HTML, with an image
-    /// `/img/{id}.png` when `image`; returns the feed's URL.
+    /// Serves the RSS feed `/f{feed}.xml` of `articles` stories `/a/{id}.html`, where story `n`
+    /// of the feed has id `feed * 100 + n`, each page answered by the route `page` makes of its
+    /// HTML, with an image `/img/{id}.png` when `image`; returns the feed's URL.
     pub fn story_feed(
         &self,
         feed: usize,
