@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use chrono::{DateTime, Utc};
 use futures::StreamExt;
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
@@ -45,9 +46,9 @@ pub struct FeedLeases {
 }
 
 impl FeedLeases {
-    /// Leases of `lease` length under a name no other process has: host, process id and a
-    /// random part (process ids repeat across hosts and restarts).
-    pub fn new(store: Store, lease: Duration) -> FeedLeases {
+    /// Leases of `[daemon] feed_lease_seconds` under a name no other process has: host,
+    /// process id and a random part (process ids repeat across hosts and restarts).
+    pub fn new(ctx: &Context) -> FeedLeases {
         use std::hash::{BuildHasher, RandomState};
         let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
             .map(|h| h.trim().to_string())
@@ -55,10 +56,15 @@ impl FeedLeases {
         let random = RandomState::new().hash_one(Instant::now()) & 0xffff_ffff;
         let owner = format!("{host}/{}/{random:08x}", std::process::id());
         FeedLeases {
-            store,
+            store: ctx.store.clone(),
             owner: owner.into(),
-            lease,
+            lease: Duration::from_secs(ctx.config.daemon.feed_lease_seconds),
         }
+    }
+
+    /// When a lease taken or renewed now lapses.
+    fn lapses_at(&self) -> DateTime<Utc> {
+        now() + chrono::Duration::from_std(self.lease).unwrap_or(chrono::Duration::MAX)
     }
 
     /// The name this process's leases carry in `feeds.lease_owner`.
@@ -68,11 +74,9 @@ impl FeedLeases {
 
     /// Leases up to `limit` due feeds (every active one with `all`) that nobody holds.
     pub async fn take(&self, limit: usize, all: bool) -> Result<Vec<FeedRecord>, StoreError> {
-        let at = now();
-        let until = at + chrono::Duration::from_std(self.lease).unwrap_or(chrono::Duration::MAX);
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         self.store
-            .lease_feeds(&self.owner, at, until, limit, all)
+            .lease_feeds(&self.owner, now(), self.lapses_at(), limit, all)
             .await
     }
 
@@ -84,21 +88,50 @@ impl FeedLeases {
         }
     }
 
-    /// Renews this process's leases every third of their length until `stop` fires.
-    pub async fn keep_renewed(self, stop: CancellationToken) {
-        let mut tick = tokio::time::interval(self.lease / 3);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                _ = stop.cancelled() => return,
-                _ = tick.tick() => {}
+    /// Starts renewing this process's leases every third of their length, in the background,
+    /// until [`Renewal::finish`].
+    pub fn keep_renewed(&self) -> Renewal {
+        let stop = CancellationToken::new();
+        let (leases, stopped) = (self.clone(), stop.clone());
+        let task = tokio::spawn(async move {
+            let mut tick = tokio::time::interval(leases.lease / 3);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tokio::select! {
+                    _ = stopped.cancelled() => return,
+                    _ = tick.tick() => {}
+                }
+                let renewed = leases
+                    .store
+                    .renew_feed_leases(&leases.owner, leases.lapses_at())
+                    .await;
+                if let Err(error) = renewed {
+                    tracing::warn!(%error, "cannot renew feed leases; retrying");
+                }
             }
-            let until =
-                now() + chrono::Duration::from_std(self.lease).unwrap_or(chrono::Duration::MAX);
-            if let Err(error) = self.store.renew_feed_leases(&self.owner, until).await {
-                tracing::warn!(%error, "cannot renew feed leases; retrying");
-            }
+        });
+        Renewal {
+            leases: self.clone(),
+            stop,
+            task,
         }
+    }
+}
+
+/// The background renewal of a process's leases.
+#[derive(Debug)]
+pub struct Renewal {
+    leases: FeedLeases,
+    stop: CancellationToken,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Renewal {
+    /// Stops renewing and gives every lease back: the feeds go straight to other processes.
+    pub async fn finish(self) {
+        self.stop.cancel();
+        let _ = self.task.await;
+        self.leases.release(None).await;
     }
 }
 
@@ -182,13 +215,9 @@ pub async fn poll_once(
     mut on_report: impl FnMut(&FeedReport),
 ) -> Result<PollSummary, StoreError> {
     let started = Instant::now();
-    let leases = FeedLeases::new(
-        ctx.store.clone(),
-        Duration::from_secs(ctx.config.daemon.feed_lease_seconds),
-    );
+    let leases = FeedLeases::new(ctx);
     let feeds = leases.take(usize::MAX, all).await?;
-    let renewing = CancellationToken::new();
-    let renewer = tokio::spawn(leases.clone().keep_renewed(renewing.clone()));
+    let renewal = leases.keep_renewed();
     on_start(feeds.len());
     let mut summary = PollSummary::default();
     let mut reports = futures::stream::iter(feeds)
@@ -200,9 +229,7 @@ pub async fn poll_once(
         on_report(&report);
     }
     drop(reports);
-    renewing.cancel();
-    let _ = renewer.await;
-    leases.release(None).await;
+    renewal.finish().await;
     summary.elapsed = started.elapsed();
     Ok(summary)
 }
@@ -264,14 +291,10 @@ pub async fn run(
         }
         None => None,
     };
-    let leases = FeedLeases::new(
-        ctx.store.clone(),
-        Duration::from_secs(ctx.config.daemon.feed_lease_seconds),
-    );
+    let leases = FeedLeases::new(&ctx);
     tracing::info!(owner = leases.owner(), "leasing feeds");
     // Renewal outlives `shutdown`: polls finishing in the grace period still hold their feeds.
-    let renewing = CancellationToken::new();
-    let renewer = tokio::spawn(leases.clone().keep_renewed(renewing.clone()));
+    let renewal = leases.keep_renewed();
     let work = shutdown.child_token();
     let mut polls: JoinSet<FeedReport> = JoinSet::new();
     let mut in_flight: HashMap<tokio::task::Id, i64> = HashMap::new();
@@ -322,10 +345,8 @@ pub async fn run(
         );
         polls.shutdown().await;
     }
-    renewing.cancel();
-    let _ = renewer.await;
     // Abandoned polls stored nothing half-way; their feeds go straight back to the others.
-    leases.release(None).await;
+    renewal.finish().await;
     if let Some(server) = api_server {
         // The server began its graceful stop with the shutdown token; requests in flight end.
         if tokio::time::timeout(grace, server).await.is_err() {
