@@ -191,6 +191,23 @@ macro_rules! on_both_databases {
     };
 }
 
+/// Every stored article (up to 10,000), after checking that no URL is stored twice.
+pub async fn distinct_articles(
+    store: &Store,
+) -> anyhow::Result<Vec<gleaner::store::ArticleSummary>> {
+    let rows = store
+        .list_articles(&gleaner::store::ArticleFilter {
+            limit: 10_000,
+            ..Default::default()
+        })
+        .await?;
+    let mut urls = std::collections::HashSet::new();
+    for row in &rows {
+        anyhow::ensure!(urls.insert(row.url.as_str()), "{} stored twice", row.url);
+    }
+    Ok(rows)
+}
+
 /// The path of a file under `tests/`.
 pub fn fixture(relative: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
