@@ -1,4 +1,5 @@
-//! `gleaner eval`: score extractors on a labelled dataset (its output columns are read by other tools: add, never rename).
+//! `gleaner eval`: score extractors on a labelled dataset (its output columns are read by
+//! other tools: add, never rename).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;

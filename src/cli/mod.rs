@@ -1,7 +1,8 @@
 //! The command line: argument parsing (clap) and one function per command.
 //!
 //! The command names, flags and output fields are a contract that scripts and other tools
-//! depend on: add to them, never rename. `main.rs` parses, sets up logging and maps [`CliError`] to exit codes.
+//! depend on: add to them, never rename. `main.rs` parses, sets up logging and maps
+//! [`CliError`] to exit codes.
 
 mod articles;
 pub mod eval;
