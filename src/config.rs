@@ -27,6 +27,17 @@ pub const DATABASE_URL_ENV: &str = "GLEANER_DATABASE_URL";
 pub const DEFAULT_CONFIG_FILE: &str = "config.toml";
 /// The shortest feed lease: renewals every third of it must stay well apart.
 pub const MIN_FEED_LEASE_SECONDS: u64 = 2;
+/// Upper bounds of the numeric keys: far above any sensible setting, low enough that no
+/// duration, permit count or multiplication built from them can overflow or panic.
+const MAX_SECONDS: u64 = 7 * 24 * 3600;
+const MAX_JITTER_SECONDS: u64 = 24 * 3600;
+const MAX_BYTES: u64 = 1 << 30;
+const MAX_CONCURRENCY: u64 = 1024;
+const MAX_PER_HOST_DELAY_MS: u64 = 3_600_000;
+const MAX_ARTICLE_RETRIES: u64 = 100;
+const MAX_ENTRIES_PER_FEED: u64 = 100_000;
+const MAX_IMAGES_PER_ARTICLE: u64 = 10_000;
+const MAX_USER_AGENT_CHARS: usize = 512;
 
 /// The validated configuration.
 #[derive(Debug, Clone)]
@@ -36,6 +47,7 @@ pub struct Config {
     pub database: DatabaseConfig,
     pub schedule: ScheduleConfig,
     pub fetch: FetchConfig,
+    pub entries: EntriesConfig,
     pub extract: ExtractConfig,
     pub images: ImagesConfig,
     /// `None` when the file has no `[api]` table: no HTTP server.
@@ -136,9 +148,24 @@ pub struct FetchConfig {
     pub respect_robots_txt: bool,
 }
 
+/// How a poll treats the entries of a feed document (keys of `[fetch]`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EntriesConfig {
+    /// `article_retry_seconds`: the wait before an entry that failed is tried again; it
+    /// doubles with every further failure.
+    pub retry_after: std::time::Duration,
+    /// `article_retries`: how many times a failed entry is tried again before it is given up.
+    pub retries: u32,
+    /// `max_entries_per_feed`: entries taken from one document per poll, newest first.
+    pub max_per_feed: usize,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExtractConfig {
     pub algorithm: Algorithm,
+    /// `timeout_seconds`: how long one page's extraction may run before the page is recorded
+    /// as a failure and its entry given up.
+    pub timeout: std::time::Duration,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -257,39 +284,38 @@ impl Config {
                 )
             })?;
 
-        let fetch = raw.fetch.validate(|key, message| {
+        let (fetch, entries) = raw.fetch.validate(|key, message| {
             // Numeric limits have no span of their own once deserialized: point at the table.
             let span = find_key_span(source, "fetch", key);
             at(span, format!("[fetch] {key}: {message}"))
         })?;
 
-        let algorithm = raw
-            .extract
-            .algorithm
-            .get_ref()
-            .parse::<Algorithm>()
-            .map_err(|e| {
-                at(
-                    raw.extract.algorithm.span(),
-                    format!("[extract] algorithm: {e}"),
-                )
-            })?;
-
-        if raw.daemon.feed_lease_seconds < MIN_FEED_LEASE_SECONDS {
-            let span = find_key_span(source, "daemon", "feed_lease_seconds");
-            return Err(at(
-                span,
-                format!("[daemon] feed_lease_seconds: must be at least {MIN_FEED_LEASE_SECONDS}"),
-            ));
-        }
-
-        if raw.images.max_per_article == 0 {
-            let span = find_key_span(source, "images", "max_per_article");
-            return Err(at(
-                span,
-                "[images] max_per_article: must be at least 1".into(),
-            ));
-        }
+        let extract = raw.extract.validate(
+            |key, message| {
+                let span = find_key_span(source, "extract", key);
+                at(span, format!("[extract] {key}: {message}"))
+            },
+            at,
+        )?;
+        let schedule_error = |key: &str, message: String| {
+            let span = find_key_span(source, "schedule", key);
+            at(span, format!("[schedule] {key}: {message}"))
+        };
+        within(
+            "jitter_seconds",
+            raw.schedule.jitter_seconds,
+            0,
+            MAX_JITTER_SECONDS,
+        )
+        .map_err(|(key, m)| schedule_error(key, m))?;
+        let daemon = raw.daemon.validate(|key, message| {
+            let span = find_key_span(source, "daemon", key);
+            at(span, format!("[daemon] {key}: {message}"))
+        })?;
+        let images = raw.images.validate(|key, message| {
+            let span = find_key_span(source, "images", key);
+            at(span, format!("[images] {key}: {message}"))
+        })?;
 
         let api = match raw.api {
             None => None,
@@ -361,16 +387,11 @@ impl Config {
                 jitter_seconds: raw.schedule.jitter_seconds,
             },
             fetch,
-            extract: ExtractConfig { algorithm },
-            images: ImagesConfig {
-                download: raw.images.download,
-                max_per_article: raw.images.max_per_article,
-            },
+            entries,
+            extract,
+            images,
             api,
-            daemon: DaemonConfig {
-                shutdown_grace_seconds: raw.daemon.shutdown_grace_seconds,
-                feed_lease_seconds: raw.daemon.feed_lease_seconds,
-            },
+            daemon,
             feeds,
         })
     }
@@ -513,6 +534,9 @@ struct RawFetch {
     per_host_delay_ms: u64,
     allow_private_networks: bool,
     respect_robots_txt: bool,
+    article_retry_seconds: u64,
+    article_retries: u32,
+    max_entries_per_feed: usize,
 }
 
 impl Default for RawFetch {
@@ -528,6 +552,9 @@ impl Default for RawFetch {
             per_host_delay_ms: 1000,
             allow_private_networks: false,
             respect_robots_txt: true,
+            article_retry_seconds: 300,
+            article_retries: 5,
+            max_entries_per_feed: 500,
         }
     }
 }
@@ -540,27 +567,86 @@ pub fn default_user_agent() -> String {
     )
 }
 
+/// Checks that `value` of `key` lies in `min..=max`.
+fn within(key: &'static str, value: u64, min: u64, max: u64) -> Result<(), (&'static str, String)> {
+    if value < min {
+        Err((key, format!("must be at least {min}")))
+    } else if value > max {
+        Err((key, format!("must be at most {max}")))
+    } else {
+        Ok(())
+    }
+}
+
+/// `usize` keys compared as `u64` (saturating: a `usize` never exceeds `u64` here).
+fn wide(value: usize) -> u64 {
+    u64::try_from(value).unwrap_or(u64::MAX)
+}
+
 impl RawFetch {
     fn validate(
         self,
         error: impl Fn(&str, String) -> ConfigError,
-    ) -> Result<FetchConfig, ConfigError> {
-        let positive = [
-            ("timeout_seconds", self.timeout_seconds),
-            ("max_feed_bytes", self.max_feed_bytes),
-            ("max_page_bytes", self.max_page_bytes),
-            ("max_image_bytes", self.max_image_bytes),
-            ("concurrency", self.concurrency as u64),
-            ("per_host_concurrency", self.per_host_concurrency as u64),
+    ) -> Result<(FetchConfig, EntriesConfig), ConfigError> {
+        let bounds = [
+            ("timeout_seconds", self.timeout_seconds, 1, MAX_SECONDS),
+            ("max_feed_bytes", self.max_feed_bytes, 1, MAX_BYTES),
+            ("max_page_bytes", self.max_page_bytes, 1, MAX_BYTES),
+            ("max_image_bytes", self.max_image_bytes, 1, MAX_BYTES),
+            ("concurrency", wide(self.concurrency), 1, MAX_CONCURRENCY),
+            (
+                "per_host_concurrency",
+                wide(self.per_host_concurrency),
+                1,
+                MAX_CONCURRENCY,
+            ),
+            (
+                "per_host_delay_ms",
+                self.per_host_delay_ms,
+                0,
+                MAX_PER_HOST_DELAY_MS,
+            ),
+            (
+                "article_retry_seconds",
+                self.article_retry_seconds,
+                0,
+                MAX_SECONDS,
+            ),
+            (
+                "article_retries",
+                u64::from(self.article_retries),
+                0,
+                MAX_ARTICLE_RETRIES,
+            ),
+            (
+                "max_entries_per_feed",
+                wide(self.max_entries_per_feed),
+                1,
+                MAX_ENTRIES_PER_FEED,
+            ),
         ];
-        if let Some((key, _)) = positive.iter().find(|(_, value)| *value == 0) {
-            return Err(error(key, "must be greater than 0".to_string()));
+        for (key, value, min, max) in bounds {
+            within(key, value, min, max).map_err(|(key, message)| error(key, message))?;
         }
-        if self.user_agent.trim().is_empty() {
+        let user_agent = self.user_agent.trim();
+        if user_agent.is_empty() {
             return Err(error("user_agent", "must not be empty".to_string()));
         }
-        Ok(FetchConfig {
-            user_agent: self.user_agent.trim().to_string(),
+        if user_agent.chars().any(char::is_control) {
+            return Err(error(
+                "user_agent",
+                "must not contain control characters (a newline would split the header)"
+                    .to_string(),
+            ));
+        }
+        if user_agent.chars().count() > MAX_USER_AGENT_CHARS {
+            return Err(error(
+                "user_agent",
+                format!("must be at most {MAX_USER_AGENT_CHARS} characters"),
+            ));
+        }
+        let fetch = FetchConfig {
+            user_agent: user_agent.to_string(),
             timeout_seconds: self.timeout_seconds,
             max_feed_bytes: self.max_feed_bytes,
             max_page_bytes: self.max_page_bytes,
@@ -570,7 +656,13 @@ impl RawFetch {
             per_host_delay_ms: self.per_host_delay_ms,
             allow_private_networks: self.allow_private_networks,
             respect_robots_txt: self.respect_robots_txt,
-        })
+        };
+        let entries = EntriesConfig {
+            retry_after: std::time::Duration::from_secs(self.article_retry_seconds),
+            retries: self.article_retries,
+            max_per_feed: self.max_entries_per_feed,
+        };
+        Ok((fetch, entries))
     }
 }
 
@@ -578,13 +670,42 @@ impl RawFetch {
 #[serde(deny_unknown_fields, default)]
 struct RawExtract {
     algorithm: Spanned<String>,
+    timeout_seconds: f64,
 }
 
 impl Default for RawExtract {
     fn default() -> Self {
         RawExtract {
             algorithm: Spanned::new(0..0, "auto".to_string()),
+            timeout_seconds: 20.0,
         }
+    }
+}
+
+impl RawExtract {
+    /// `error` names a key without a span of its own; `at` points at a spanned value.
+    fn validate(
+        self,
+        error: impl Fn(&str, String) -> ConfigError,
+        at: impl Fn(Range<usize>, String) -> ConfigError,
+    ) -> Result<ExtractConfig, ConfigError> {
+        let algorithm = self
+            .algorithm
+            .get_ref()
+            .parse::<Algorithm>()
+            .map_err(|e| at(self.algorithm.span(), format!("[extract] algorithm: {e}")))?;
+        // A fraction of a second is allowed: tests and small machines want short budgets.
+        let max = MAX_SECONDS as f64;
+        if !(self.timeout_seconds > 0.0 && self.timeout_seconds <= max) {
+            return Err(error(
+                "timeout_seconds",
+                format!("must be more than 0 and at most {max}"),
+            ));
+        }
+        Ok(ExtractConfig {
+            algorithm,
+            timeout: std::time::Duration::from_secs_f64(self.timeout_seconds),
+        })
     }
 }
 
@@ -593,6 +714,21 @@ impl Default for RawExtract {
 struct RawImages {
     download: bool,
     max_per_article: usize,
+}
+
+impl RawImages {
+    fn validate(
+        self,
+        error: impl Fn(&str, String) -> ConfigError,
+    ) -> Result<ImagesConfig, ConfigError> {
+        let per_article = wide(self.max_per_article);
+        within("max_per_article", per_article, 1, MAX_IMAGES_PER_ARTICLE)
+            .map_err(|(key, message)| error(key, message))?;
+        Ok(ImagesConfig {
+            download: self.download,
+            max_per_article: self.max_per_article,
+        })
+    }
 }
 
 impl Default for RawImages {
@@ -625,6 +761,35 @@ impl Default for RawApi {
 struct RawDaemon {
     shutdown_grace_seconds: u64,
     feed_lease_seconds: u64,
+}
+
+impl RawDaemon {
+    fn validate(
+        self,
+        error: impl Fn(&str, String) -> ConfigError,
+    ) -> Result<DaemonConfig, ConfigError> {
+        let bounds = [
+            (
+                "shutdown_grace_seconds",
+                self.shutdown_grace_seconds,
+                0,
+                MAX_SECONDS,
+            ),
+            (
+                "feed_lease_seconds",
+                self.feed_lease_seconds,
+                MIN_FEED_LEASE_SECONDS,
+                MAX_SECONDS,
+            ),
+        ];
+        for (key, value, min, max) in bounds {
+            within(key, value, min, max).map_err(|(key, message)| error(key, message))?;
+        }
+        Ok(DaemonConfig {
+            shutdown_grace_seconds: self.shutdown_grace_seconds,
+            feed_lease_seconds: self.feed_lease_seconds,
+        })
+    }
 }
 
 impl Default for RawDaemon {

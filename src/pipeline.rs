@@ -14,23 +14,31 @@ use futures::{FutureExt, StreamExt};
 use tokio_util::sync::CancellationToken;
 use url::Url;
 
-use crate::config::{Config, FeedConfig};
+use chrono::{DateTime, Utc};
+
+use crate::config::{Config, EntriesConfig, FeedConfig};
 use crate::extract::{Algorithm, Extraction, extract_page};
-use crate::feed::{FeedEntry, normalize_url, parse_feed};
+use crate::feed::{FeedEntry, ParsedFeed, normalize_url, parse_feed};
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, Fetcher, ResourceKind};
 use crate::metrics;
 use crate::schedule;
 use crate::store::{
-    CompressedPage, FeedPoll, FeedRecord, ImageContent, InsertOutcome, NewArticle, NewFailure,
-    NewImage, Store, now,
+    CompressedPage, EntryAttempt, EntryState, FeedPoll, FeedRecord, ImageContent, InsertOutcome,
+    NewArticle, NewEntry, NewFailure, NewImage, PendingEntry, PollStatus, Store, now,
 };
 
-/// An article URL that failed this many times is not downloaded again.
-pub const MAX_ARTICLE_ATTEMPTS: i64 = 3;
 /// Articles of one feed processed at the same time (the fetcher's per-host limits still apply).
 const ARTICLES_IN_PARALLEL: usize = 4;
 /// Images of one article downloaded at the same time.
 const IMAGES_IN_PARALLEL: usize = 4;
+/// A feed with entries waiting is polled again when the first is due, but never sooner than
+/// this after a poll: a database that keeps failing must not turn into a polling loop.
+const MIN_ENTRY_RETRY_PAUSE: chrono::Duration = chrono::Duration::seconds(10);
+/// The first bytes of a page inspected to tell text from binary garbage.
+const TEXT_SAMPLE_BYTES: usize = 64 * 1024;
+/// A page whose sample has more than this share of control bytes (other than whitespace) is
+/// not text: real HTML has none, random bytes about one in eight.
+const MAX_CONTROL_SHARE: f64 = 0.02;
 
 /// What every poll needs. Cheap to clone; a reload builds a new one (keeping `in_flight`).
 #[derive(Clone)]
@@ -81,8 +89,8 @@ impl Drop for Claim {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FeedReport {
     pub feed: String,
-    /// `ok`, `not_modified`, or the kind of the error that stopped the poll.
-    pub status: String,
+    pub status: PollStatus,
+    /// Articles stored by this poll, from this document or from entries remembered earlier.
     pub new_articles: usize,
     /// Entries already stored (same URL or GUID), not downloaded again.
     pub known_articles: usize,
@@ -94,6 +102,18 @@ pub struct FeedReport {
 }
 
 impl FeedReport {
+    fn new(feed: &str) -> FeedReport {
+        FeedReport {
+            feed: feed.to_string(),
+            status: PollStatus::Ok,
+            new_articles: 0,
+            known_articles: 0,
+            failed_articles: 0,
+            error: None,
+            elapsed: Duration::ZERO,
+        }
+    }
+
     /// The one-line summary `poll --once` prints per feed.
     pub fn summary_line(&self) -> String {
         let mut line = format!(
@@ -112,58 +132,145 @@ impl FeedReport {
     }
 }
 
-enum EntryOutcome {
-    Stored,
-    Known,
-    Failed,
+/// The step of the pipeline a failure is recorded against (`failures.stage`, a metric label).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    Feed,
+    Page,
+    Extract,
+    Image,
+    Store,
 }
 
-/// A failure of one step, as recorded in the failures table.
-struct StepFailure {
-    stage: &'static str,
-    kind: String,
-    message: String,
-}
-
-impl StepFailure {
-    fn new(stage: &'static str, kind: impl Into<String>, message: impl ToString) -> Self {
-        StepFailure {
-            stage,
-            kind: kind.into(),
-            message: message.to_string(),
+impl Stage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Stage::Feed => "feed",
+            Stage::Page => "page",
+            Stage::Extract => "extract",
+            Stage::Image => "image",
+            Stage::Store => "store",
         }
     }
 }
 
+/// The failure kinds the pipeline finds itself (`failures.kind`); the fetcher and the feed
+/// parser name theirs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FailureKind {
+    /// A page answered 304 to a request without validators.
+    NotModified,
+    /// A page served with a media type that is not a document.
+    NotHtml,
+    /// A page served as a document that is binary garbage.
+    NotText,
+    /// An extractor panicked.
+    Panic,
+    /// Extraction found no article text.
+    NoContent,
+    /// Extraction ran past `[extract] timeout_seconds`.
+    ExtractTimeout,
+    /// The raw page could not be compressed.
+    Compress,
+    /// The database failed.
+    Database,
+    /// An image URL answered something else than an image.
+    NotImage,
+    /// A remembered entry's URL no longer parses.
+    BadUrl,
+    /// An entry failed `[fetch] article_retries` + 1 times, or in a way that would fail again.
+    GivenUp,
+}
+
+impl FailureKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::NotModified => "not_modified",
+            FailureKind::NotHtml => "not_html",
+            FailureKind::NotText => "not_text",
+            FailureKind::Panic => "panic",
+            FailureKind::NoContent => "no_content",
+            FailureKind::ExtractTimeout => "extract_timeout",
+            FailureKind::Compress => "compress",
+            FailureKind::Database => "database",
+            FailureKind::NotImage => "not_image",
+            FailureKind::BadUrl => "bad_url",
+            FailureKind::GivenUp => "given_up",
+        }
+    }
+}
+
+enum EntryOutcome {
+    Stored,
+    Known,
+    /// Another poll is downloading the same URL right now; the entry stays due.
+    Busy,
+    Failed,
+}
+
+/// A failure of one step, as recorded in the failures table.
+#[derive(Debug)]
+struct StepFailure {
+    stage: Stage,
+    kind: &'static str,
+    message: String,
+}
+
+impl StepFailure {
+    fn new(stage: Stage, kind: &'static str, message: impl ToString) -> Self {
+        StepFailure {
+            stage,
+            kind,
+            message: message.to_string(),
+        }
+    }
+
+    fn own(stage: Stage, kind: FailureKind, message: impl ToString) -> Self {
+        StepFailure::new(stage, kind.as_str(), message)
+    }
+
+    fn database(error: crate::store::StoreError) -> Self {
+        StepFailure::own(Stage::Store, FailureKind::Database, error)
+    }
+
+    /// Failures that say nothing about the page: the entry waits, its attempts not counted.
+    fn is_database(&self) -> bool {
+        self.kind == FailureKind::Database.as_str()
+    }
+
+    /// Failures that would happen again on every try: the entry is given up at once.
+    fn is_final(&self) -> bool {
+        [FailureKind::ExtractTimeout, FailureKind::BadUrl]
+            .iter()
+            .any(|kind| self.kind == kind.as_str())
+    }
+}
+
 /// Polls one feed and stores its new articles. Never fails: problems are recorded in the
-/// database and in the report. Stops taking new entries when `cancel` fires.
+/// database and in the report. Stops taking new entries when `cancel` fires; the entries it
+/// did not finish stay pending for the next poll.
 pub async fn poll_feed(ctx: &Context, feed: &FeedRecord, cancel: &CancellationToken) -> FeedReport {
     let started = Instant::now();
-    let mut report = FeedReport {
-        feed: feed.name.clone(),
-        status: "ok".to_string(),
-        new_articles: 0,
-        known_articles: 0,
-        failed_articles: 0,
-        error: None,
-        elapsed: Duration::ZERO,
-    };
+    let mut report = FeedReport::new(&feed.name);
     let Some(feed_config) = ctx.config.feeds.iter().find(|f| f.name == feed.name) else {
-        report.status = "removed".to_string();
+        report.status = PollStatus::Removed;
         return report;
     };
     let result = poll_entries(ctx, feed, feed_config, cancel, &mut report).await;
     if let Err(failure) = result {
-        report.status = failure.kind.clone();
+        report.status = PollStatus::Failed(failure.kind);
         report.error = Some(failure.message.clone());
         record(ctx, Some(feed.id), None, &failure).await;
-        tracing::warn!(feed = %feed.name, kind = %failure.kind, error = %failure.message, "feed poll failed");
+        tracing::warn!(feed = %feed.name, kind = failure.kind, error = %failure.message, "feed poll failed");
     }
     report.elapsed = started.elapsed();
-    metrics::feed_polled(&report.status);
+    metrics::feed_polled(report.status.as_str());
     report
 }
 
+/// Fetch the document → remember its entries (pending) → process every due entry of the
+/// feed, new or remembered → save the validators. The validators are saved last, so that a
+/// poll that cannot remember its entries leaves them to be fetched again.
 async fn poll_entries(
     ctx: &Context,
     feed: &FeedRecord,
@@ -171,88 +278,196 @@ async fn poll_entries(
     cancel: &CancellationToken,
     report: &mut FeedReport,
 ) -> Result<(), StepFailure> {
-    let jitter = schedule::jitter_for(&feed.name, ctx.config.schedule.jitter_seconds);
-    let request = FetchRequest {
-        url: feed_config.url.clone(),
-        kind: ResourceKind::Feed,
-        etag: feed.etag.clone(),
-        last_modified: feed.last_modified.clone(),
-    };
     let polled_at = now();
-    let fetched = match fetch_timed(ctx, &request).await {
-        Ok(FetchOutcome::Fetched(fetched)) => fetched,
-        Ok(FetchOutcome::NotModified) => {
-            report.status = "not_modified".to_string();
-            let poll = FeedPoll {
-                polled_at,
-                status: report.status.clone(),
-                error: None,
-                etag: feed.etag.clone(),
-                last_modified: feed.last_modified.clone(),
-                title: None,
-                site_url: None,
-                next_due_at: regular_next_due(feed_config, polled_at, jitter),
-            };
-            return save_poll(ctx, feed, &poll).await;
-        }
-        Err(error) => {
-            let failure = StepFailure::new("feed", error.kind(), &error);
-            fail_poll(ctx, feed, feed_config, &failure, error.retry_after()).await;
+    let document = match fetch_document(ctx, feed, feed_config).await {
+        Ok(document) => document,
+        Err((failure, retry_after)) => {
+            fail_poll(ctx, feed, feed_config, &failure, retry_after).await;
             return Err(failure);
         }
     };
-    let parsed = match parse_feed(&fetched.bytes, &fetched.final_url) {
-        Ok(parsed) => parsed,
-        Err(error) => {
-            let message = format!("{}: {error}", fetched.final_url);
-            let failure = StepFailure::new("feed", error.kind(), message);
-            fail_poll(ctx, feed, feed_config, &failure, None).await;
-            return Err(failure);
+    let regular = regular_next_due(ctx, feed, feed_config, polled_at);
+    // Entries of the document found stored already, counted once as known.
+    let mut counted = HashSet::new();
+    let mut poll = match document {
+        None => {
+            report.status = PollStatus::NotModified;
+            FeedPoll::not_modified(feed, polled_at, regular)
+        }
+        Some((fetched, parsed)) => {
+            match remember_entries(ctx, feed, parsed.entries).await {
+                Ok(known) => counted = known,
+                Err(failure) => {
+                    fail_poll(ctx, feed, feed_config, &failure, None).await;
+                    return Err(failure);
+                }
+            }
+            let mut poll =
+                FeedPoll::fetched(fetched.etag, fetched.last_modified, polled_at, regular);
+            (poll.title, poll.site_url) = (parsed.title, parsed.site_url);
+            poll
         }
     };
-
-    // Oldest first, so that ids (the consumers' cursor) follow publication order.
-    let mut to_fetch = Vec::new();
-    for entry in parsed.entries.into_iter().rev() {
-        match already_handled(ctx, feed.id, &entry).await {
-            Ok(true) => report.known_articles += 1,
-            Ok(false) => to_fetch.push(entry),
-            Err(failure) => return Err(failure),
-        }
-    }
-    let outcomes: Vec<EntryOutcome> = futures::stream::iter(to_fetch)
-        .take_while(|_| futures::future::ready(!cancel.is_cancelled()))
-        .map(|entry| async move { process_entry(ctx, feed.id, &entry).await }.boxed())
-        .buffered(ARTICLES_IN_PARALLEL)
-        .collect()
-        .await;
-    for outcome in outcomes {
-        match outcome {
-            EntryOutcome::Stored => report.new_articles += 1,
-            EntryOutcome::Known => report.known_articles += 1,
-            EntryOutcome::Failed => report.failed_articles += 1,
-        }
-    }
-
-    let poll = FeedPoll {
-        polled_at,
-        status: "ok".to_string(),
-        error: None,
-        etag: fetched.etag.clone(),
-        last_modified: fetched.last_modified.clone(),
-        title: parsed.title,
-        site_url: parsed.site_url,
-        next_due_at: regular_next_due(feed_config, polled_at, jitter),
-    };
+    report.known_articles = counted.len();
+    process_due_entries(ctx, feed, cancel, &counted, report).await?;
+    poll.next_due_at = next_due_with_entries(ctx, feed, polled_at, regular).await;
     save_poll(ctx, feed, &poll).await?;
     tracing::info!(
         feed = %feed.name,
+        status = %report.status,
         new_articles = report.new_articles,
         failed_articles = report.failed_articles,
         known_articles = report.known_articles,
         "feed polled"
     );
     Ok(())
+}
+
+/// The feed document and its entries, or `None` on a 304; a failure with the server's
+/// `Retry-After`, if it sent one.
+async fn fetch_document(
+    ctx: &Context,
+    feed: &FeedRecord,
+    feed_config: &FeedConfig,
+) -> Result<Option<(Fetched, ParsedFeed)>, (StepFailure, Option<Duration>)> {
+    let request = FetchRequest {
+        etag: feed.etag.clone(),
+        last_modified: feed.last_modified.clone(),
+        ..FetchRequest::new(feed_config.url.clone(), ResourceKind::Feed)
+    };
+    let fetched = match fetch_timed(ctx, &request).await {
+        Ok(FetchOutcome::Fetched(fetched)) => fetched,
+        Ok(FetchOutcome::NotModified) => return Ok(None),
+        Err(error) => {
+            let failure = StepFailure::new(Stage::Feed, error.kind(), &error);
+            return Err((failure, error.retry_after()));
+        }
+    };
+    match parse_feed(&fetched.bytes, &fetched.final_url) {
+        Ok(parsed) => Ok(Some((fetched, parsed))),
+        Err(error) => {
+            let message = format!("{}: {error}", fetched.final_url);
+            Err((StepFailure::new(Stage::Feed, error.kind(), message), None))
+        }
+    }
+}
+
+/// Writes the document's entries that are not stored yet as pending, in one transaction,
+/// at most `[fetch] max_entries_per_feed` of them, newest first. Returns the URLs of those
+/// that are stored.
+async fn remember_entries(
+    ctx: &Context,
+    feed: &FeedRecord,
+    entries: Vec<FeedEntry>,
+) -> Result<HashSet<String>, StepFailure> {
+    let cap = ctx.config.entries.max_per_feed;
+    if entries.len() > cap {
+        tracing::warn!(feed = %feed.name, entries = entries.len(), taken = cap, "feed has more entries than [fetch] max_entries_per_feed");
+    }
+    let (mut new_entries, mut known_urls) = (Vec::new(), HashSet::new());
+    // Oldest first, so that ids (the consumers' cursor) follow publication order.
+    for entry in newest_first_capped(entries, cap).into_iter().rev() {
+        let known = ctx
+            .store
+            .known_article(feed.id, entry.guid.as_deref(), entry.url.as_str())
+            .await
+            .map_err(StepFailure::database)?;
+        match known {
+            Some(_) => {
+                known_urls.insert(entry.url.to_string());
+            }
+            None => new_entries.push(new_entry(entry)),
+        }
+    }
+    ctx.store
+        .remember_entries(feed.id, &new_entries, now())
+        .await
+        .map_err(StepFailure::database)?;
+    Ok(known_urls)
+}
+
+/// At most `cap` entries: all of them in document order when they fit, else the newest by
+/// date (entries without one after those with one, in document order).
+fn newest_first_capped(mut entries: Vec<FeedEntry>, cap: usize) -> Vec<FeedEntry> {
+    if entries.len() > cap {
+        entries.sort_by_key(|entry| std::cmp::Reverse(entry.published));
+        entries.truncate(cap);
+    }
+    entries
+}
+
+/// An entry as remembered: its text fields without control characters.
+fn new_entry(entry: FeedEntry) -> NewEntry {
+    NewEntry {
+        guid: entry.guid,
+        url: entry.url.to_string(),
+        title: strip_controls(&entry.title),
+        author: entry.author.as_deref().map(strip_controls),
+        summary: entry.summary.as_deref().map(strip_controls),
+        published_at: entry.published,
+    }
+}
+
+/// Text as stored: C0 and C1 control characters (terminal escapes among them) removed, but
+/// newlines and tabs kept.
+pub fn strip_controls(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .collect()
+}
+
+/// Processes the feed's due entries (new, pending after a cut-short poll, or failed and
+/// waited out), until they are done or `cancel` fires. Entries whose URL is in `counted` are
+/// not counted as known again.
+async fn process_due_entries(
+    ctx: &Context,
+    feed: &FeedRecord,
+    cancel: &CancellationToken,
+    counted: &HashSet<String>,
+    report: &mut FeedReport,
+) -> Result<(), StepFailure> {
+    let limit = i64::try_from(ctx.config.entries.max_per_feed).unwrap_or(i64::MAX);
+    let due = ctx
+        .store
+        .due_entries(feed.id, now(), limit)
+        .await
+        .map_err(StepFailure::database)?;
+    let outcomes: Vec<(String, EntryOutcome)> = futures::stream::iter(due)
+        .take_while(|_| futures::future::ready(!cancel.is_cancelled()))
+        .map(|entry| async move { (entry.url.clone(), process_entry(ctx, &entry).await) }.boxed())
+        .buffered(ARTICLES_IN_PARALLEL)
+        .collect()
+        .await;
+    for (url, outcome) in outcomes {
+        match outcome {
+            EntryOutcome::Stored => report.new_articles += 1,
+            EntryOutcome::Known if counted.contains(&url) => {}
+            EntryOutcome::Known => report.known_articles += 1,
+            EntryOutcome::Failed => report.failed_articles += 1,
+            EntryOutcome::Busy => {}
+        }
+    }
+    Ok(())
+}
+
+/// The regular next due time, or sooner when an entry of the feed is due to be tried again
+/// before it (never sooner than [`MIN_ENTRY_RETRY_PAUSE`]).
+async fn next_due_with_entries(
+    ctx: &Context,
+    feed: &FeedRecord,
+    polled_at: DateTime<Utc>,
+    regular: DateTime<Utc>,
+) -> DateTime<Utc> {
+    match ctx.store.next_entry_attempt(feed.id).await {
+        Ok(Some(attempt)) if attempt < regular => {
+            attempt.max(polled_at + MIN_ENTRY_RETRY_PAUSE).min(regular)
+        }
+        Ok(_) => regular,
+        Err(error) => {
+            tracing::warn!(feed = %feed.name, %error, "cannot read the next entry attempt");
+            regular
+        }
+    }
 }
 
 /// Fetches through the shared fetcher, recording latency and bytes.
@@ -277,11 +492,13 @@ async fn fetch_timed(
 /// The next due time on the regular schedule; a schedule that never fires again parks the
 /// feed a year ahead rather than polling it in a loop.
 fn regular_next_due(
-    feed: &FeedConfig,
-    after: chrono::DateTime<chrono::Utc>,
-    jitter: Duration,
-) -> chrono::DateTime<chrono::Utc> {
-    schedule::next_due(&feed.schedule, after, jitter)
+    ctx: &Context,
+    feed: &FeedRecord,
+    feed_config: &FeedConfig,
+    after: DateTime<Utc>,
+) -> DateTime<Utc> {
+    let jitter = schedule::jitter_for(&feed.name, ctx.config.schedule.jitter_seconds);
+    schedule::next_due(&feed_config.schedule, after, jitter)
         .unwrap_or_else(|| after + chrono::Duration::days(365))
 }
 
@@ -289,10 +506,10 @@ async fn save_poll(ctx: &Context, feed: &FeedRecord, poll: &FeedPoll) -> Result<
     ctx.store
         .record_feed_poll(feed.id, poll)
         .await
-        .map_err(|e| StepFailure::new("store", "database", e))
+        .map_err(StepFailure::database)
 }
 
-/// Records a failed poll: error count up, next due after the backoff.
+/// Records a failed poll: error count up, next due after the backoff, validators kept.
 async fn fail_poll(
     ctx: &Context,
     feed: &FeedRecord,
@@ -310,16 +527,12 @@ async fn fail_poll(
         errors,
         retry_after,
     );
-    let poll = FeedPoll {
+    let poll = FeedPoll::failed(
+        feed,
+        (failure.kind, &failure.message),
         polled_at,
-        status: failure.kind.clone(),
-        error: Some(failure.message.clone()),
-        etag: feed.etag.clone(),
-        last_modified: feed.last_modified.clone(),
-        title: None,
-        site_url: None,
         next_due_at,
-    };
+    );
     if let Err(error) = ctx.store.record_feed_poll(feed.id, &poll).await {
         tracing::error!(feed = %feed.name, %error, "could not record a failed poll");
     }
@@ -333,115 +546,146 @@ async fn fail_poll(
     }
 }
 
-/// Whether an entry needs no download: stored already, or failed too often.
-async fn already_handled(
-    ctx: &Context,
-    feed_id: i64,
-    entry: &FeedEntry,
-) -> Result<bool, StepFailure> {
-    let store_error = |e| StepFailure::new("store", "database", e);
-    if ctx
-        .store
-        .known_article(feed_id, entry.guid.as_deref(), entry.url.as_str())
-        .await
-        .map_err(store_error)?
-        .is_some()
-    {
-        return Ok(true);
-    }
-    let failures = ctx
-        .store
-        .article_failures(entry.url.as_str())
-        .await
-        .map_err(store_error)?;
-    Ok(failures >= MAX_ARTICLE_ATTEMPTS)
-}
-
-async fn process_entry(ctx: &Context, feed_id: i64, entry: &FeedEntry) -> EntryOutcome {
-    let Some(_claim) = ctx.in_flight.claim(entry.url.as_str()) else {
-        return EntryOutcome::Known;
+/// One attempt at one entry; its outcome is written back to the entry. An attempt cut short
+/// (the poll abandoned) writes nothing, and the entry stays due.
+async fn process_entry(ctx: &Context, entry: &PendingEntry) -> EntryOutcome {
+    let Some(_claim) = ctx.in_flight.claim(&entry.url) else {
+        return EntryOutcome::Busy;
     };
-    // Another poll may have stored it between our check and the claim.
-    match ctx
+    // Another feed may have stored the same article since this entry was remembered.
+    let outcome = match ctx
         .store
-        .known_article(feed_id, entry.guid.as_deref(), entry.url.as_str())
+        .known_article(entry.feed_id, entry.guid.as_deref(), &entry.url)
         .await
     {
-        Ok(Some(_)) => return EntryOutcome::Known,
-        Ok(None) => {}
-        Err(error) => {
-            let failure = StepFailure::new("store", "database", error);
-            record(ctx, Some(feed_id), Some(entry.url.as_str()), &failure).await;
-            return EntryOutcome::Failed;
+        Ok(Some(_)) => Ok(InsertOutcome::Duplicate(0)),
+        Ok(None) => download_and_store(ctx, entry).await,
+        Err(error) => Err(StepFailure::database(error)),
+    };
+    match outcome {
+        Ok(inserted) => {
+            settle(ctx, entry, EntryAttempt::stored(entry.attempts, now())).await;
+            match inserted {
+                InsertOutcome::Inserted(id) => {
+                    metrics::article_stored();
+                    tracing::debug!(article = id, url = %entry.url, "article stored");
+                    EntryOutcome::Stored
+                }
+                InsertOutcome::Duplicate(_) => EntryOutcome::Known,
+            }
         }
-    }
-    match download_and_store(ctx, feed_id, entry).await {
-        Ok(InsertOutcome::Inserted(id)) => {
-            metrics::article_stored();
-            tracing::debug!(article = id, url = %entry.url, "article stored");
-            EntryOutcome::Stored
-        }
-        Ok(InsertOutcome::Duplicate(_)) => EntryOutcome::Known,
         Err(failure) => {
-            tracing::warn!(url = %entry.url, stage = failure.stage, kind = %failure.kind, error = %failure.message, "article failed");
-            record(ctx, Some(feed_id), Some(entry.url.as_str()), &failure).await;
+            tracing::warn!(url = %entry.url, stage = failure.stage.as_str(), kind = failure.kind, error = %failure.message, "article failed");
+            record(ctx, Some(entry.feed_id), Some(&entry.url), &failure).await;
+            let attempt = after_failure(&ctx.config.entries, entry, &failure, now());
+            if attempt.state == EntryState::GivenUp {
+                give_up(ctx, entry, &attempt, &failure).await;
+            }
+            settle(ctx, entry, attempt).await;
             EntryOutcome::Failed
         }
     }
 }
 
+/// What a failed attempt makes of an entry: tried again after `[fetch] article_retry_seconds`,
+/// doubling with each failure, until `[fetch] article_retries` retries have failed too; a
+/// database failure is waited out without counting.
+fn after_failure(
+    config: &EntriesConfig,
+    entry: &PendingEntry,
+    failure: &StepFailure,
+    at: DateTime<Utc>,
+) -> EntryAttempt {
+    let error = Some(format!("{}: {}", failure.kind, failure.message));
+    let waited = |failures: i64| {
+        let doublings = u32::try_from(failures.saturating_sub(1).clamp(0, 20)).unwrap_or(20);
+        let wait = config.retry_after.saturating_mul(1 << doublings);
+        at + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::days(365))
+    };
+    if failure.is_database() {
+        let state = if entry.attempts == 0 {
+            EntryState::Pending
+        } else {
+            EntryState::Retrying
+        };
+        return EntryAttempt {
+            state,
+            attempts: entry.attempts,
+            next_attempt_at: waited(1),
+            error,
+        };
+    }
+    let attempts = entry.attempts + 1;
+    let state = if failure.is_final() || attempts > i64::from(config.retries) {
+        EntryState::GivenUp
+    } else {
+        EntryState::Retrying
+    };
+    EntryAttempt {
+        state,
+        attempts,
+        next_attempt_at: waited(attempts),
+        error,
+    }
+}
+
+/// Writes an attempt's outcome; when the database refuses, the entry stays due and the next
+/// poll tries it again (a stored article is then found and the entry settled).
+async fn settle(ctx: &Context, entry: &PendingEntry, attempt: EntryAttempt) {
+    if let Err(error) = ctx.store.record_entry_attempt(entry.id, &attempt).await {
+        tracing::warn!(url = %entry.url, %error, "cannot record an entry attempt; it stays due");
+    }
+}
+
+/// Records that an entry is left alone from now on, for `gleaner failures`.
+async fn give_up(ctx: &Context, entry: &PendingEntry, attempt: &EntryAttempt, last: &StepFailure) {
+    let failure = StepFailure::own(
+        last.stage,
+        FailureKind::GivenUp,
+        format!(
+            "{}: given up after {} failed attempts; last: {}: {}",
+            entry.url, attempt.attempts, last.kind, last.message
+        ),
+    );
+    tracing::warn!(url = %entry.url, attempts = attempt.attempts, "article given up");
+    record(ctx, Some(entry.feed_id), Some(&entry.url), &failure).await;
+}
+
 async fn download_and_store(
     ctx: &Context,
-    feed_id: i64,
-    entry: &FeedEntry,
+    entry: &PendingEntry,
 ) -> Result<InsertOutcome, StepFailure> {
-    let request = FetchRequest {
-        url: entry.url.clone(),
-        kind: ResourceKind::Page,
-        etag: None,
-        last_modified: None,
-    };
-    let page = match fetch_timed(ctx, &request).await {
-        Ok(FetchOutcome::Fetched(page)) => page,
-        Ok(FetchOutcome::NotModified) => {
-            return Err(StepFailure::new(
-                "page",
-                "not_modified",
-                "unexpected 304 without a validator",
-            ));
-        }
-        Err(error) => return Err(StepFailure::new("page", error.kind(), &error)),
-    };
-    if let Some(media_type) = page.media_type().filter(|m| !is_html(m)) {
-        return Err(StepFailure::new(
-            "page",
-            "not_html",
-            format!("{}: served as {media_type}, not HTML", page.final_url),
-        ));
-    }
-
+    let url = Url::parse(&entry.url).map_err(|e| {
+        StepFailure::own(
+            Stage::Page,
+            FailureKind::BadUrl,
+            format!("{}: {e}", entry.url),
+        )
+    })?;
+    let page = fetch_page(ctx, url).await?;
     let (extraction, raw_page, page) = extract_off_runtime(ctx, entry, page).await?;
-    let images = download_images(ctx, feed_id, &extraction).await;
+    let images = download_images(ctx, entry.feed_id, &extraction).await;
     let final_url = normalize_url(&page.final_url);
+    let title = if entry.title.is_empty() {
+        strip_controls(extraction.title.as_deref().unwrap_or_default())
+    } else {
+        entry.title.clone()
+    };
     let article = NewArticle {
-        feed_id,
+        feed_id: entry.feed_id,
         guid: entry.guid.clone(),
-        url: entry.url.to_string(),
-        canonical_url: (final_url != entry.url).then(|| final_url.to_string()),
-        title: if entry.title.is_empty() {
-            extraction.title.clone().unwrap_or_default()
-        } else {
-            entry.title.clone()
-        },
+        url: entry.url.clone(),
+        canonical_url: (final_url.as_str() != entry.url).then(|| final_url.to_string()),
+        title,
         author: entry.author.clone(),
         summary: entry.summary.clone(),
-        published_at: entry.published,
+        published_at: entry.published_at,
         fetched_at: now(),
         language: None,
         extractor: extraction.algorithm.name().to_string(),
         confidence: extraction.confidence,
-        text: extraction.text,
-        html: extraction.html,
+        text: strip_controls(&extraction.text),
+        html: strip_controls(&extraction.html),
         raw_page: Some(raw_page),
         raw_content_type: page.content_type,
         images,
@@ -449,7 +693,37 @@ async fn download_and_store(
     ctx.store
         .insert_article(&article)
         .await
-        .map_err(|e| StepFailure::new("store", "database", e))
+        .map_err(StepFailure::database)
+}
+
+/// Downloads an article page and checks that it is a text document.
+async fn fetch_page(ctx: &Context, url: Url) -> Result<Fetched, StepFailure> {
+    let page = match fetch_timed(ctx, &FetchRequest::new(url, ResourceKind::Page)).await {
+        Ok(FetchOutcome::Fetched(page)) => page,
+        Ok(FetchOutcome::NotModified) => {
+            return Err(StepFailure::own(
+                Stage::Page,
+                FailureKind::NotModified,
+                "unexpected 304 without a validator",
+            ));
+        }
+        Err(error) => return Err(StepFailure::new(Stage::Page, error.kind(), &error)),
+    };
+    if let Some(media_type) = page.media_type().filter(|m| !is_html(m)) {
+        return Err(StepFailure::own(
+            Stage::Page,
+            FailureKind::NotHtml,
+            format!("{}: served as {media_type}, not HTML", page.final_url),
+        ));
+    }
+    if !looks_like_text(&page.bytes, page.charset()) {
+        return Err(StepFailure::own(
+            Stage::Page,
+            FailureKind::NotText,
+            format!("{}: binary data served as a document", page.final_url),
+        ));
+    }
+    Ok(page)
 }
 
 fn is_html(media_type: &str) -> bool {
@@ -459,11 +733,27 @@ fn is_html(media_type: &str) -> bool {
     )
 }
 
+/// Whether page bytes are text: few control bytes other than whitespace in the first
+/// [`TEXT_SAMPLE_BYTES`]. UTF-16 is text full of NULs and is let through.
+fn looks_like_text(bytes: &[u8], charset: Option<&str>) -> bool {
+    if charset.is_some_and(|c| c.to_ascii_lowercase().starts_with("utf-16")) {
+        return true;
+    }
+    let sample = &bytes[..bytes.len().min(TEXT_SAMPLE_BYTES)];
+    let controls = sample
+        .iter()
+        .filter(|&&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c)) || b == 0x7f)
+        .count();
+    (controls as f64) <= sample.len() as f64 * MAX_CONTROL_SHARE
+}
+
 /// Extraction and compression are CPU work: they run on the blocking pool so that they never
-/// stall the async runtime. A panic in an extractor becomes a recorded failure.
+/// stall the async runtime. A panic in an extractor becomes a recorded failure; so does an
+/// extraction that runs past `[extract] timeout_seconds` (its thread cannot be stopped and
+/// finishes on its own, its result dropped).
 async fn extract_off_runtime(
     ctx: &Context,
-    entry: &FeedEntry,
+    entry: &PendingEntry,
     page: Fetched,
 ) -> Result<(Extraction, CompressedPage, Fetched), StepFailure> {
     let algorithm = ctx.config.extract.algorithm;
@@ -489,13 +779,31 @@ async fn extract_off_runtime(
         }
         let compressed = CompressedPage::compress(&page.bytes);
         (extraction, compressed, page)
-    })
-    .await;
-    let (extraction, compressed, page) =
-        joined.map_err(|e| StepFailure::new("extract", "panic", format!("{}: {e}", entry.url)))?;
-    let extraction = extraction
-        .map_err(|e| StepFailure::new("extract", "no_content", format!("{}: {e}", entry.url)))?;
-    let compressed = compressed.map_err(|e| StepFailure::new("store", "compress", e))?;
+    });
+    let budget = ctx.config.extract.timeout;
+    let joined = tokio::time::timeout(budget, joined).await.map_err(|_| {
+        StepFailure::own(
+            Stage::Extract,
+            FailureKind::ExtractTimeout,
+            format!("{}: extraction took longer than {budget:?}", entry.url),
+        )
+    })?;
+    let (extraction, compressed, page) = joined.map_err(|e| {
+        StepFailure::own(
+            Stage::Extract,
+            FailureKind::Panic,
+            format!("{}: {e}", entry.url),
+        )
+    })?;
+    let extraction = extraction.map_err(|e| {
+        StepFailure::own(
+            Stage::Extract,
+            FailureKind::NoContent,
+            format!("{}: {e}", entry.url),
+        )
+    })?;
+    let compressed =
+        compressed.map_err(|e| StepFailure::own(Stage::Store, FailureKind::Compress, e))?;
     Ok((extraction, compressed, page))
 }
 
@@ -534,12 +842,7 @@ async fn download_images(ctx: &Context, feed_id: i64, extraction: &Extraction) -
 }
 
 async fn fetch_image(ctx: &Context, feed_id: i64, url: &Url) -> Option<ImageContent> {
-    let request = FetchRequest {
-        url: url.clone(),
-        kind: ResourceKind::Image,
-        etag: None,
-        last_modified: None,
-    };
+    let request = FetchRequest::new(url.clone(), ResourceKind::Image);
     let failure = match fetch_timed(ctx, &request).await {
         Ok(FetchOutcome::Fetched(fetched)) => match fetched.media_type() {
             Some(mime) if mime.starts_with("image/") => {
@@ -548,9 +851,9 @@ async fn fetch_image(ctx: &Context, feed_id: i64, url: &Url) -> Option<ImageCont
                     bytes: fetched.bytes,
                 });
             }
-            other => StepFailure::new(
-                "image",
-                "not_image",
+            other => StepFailure::own(
+                Stage::Image,
+                FailureKind::NotImage,
                 format!(
                     "{url}: served as {}",
                     other.as_deref().unwrap_or("no content type")
@@ -558,9 +861,9 @@ async fn fetch_image(ctx: &Context, feed_id: i64, url: &Url) -> Option<ImageCont
             ),
         },
         Ok(FetchOutcome::NotModified) => return None,
-        Err(error) => StepFailure::new("image", error.kind(), &error),
+        Err(error) => StepFailure::new(Stage::Image, error.kind(), &error),
     };
-    tracing::debug!(url = %url, kind = %failure.kind, "image not downloaded");
+    tracing::debug!(url = %url, kind = failure.kind, "image not downloaded");
     record(ctx, Some(feed_id), Some(url.as_str()), &failure).await;
     None
 }
@@ -571,15 +874,92 @@ async fn record(
     article_url: Option<&str>,
     failure: &StepFailure,
 ) {
-    metrics::failure(failure.stage, &failure.kind);
+    metrics::failure(failure.stage.as_str(), failure.kind);
     let row = NewFailure {
         feed_id,
         article_url: article_url.map(str::to_string),
-        stage: failure.stage.to_string(),
-        kind: failure.kind.clone(),
+        stage: failure.stage.as_str().to_string(),
+        kind: failure.kind.to_string(),
         message: failure.message.clone(),
     };
     if let Err(error) = ctx.store.record_failure(&row).await {
         tracing::error!(%error, "could not record a failure");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(attempts: i64) -> PendingEntry {
+        PendingEntry {
+            id: 1,
+            feed_id: 1,
+            guid: None,
+            url: "https://example.org/a".into(),
+            title: String::new(),
+            author: None,
+            summary: None,
+            published_at: None,
+            attempts,
+        }
+    }
+
+    fn config() -> EntriesConfig {
+        EntriesConfig {
+            retry_after: Duration::from_secs(300),
+            retries: 2,
+            max_per_feed: 500,
+        }
+    }
+
+    #[test]
+    fn failed_entries_back_off_doubling_then_are_given_up() {
+        let at = now();
+        let failure = StepFailure::new(Stage::Page, "http_status", "HTTP 503");
+        let waits: Vec<(EntryState, i64)> = (0..3)
+            .map(|attempts| {
+                let next = after_failure(&config(), &entry(attempts), &failure, at);
+                (next.state, (next.next_attempt_at - at).num_seconds())
+            })
+            .collect();
+        assert_eq!(
+            waits,
+            [
+                (EntryState::Retrying, 300),
+                (EntryState::Retrying, 600),
+                (EntryState::GivenUp, 1200),
+            ]
+        );
+    }
+
+    #[test]
+    fn database_failures_do_not_count_and_timeouts_give_up_at_once() {
+        let at = now();
+        let database = StepFailure::own(Stage::Store, FailureKind::Database, "gone");
+        let next = after_failure(&config(), &entry(1), &database, at);
+        assert_eq!((next.state, next.attempts), (EntryState::Retrying, 1));
+        let timeout = StepFailure::own(Stage::Extract, FailureKind::ExtractTimeout, "slow");
+        let next = after_failure(&config(), &entry(0), &timeout, at);
+        assert_eq!(next.state, EntryState::GivenUp);
+    }
+
+    #[test]
+    fn controls_are_stripped_but_newlines_and_tabs_kept() {
+        assert_eq!(
+            strip_controls("a\u{1b}[31mred\u{7}\u{0}\u{9b}b\n\tc"),
+            "a[31mredb\n\tc"
+        );
+    }
+
+    #[test]
+    fn binary_garbage_is_not_text_but_utf16_is() {
+        let garbage: Vec<u8> = (0..4096u32).map(|i| (i * 7919 % 251) as u8).collect();
+        assert!(!looks_like_text(&garbage, Some("utf-8")));
+        assert!(looks_like_text(
+            b"<html><body>\r\n<p>hi</p>\x0c</body></html>",
+            None
+        ));
+        assert!(looks_like_text(&[b'<', 0, b'p', 0], Some("UTF-16LE")));
     }
 }

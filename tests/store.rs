@@ -81,7 +81,8 @@ async fn migrations_are_idempotent(store: Store) -> anyhow::Result<()> {
         vec![
             "initial".to_string(),
             "claims".to_string(),
-            "feed leases".to_string()
+            "feed leases".to_string(),
+            "feed entries".to_string()
         ]
     );
     store.ping().await?;

@@ -191,13 +191,4 @@ impl Store {
         })
         .context("listing failures")
     }
-
-    /// How many times an article URL failed (download, extraction or storing), so that a
-    /// page that always fails is eventually left alone.
-    pub async fn article_failures(&self, article_url: &str) -> Result<i64, StoreError> {
-        on_pool!(self, pool => {
-            sqlx::query_scalar(sql::COUNT_ARTICLE_FAILURES).bind(article_url).fetch_one(pool).await
-        })
-        .context("counting an article's failures")
-    }
 }

@@ -13,6 +13,7 @@
 mod api_reads;
 mod articles;
 pub mod claims;
+mod entries;
 mod feeds;
 pub mod model;
 mod sql;

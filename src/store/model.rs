@@ -214,11 +214,47 @@ pub struct FeedRecord {
     pub articles: i64,
 }
 
+/// How a poll of one feed ended: `feeds.last_status`, the `poll --once` line, a metric label.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PollStatus {
+    /// The document was fetched and parsed.
+    Ok,
+    /// The feed answered 304 to the saved validators.
+    NotModified,
+    /// The feed left the configuration while it was waiting to be polled.
+    Removed,
+    /// The poll failed; the kind of the error.
+    Failed(&'static str),
+}
+
+impl PollStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PollStatus::Ok => "ok",
+            PollStatus::NotModified => "not_modified",
+            PollStatus::Removed => "removed",
+            PollStatus::Failed(kind) => kind,
+        }
+    }
+}
+
+impl std::fmt::Display for PollStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for PollStatus {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 /// The outcome of one poll of a feed, written back to its row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FeedPoll {
     pub polled_at: DateTime<Utc>,
-    /// A short word: `ok`, `not_modified`, or the kind of error.
+    /// A [`PollStatus`] word: `ok`, `not_modified`, or the kind of error.
     pub status: String,
     /// Set when the poll failed: the consecutive error count grows, else it resets.
     pub error: Option<String>,
@@ -227,6 +263,130 @@ pub struct FeedPoll {
     pub title: Option<String>,
     pub site_url: Option<String>,
     pub next_due_at: DateTime<Utc>,
+}
+
+impl FeedPoll {
+    /// A 304: the saved validators stay.
+    pub fn not_modified(feed: &FeedRecord, at: DateTime<Utc>, next: DateTime<Utc>) -> FeedPoll {
+        FeedPoll {
+            polled_at: at,
+            status: PollStatus::NotModified.as_str().to_string(),
+            error: None,
+            etag: feed.etag.clone(),
+            last_modified: feed.last_modified.clone(),
+            title: None,
+            site_url: None,
+            next_due_at: next,
+        }
+    }
+
+    /// A fetched document: its validators replace the saved ones; its title and site link are
+    /// set by the caller when the document names them.
+    pub fn fetched(
+        etag: Option<String>,
+        last_modified: Option<String>,
+        at: DateTime<Utc>,
+        next: DateTime<Utc>,
+    ) -> FeedPoll {
+        FeedPoll {
+            polled_at: at,
+            status: PollStatus::Ok.as_str().to_string(),
+            error: None,
+            etag,
+            last_modified,
+            title: None,
+            site_url: None,
+            next_due_at: next,
+        }
+    }
+
+    /// A failed poll, `(kind, message)`: the saved validators stay, the error count grows.
+    pub fn failed(
+        feed: &FeedRecord,
+        (kind, message): (&'static str, &str),
+        at: DateTime<Utc>,
+        next: DateTime<Utc>,
+    ) -> FeedPoll {
+        FeedPoll {
+            status: PollStatus::Failed(kind).as_str().to_string(),
+            error: Some(message.to_string()),
+            ..FeedPoll::not_modified(feed, at, next)
+        }
+    }
+}
+
+/// Where an entry of a feed stands (`feed_entries.state`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryState {
+    /// Not tried yet, or its poll was cut short.
+    Pending,
+    /// Failed; tried again from its next attempt time.
+    Retrying,
+    /// Its article is stored (by this feed or another with the same URL).
+    Stored,
+    /// Failed too often, or in a way that would only fail again: left alone.
+    GivenUp,
+}
+
+impl EntryState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryState::Pending => "pending",
+            EntryState::Retrying => "retrying",
+            EntryState::Stored => "stored",
+            EntryState::GivenUp => "given_up",
+        }
+    }
+}
+
+/// An entry of a feed document to remember until its article is stored or given up: all
+/// the pipeline needs to process it without the document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewEntry {
+    pub guid: Option<String>,
+    /// The normalized article URL.
+    pub url: String,
+    pub title: String,
+    pub author: Option<String>,
+    pub summary: Option<String>,
+    pub published_at: Option<DateTime<Utc>>,
+}
+
+/// A remembered entry that is waiting to be processed.
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
+pub struct PendingEntry {
+    pub id: i64,
+    pub feed_id: i64,
+    pub guid: Option<String>,
+    pub url: String,
+    pub title: String,
+    pub author: Option<String>,
+    pub summary: Option<String>,
+    pub published_at: Option<DateTime<Utc>>,
+    /// How many times it failed so far.
+    pub attempts: i64,
+}
+
+/// What an attempt at an entry changed: its new state, failure count, next attempt time and
+/// error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EntryAttempt {
+    pub state: EntryState,
+    pub attempts: i64,
+    pub next_attempt_at: DateTime<Utc>,
+    pub error: Option<String>,
+}
+
+impl EntryAttempt {
+    /// The entry's article is stored: nothing more to do.
+    pub fn stored(attempts: i64, at: DateTime<Utc>) -> EntryAttempt {
+        EntryAttempt {
+            state: EntryState::Stored,
+            attempts,
+            next_attempt_at: at,
+            error: None,
+        }
+    }
 }
 
 /// Something that went wrong, recorded for operators.

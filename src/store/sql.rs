@@ -188,6 +188,37 @@ pub(super) const RECORD_FEED_POLL: &str = "
 
 pub(super) const SET_FEED_NEXT_DUE: &str = "UPDATE feeds SET next_due_at = $2 WHERE id = $1";
 
+// --- feed entries ---
+
+/// Remembers entry `$2`..`$8` of feed `$1` as `$9` (pending), due at `$10`; an entry the feed
+/// already has (same URL) keeps its state.
+pub(super) const INSERT_FEED_ENTRY: &str = "
+    INSERT INTO feed_entries (feed_id, guid, url, title, author, summary, published_at, state,
+                              attempts, next_attempt_at, first_seen_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $9)
+    ON CONFLICT (feed_id, url) DO NOTHING";
+
+/// Feed `$1`'s entries in state `$2` or `$3` whose attempt time has come by `$4`, in the
+/// order they were first seen (oldest first), at most `$5`.
+pub(super) const SELECT_DUE_ENTRIES: &str = "
+    SELECT id, feed_id, guid, url, title, author, summary, published_at, attempts
+    FROM feed_entries
+    WHERE feed_id = $1 AND state IN ($2, $3) AND next_attempt_at <= $4
+    ORDER BY id
+    LIMIT $5";
+
+/// The earliest attempt time of feed `$1`'s entries in state `$2` or `$3`.
+pub(super) const SELECT_NEXT_ENTRY_ATTEMPT: &str = "
+    SELECT MIN(next_attempt_at) FROM feed_entries WHERE feed_id = $1 AND state IN ($2, $3)";
+
+pub(super) const UPDATE_FEED_ENTRY: &str = "
+    UPDATE feed_entries SET state = $2, attempts = $3, next_attempt_at = $4, last_error = $5
+    WHERE id = $1";
+
+/// How many entries of feed `$1` are in state `$2`.
+pub(super) const COUNT_FEED_ENTRIES: &str =
+    "SELECT COUNT(*) FROM feed_entries WHERE feed_id = $1 AND state = $2";
+
 // --- failures ---
 
 pub(super) const INSERT_FAILURE: &str = "
@@ -200,9 +231,6 @@ pub(super) const SELECT_RECENT_FAILURES: &str = "
     LEFT JOIN feeds f ON f.id = fl.feed_id
     ORDER BY fl.id DESC
     LIMIT $1";
-
-/// How many times downloading or extracting an article URL has failed.
-pub(super) const COUNT_ARTICLE_FAILURES: &str = "SELECT COUNT(*) FROM failures WHERE article_url = $1 AND stage IN ('page', 'extract', 'store')";
 
 // --- articles ---
 

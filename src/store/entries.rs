@@ -1,0 +1,119 @@
+//! The entries of feed documents, remembered until their article is stored or given up.
+//!
+//! Owns the `feed_entries` table: a poll writes every entry of a fetched document here
+//! ([`Store::remember_entries`]) before it saves the feed's new validators, then works
+//! through the due ones ([`Store::due_entries`]) and writes each attempt's outcome back
+//! ([`Store::record_entry_attempt`]). An entry whose attempt never finished (a cancelled
+//! poll, a dropped connection) simply stays due.
+
+use chrono::{DateTime, Utc};
+
+use super::model::*;
+use super::{QueryContext, Store, StoreError, db_time, on_pool, sql};
+
+/// The states of an entry that still waits for its article.
+const WAITING: [EntryState; 2] = [EntryState::Pending, EntryState::Retrying];
+
+impl Store {
+    /// Remembers a feed's entries (pending, due at once) in one transaction; entries the feed
+    /// already has keep their state. Returns how many were new.
+    pub async fn remember_entries(
+        &self,
+        feed_id: i64,
+        entries: &[NewEntry],
+        at: DateTime<Utc>,
+    ) -> Result<u64, StoreError> {
+        let at = db_time(at);
+        on_pool!(self, pool => {
+            let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
+            let mut added = 0;
+            for entry in entries {
+                added += sqlx::query(sql::INSERT_FEED_ENTRY)
+                    .bind(feed_id)
+                    .bind(&entry.guid)
+                    .bind(&entry.url)
+                    .bind(&entry.title)
+                    .bind(&entry.author)
+                    .bind(&entry.summary)
+                    .bind(entry.published_at.map(db_time))
+                    .bind(EntryState::Pending.as_str())
+                    .bind(at)
+                    .execute(&mut *tx)
+                    .await
+                    .context("remembering a feed entry")?
+                    .rows_affected();
+            }
+            tx.commit().await.context("committing feed entries")?;
+            Ok::<u64, StoreError>(added)
+        })
+    }
+
+    /// Up to `limit` entries of a feed, pending or retrying, whose attempt time has come by
+    /// `at`, oldest first.
+    pub async fn due_entries(
+        &self,
+        feed_id: i64,
+        at: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<PendingEntry>, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query_as(sql::SELECT_DUE_ENTRIES)
+                .bind(feed_id)
+                .bind(WAITING[0].as_str())
+                .bind(WAITING[1].as_str())
+                .bind(db_time(at))
+                .bind(limit.max(0))
+                .fetch_all(pool)
+                .await
+        })
+        .context("reading due feed entries")
+    }
+
+    /// When the next entry of a feed that waits for its article is due, if any waits.
+    pub async fn next_entry_attempt(
+        &self,
+        feed_id: i64,
+    ) -> Result<Option<DateTime<Utc>>, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query_scalar(sql::SELECT_NEXT_ENTRY_ATTEMPT)
+                .bind(feed_id)
+                .bind(WAITING[0].as_str())
+                .bind(WAITING[1].as_str())
+                .fetch_one(pool)
+                .await
+        })
+        .context("reading the next entry attempt")
+    }
+
+    /// Writes the outcome of one attempt at an entry.
+    pub async fn record_entry_attempt(
+        &self,
+        entry_id: i64,
+        attempt: &EntryAttempt,
+    ) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query(sql::UPDATE_FEED_ENTRY)
+                .bind(entry_id)
+                .bind(attempt.state.as_str())
+                .bind(attempt.attempts)
+                .bind(db_time(attempt.next_attempt_at))
+                .bind(&attempt.error)
+                .execute(pool)
+                .await
+                .map(drop)
+        })
+        .context("recording an entry attempt")
+    }
+
+    /// How many entries of a feed are in a state.
+    pub async fn count_entries(&self, feed_id: i64, state: EntryState) -> Result<i64, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query_scalar(sql::COUNT_FEED_ENTRIES)
+                .bind(feed_id)
+                .bind(state.as_str())
+                .fetch_one(pool)
+                .await
+        })
+        .context("counting feed entries")
+    }
+}
