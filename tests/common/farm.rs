@@ -35,6 +35,11 @@ pub enum Route {
     Endless,
     /// A body already gzip-compressed, served with `Content-Encoding: gzip`.
     Gzip { content_type: String, body: Vec<u8> },
+    /// 503 to the first `failures` requests, then as the inner route does.
+    Flaky { failures: usize, then: Box<Route> },
+    /// Fires the token when requested (a poll cut short at a known point), then answers as
+    /// the inner route does.
+    Cancels(tokio_util::sync::CancellationToken, Box<Route>),
 }
 
 #[derive(Default)]
@@ -116,6 +121,18 @@ impl Farm {
         self.url(&path)
     }
 
+    /// Replaces the route of `path` by what `wrap` makes of it (a 404 when it had none).
+    pub fn wrap(&self, path: &str, wrap: impl FnOnce(Route) -> Route) {
+        if let Ok(mut routes) = self.state.routes.lock() {
+            let old = routes.remove(path).unwrap_or(Route::Status {
+                status: 404,
+                headers: vec![],
+                body: "not found".into(),
+            });
+            routes.insert(path.to_string(), wrap(old));
+        }
+    }
+
     pub fn hits(&self, path: &str) -> usize {
         self.state
             .hits
@@ -135,6 +152,20 @@ pub fn html_route(html: String) -> Route {
     ok("text/html; charset=utf-8", html.into_bytes())
 }
 
+/// The same route, answering 304 to `If-None-Match: <etag>` (only an `Ok` route has one).
+pub fn with_etag(route: Route, etag: &str) -> Route {
+    match route {
+        Route::Ok {
+            content_type, body, ..
+        } => Route::Ok {
+            content_type,
+            body,
+            etag: Some(etag.to_string()),
+        },
+        other => other,
+    }
+}
+
 pub fn ok(content_type: &str, body: Vec<u8>) -> Route {
     Route::Ok {
         content_type: content_type.to_string(),
@@ -145,13 +176,33 @@ pub fn ok(content_type: &str, body: Vec<u8>) -> Route {
 
 async fn answer(state: &State, uri: &Uri, headers: &HeaderMap) -> Response {
     let path = uri.path().to_string();
-    if let Ok(mut hits) = state.hits.lock() {
-        *hits.entry(path.clone()).or_default() += 1;
-    }
+    let hit = match state.hits.lock() {
+        Ok(mut hits) => {
+            let count = hits.entry(path.clone()).or_default();
+            *count += 1;
+            *count
+        }
+        Err(_) => 0,
+    };
     let mut route = state.routes.lock().ok().and_then(|r| r.get(&path).cloned());
-    while let Some(Route::Delayed(delay, inner)) = route {
-        tokio::time::sleep(delay).await;
-        route = Some(*inner);
+    loop {
+        route = match route {
+            Some(Route::Delayed(delay, inner)) => {
+                tokio::time::sleep(delay).await;
+                Some(*inner)
+            }
+            Some(Route::Flaky { failures, .. }) if hit <= failures => Some(Route::Status {
+                status: 503,
+                headers: vec![],
+                body: "try again later".into(),
+            }),
+            Some(Route::Flaky { then, .. }) => Some(*then),
+            Some(Route::Cancels(token, inner)) => {
+                token.cancel();
+                Some(*inner)
+            }
+            other => break route = other,
+        };
     }
     let builder = Response::builder();
     let response = match route {
@@ -198,7 +249,7 @@ async fn answer(state: &State, uri: &Uri, headers: &HeaderMap) -> Response {
             )
             .body(Body::empty()),
         // Unwrapped above.
-        Some(Route::Delayed(..)) => builder
+        Some(Route::Delayed(..) | Route::Flaky { .. } | Route::Cancels(..)) => builder
             .status(StatusCode::INTERNAL_SERVER_ERROR)
             .body(Body::from("delayed route")),
         Some(Route::Slow(delay)) => {

@@ -12,7 +12,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use gleaner::config::DatabaseTarget;
+use gleaner::config::{Config, DatabaseTarget};
 use gleaner::store::Store;
 use sqlx::Connection;
 
@@ -213,4 +213,73 @@ pub fn fixture(relative: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests")
         .join(relative)
+}
+
+/// A configuration for a test, following `config.toml`'s defaults: each test sets only the
+/// keys it is about.
+pub struct TestConfig {
+    database_url: String,
+    tables: toml::Table,
+    feeds: Vec<(String, String)>,
+}
+
+impl TestConfig {
+    pub fn new(db: &TestDb) -> TestConfig {
+        TestConfig {
+            database_url: db.url(),
+            tables: toml::Table::new(),
+            feeds: Vec::new(),
+        }
+    }
+
+    /// Fetching from the loopback farm: private networks allowed, no politeness delay, no
+    /// robots.txt, short timeouts.
+    pub fn loopback_farm(self) -> TestConfig {
+        self.set("fetch", "allow_private_networks", true)
+            .set("fetch", "per_host_delay_ms", 0)
+            .set("fetch", "respect_robots_txt", false)
+            .set("fetch", "timeout_seconds", 2)
+    }
+
+    pub fn feed(mut self, name: &str, url: impl Into<String>) -> TestConfig {
+        self.feeds.push((name.to_string(), url.into()));
+        self
+    }
+
+    pub fn set(mut self, table: &str, key: &str, value: impl Into<toml::Value>) -> TestConfig {
+        let entry = self
+            .tables
+            .entry(table.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        if let toml::Value::Table(table) = entry {
+            table.insert(key.to_string(), value.into());
+        }
+        self
+    }
+
+    /// The configuration file's text.
+    pub fn text(&self) -> String {
+        let mut text = toml::to_string(&self.tables).unwrap_or_default();
+        for (name, url) in &self.feeds {
+            text.push_str(&format!("\n[[feeds]]\nname = {name:?}\nurl = {url:?}\n"));
+        }
+        text
+    }
+
+    /// The configuration, with the test database as `GLEANER_DATABASE_URL` would name it.
+    pub fn parse(&self) -> anyhow::Result<Config> {
+        Ok(Config::parse(
+            &self.text(),
+            std::path::Path::new("config.toml"),
+            Some(&self.database_url),
+        )?)
+    }
+
+    /// Writes `config.toml` (naming the test database) into `dir`; returns its path.
+    pub fn write(&self, dir: &std::path::Path) -> anyhow::Result<PathBuf> {
+        let path = dir.join("config.toml");
+        let database = format!("[database]\nurl = {:?}\n\n", self.database_url);
+        std::fs::write(&path, database + &self.text())?;
+        Ok(path)
+    }
 }
