@@ -1,6 +1,7 @@
 //! Configuration: defaults, overrides and every way a file is refused.
 
 use std::path::Path;
+use std::time::Duration;
 
 use gleaner::config::{Config, DatabaseTarget};
 use gleaner::extract::Algorithm;
@@ -44,6 +45,10 @@ fn a_file_with_only_feeds_gets_every_default() {
     assert!(config.api.is_none());
     assert_eq!(config.daemon.shutdown_grace_seconds, 10);
     assert_eq!(config.daemon.feed_lease_seconds, 60);
+    assert_eq!(config.entries.retry_after, Duration::from_secs(300));
+    assert_eq!(config.entries.retries, 5);
+    assert_eq!(config.entries.max_per_feed, 500);
+    assert_eq!(config.extract.timeout, Duration::from_secs(20));
     assert_eq!(config.feeds.len(), 1);
     assert_eq!(
         config.feeds[0].name, "lwn.net",
@@ -77,8 +82,12 @@ per_host_concurrency = 1
 per_host_delay_ms = 0
 allow_private_networks = true
 respect_robots_txt = false
+article_retry_seconds = 60
+article_retries = 3
+max_entries_per_feed = 100
 [extract]
 algorithm = "cetr"
+timeout_seconds = 2.5
 [images]
 download = false
 max_per_article = 3
@@ -108,6 +117,10 @@ url = "https://blog.rust-lang.org/feed.xml"
     assert_eq!(config.fetch.user_agent, "test-agent/1");
     assert_eq!(config.fetch.per_host_delay_ms, 0);
     assert_eq!(config.extract.algorithm, Algorithm::Cetr);
+    assert_eq!(config.extract.timeout, Duration::from_millis(2500));
+    assert_eq!(config.entries.retry_after, Duration::from_secs(60));
+    assert_eq!(config.entries.retries, 3);
+    assert_eq!(config.entries.max_per_feed, 100);
     assert!(!config.images.download);
     let api = config.api.expect("api");
     assert_eq!(api.listen.to_string(), "127.0.0.1:9090");
@@ -294,6 +307,47 @@ fn bad_values_are_refused_with_their_key() {
         message.starts_with("/etc/gleaner/config.toml:2:1:"),
         "{message}"
     );
+}
+
+#[test]
+fn numbers_that_would_break_a_poll_are_refused_with_their_key_and_place() {
+    for (table, key, value) in [
+        ("fetch", "concurrency", "100000000000"),
+        ("fetch", "per_host_concurrency", "100000000000"),
+        ("fetch", "timeout_seconds", "18446744073709551615"),
+        ("fetch", "max_page_bytes", "18446744073709551615"),
+        ("fetch", "per_host_delay_ms", "18446744073709551615"),
+        ("fetch", "article_retry_seconds", "18446744073709551615"),
+        ("fetch", "article_retries", "1000"),
+        ("fetch", "max_entries_per_feed", "0"),
+        ("schedule", "jitter_seconds", "18446744073709551615"),
+        ("daemon", "feed_lease_seconds", "18446744073709551615"),
+        ("daemon", "shutdown_grace_seconds", "18446744073709551615"),
+        ("images", "max_per_article", "100000000000"),
+        ("extract", "timeout_seconds", "0"),
+        ("extract", "timeout_seconds", "-1.0"),
+        ("extract", "timeout_seconds", "nan"),
+    ] {
+        let text = format!("# a comment\n[{table}]\n{key} = {value}\n");
+        let message = refused(&text);
+        assert!(
+            message.starts_with(&format!(
+                "/etc/gleaner/config.toml:3:1: [{table}] {key}: must"
+            )),
+            "{text}: {message}"
+        );
+    }
+}
+
+#[test]
+fn a_user_agent_with_a_newline_is_refused() {
+    for agent in ["\"bot/1\\r\\nX-Injected: 1\"", "\"bot\\u0007\""] {
+        let message = refused(&format!("[fetch]\nuser_agent = {agent}\n"));
+        assert!(
+            message.starts_with("/etc/gleaner/config.toml:2:1: [fetch] user_agent: must not contain control characters"),
+            "{agent}: {message}"
+        );
+    }
 }
 
 #[test]
