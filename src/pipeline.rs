@@ -1,10 +1,26 @@
 //! One poll of one feed, from its URL to stored articles.
 //!
-//! Owns [`poll_feed`]: fetch the feed (conditional GET) → parse its entries → for each entry
-//! not stored yet: download the page → tidy + extract (on the blocking pool, with the entry's
-//! title as the hint) → download its images within the caps → one transaction into the store.
-//! A failure at any step is recorded against the article and the feed, and the rest of the
-//! work goes on; the feed's next due time follows the schedule, or the backoff after an error.
+//! Owns [`poll_feed`]: fetch the feed (conditional GET) → remember its entries that are not
+//! stored yet, `pending`, in the store → for each due entry of the feed (new, or remembered by
+//! an earlier poll): download the page → tidy + extract (on the blocking pool, with the
+//! entry's title as the hint) → download its images within the caps → one transaction into the
+//! store (`page`) → write the entry's outcome back → save the feed's validators.
+//!
+//! The promise: an entry is remembered before the validators that would hide it behind 304
+//! answers are saved, and it stays due until its article is stored or it is given up (after
+//! `[fetch] article_retries` retries with doubling waits, or at once when retrying cannot
+//! help). A cancelled or abandoned poll, or a database that fails mid-poll, leaves entries due.
+//! A failure at any step is recorded against the article and the feed (`failure`), and the
+//! rest of the work goes on; the feed's next due time follows the schedule, or the backoff
+//! after an error, or the first entry due again.
+
+mod failure;
+mod page;
+
+use failure::StepFailure;
+pub use failure::{FailureKind, Stage};
+
+pub use page::strip_controls;
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -12,33 +28,25 @@ use std::time::{Duration, Instant};
 
 use futures::{FutureExt, StreamExt};
 use tokio_util::sync::CancellationToken;
-use url::Url;
 
 use chrono::{DateTime, Utc};
 
 use crate::config::{Config, EntriesConfig, FeedConfig};
-use crate::extract::{Algorithm, Extraction, extract_page};
-use crate::feed::{FeedEntry, ParsedFeed, normalize_url, parse_feed};
+use crate::feed::{FeedEntry, ParsedFeed, parse_feed};
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, Fetcher, ResourceKind};
 use crate::metrics;
 use crate::schedule;
 use crate::store::{
-    CompressedPage, EntryAttempt, EntryState, FeedPoll, FeedRecord, ImageContent, InsertOutcome,
-    NewArticle, NewEntry, NewFailure, NewImage, PendingEntry, PollStatus, Store, now,
+    EntryAttempt, EntryState, FeedPoll, FeedRecord, InsertOutcome, NewEntry, NewFailure,
+    PendingEntry, PollStatus, Store, now,
 };
+use page::{download_and_store, fetch_timed};
 
 /// Articles of one feed processed at the same time (the fetcher's per-host limits still apply).
 const ARTICLES_IN_PARALLEL: usize = 4;
-/// Images of one article downloaded at the same time.
-const IMAGES_IN_PARALLEL: usize = 4;
 /// A feed with entries waiting is polled again when the first is due, but never sooner than
 /// this after a poll: a database that keeps failing must not turn into a polling loop.
 const MIN_ENTRY_RETRY_PAUSE: chrono::Duration = chrono::Duration::seconds(10);
-/// The first bytes of a page inspected to tell text from binary garbage.
-const TEXT_SAMPLE_BYTES: usize = 64 * 1024;
-/// A page whose sample has more than this share of control bytes (other than whitespace) is
-/// not text: real HTML has none, random bytes about one in eight.
-const MAX_CONTROL_SHARE: f64 = 0.02;
 
 /// What every poll needs. Cheap to clone; a reload builds a new one (keeping `in_flight`).
 #[derive(Clone)]
@@ -132,118 +140,12 @@ impl FeedReport {
     }
 }
 
-/// The step of the pipeline a failure is recorded against (`failures.stage`, a metric label).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
-    Feed,
-    Page,
-    Extract,
-    Image,
-    Store,
-}
-
-impl Stage {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Stage::Feed => "feed",
-            Stage::Page => "page",
-            Stage::Extract => "extract",
-            Stage::Image => "image",
-            Stage::Store => "store",
-        }
-    }
-}
-
-/// The failure kinds the pipeline finds itself (`failures.kind`); the fetcher and the feed
-/// parser name theirs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FailureKind {
-    /// A page answered 304 to a request without validators.
-    NotModified,
-    /// A page served with a media type that is not a document.
-    NotHtml,
-    /// A page served as a document that is binary garbage.
-    NotText,
-    /// An extractor panicked.
-    Panic,
-    /// Extraction found no article text.
-    NoContent,
-    /// Extraction ran past `[extract] timeout_seconds`.
-    ExtractTimeout,
-    /// The raw page could not be compressed.
-    Compress,
-    /// The database failed.
-    Database,
-    /// An image URL answered something else than an image.
-    NotImage,
-    /// A remembered entry's URL no longer parses.
-    BadUrl,
-    /// An entry failed `[fetch] article_retries` + 1 times, or in a way that would fail again.
-    GivenUp,
-}
-
-impl FailureKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FailureKind::NotModified => "not_modified",
-            FailureKind::NotHtml => "not_html",
-            FailureKind::NotText => "not_text",
-            FailureKind::Panic => "panic",
-            FailureKind::NoContent => "no_content",
-            FailureKind::ExtractTimeout => "extract_timeout",
-            FailureKind::Compress => "compress",
-            FailureKind::Database => "database",
-            FailureKind::NotImage => "not_image",
-            FailureKind::BadUrl => "bad_url",
-            FailureKind::GivenUp => "given_up",
-        }
-    }
-}
-
 enum EntryOutcome {
     Stored,
     Known,
     /// Another poll is downloading the same URL right now; the entry stays due.
     Busy,
     Failed,
-}
-
-/// A failure of one step, as recorded in the failures table.
-#[derive(Debug)]
-struct StepFailure {
-    stage: Stage,
-    kind: &'static str,
-    message: String,
-}
-
-impl StepFailure {
-    fn new(stage: Stage, kind: &'static str, message: impl ToString) -> Self {
-        StepFailure {
-            stage,
-            kind,
-            message: message.to_string(),
-        }
-    }
-
-    fn own(stage: Stage, kind: FailureKind, message: impl ToString) -> Self {
-        StepFailure::new(stage, kind.as_str(), message)
-    }
-
-    fn database(error: crate::store::StoreError) -> Self {
-        StepFailure::own(Stage::Store, FailureKind::Database, error)
-    }
-
-    /// Failures that say nothing about the page: the entry waits, its attempts not counted.
-    fn is_database(&self) -> bool {
-        self.kind == FailureKind::Database.as_str()
-    }
-
-    /// Failures that would happen again on every try: the entry is given up at once.
-    fn is_final(&self) -> bool {
-        [FailureKind::ExtractTimeout, FailureKind::BadUrl]
-            .iter()
-            .any(|kind| self.kind == kind.as_str())
-    }
 }
 
 /// Polls one feed and stores its new articles. Never fails: problems are recorded in the
@@ -408,14 +310,6 @@ fn new_entry(entry: FeedEntry) -> NewEntry {
     }
 }
 
-/// Text as stored: C0 and C1 control characters (terminal escapes among them) removed, but
-/// newlines and tabs kept.
-pub fn strip_controls(text: &str) -> String {
-    text.chars()
-        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
-        .collect()
-}
-
 /// Processes the feed's due entries (new, pending after a cut-short poll, or failed and
 /// waited out), until they are done or `cancel` fires. Entries whose URL is in `counted` are
 /// not counted as known again.
@@ -468,25 +362,6 @@ async fn next_due_with_entries(
             regular
         }
     }
-}
-
-/// Fetches through the shared fetcher, recording latency and bytes.
-async fn fetch_timed(
-    ctx: &Context,
-    request: &FetchRequest,
-) -> Result<FetchOutcome, crate::fetch::FetchError> {
-    let started = Instant::now();
-    let result = ctx.fetcher.fetch(request).await;
-    let bytes = match &result {
-        Ok(FetchOutcome::Fetched(fetched)) => fetched.bytes.len() as u64,
-        _ => 0,
-    };
-    metrics::fetch_finished(
-        request.kind.as_str(),
-        started.elapsed().as_secs_f64(),
-        bytes,
-    );
-    result
 }
 
 /// The next due time on the regular schedule; a schedule that never fires again parks the
@@ -651,223 +526,6 @@ async fn give_up(ctx: &Context, entry: &PendingEntry, attempt: &EntryAttempt, la
     record(ctx, Some(entry.feed_id), Some(&entry.url), &failure).await;
 }
 
-async fn download_and_store(
-    ctx: &Context,
-    entry: &PendingEntry,
-) -> Result<InsertOutcome, StepFailure> {
-    let url = Url::parse(&entry.url).map_err(|e| {
-        StepFailure::own(
-            Stage::Page,
-            FailureKind::BadUrl,
-            format!("{}: {e}", entry.url),
-        )
-    })?;
-    let page = fetch_page(ctx, url).await?;
-    let (extraction, raw_page, page) = extract_off_runtime(ctx, entry, page).await?;
-    let images = download_images(ctx, entry.feed_id, &extraction).await;
-    let final_url = normalize_url(&page.final_url);
-    let title = if entry.title.is_empty() {
-        strip_controls(extraction.title.as_deref().unwrap_or_default())
-    } else {
-        entry.title.clone()
-    };
-    let article = NewArticle {
-        feed_id: entry.feed_id,
-        guid: entry.guid.clone(),
-        url: entry.url.clone(),
-        canonical_url: (final_url.as_str() != entry.url).then(|| final_url.to_string()),
-        title,
-        author: entry.author.clone(),
-        summary: entry.summary.clone(),
-        published_at: entry.published_at,
-        fetched_at: now(),
-        language: None,
-        extractor: extraction.algorithm.name().to_string(),
-        confidence: extraction.confidence,
-        text: strip_controls(&extraction.text),
-        html: strip_controls(&extraction.html),
-        raw_page: Some(raw_page),
-        raw_content_type: page.content_type,
-        images,
-    };
-    ctx.store
-        .insert_article(&article)
-        .await
-        .map_err(StepFailure::database)
-}
-
-/// Downloads an article page and checks that it is a text document.
-async fn fetch_page(ctx: &Context, url: Url) -> Result<Fetched, StepFailure> {
-    let page = match fetch_timed(ctx, &FetchRequest::new(url, ResourceKind::Page)).await {
-        Ok(FetchOutcome::Fetched(page)) => page,
-        Ok(FetchOutcome::NotModified) => {
-            return Err(StepFailure::own(
-                Stage::Page,
-                FailureKind::NotModified,
-                "unexpected 304 without a validator",
-            ));
-        }
-        Err(error) => return Err(StepFailure::new(Stage::Page, error.kind(), &error)),
-    };
-    if let Some(media_type) = page.media_type().filter(|m| !is_html(m)) {
-        return Err(StepFailure::own(
-            Stage::Page,
-            FailureKind::NotHtml,
-            format!("{}: served as {media_type}, not HTML", page.final_url),
-        ));
-    }
-    if !looks_like_text(&page.bytes, page.charset()) {
-        return Err(StepFailure::own(
-            Stage::Page,
-            FailureKind::NotText,
-            format!("{}: binary data served as a document", page.final_url),
-        ));
-    }
-    Ok(page)
-}
-
-fn is_html(media_type: &str) -> bool {
-    matches!(
-        media_type,
-        "text/html" | "application/xhtml+xml" | "application/xml" | "text/xml" | "text/plain"
-    )
-}
-
-/// Whether page bytes are text: few control bytes other than whitespace in the first
-/// [`TEXT_SAMPLE_BYTES`]. UTF-16 is text full of NULs and is let through.
-fn looks_like_text(bytes: &[u8], charset: Option<&str>) -> bool {
-    if charset.is_some_and(|c| c.to_ascii_lowercase().starts_with("utf-16")) {
-        return true;
-    }
-    let sample = &bytes[..bytes.len().min(TEXT_SAMPLE_BYTES)];
-    let controls = sample
-        .iter()
-        .filter(|&&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c)) || b == 0x7f)
-        .count();
-    (controls as f64) <= sample.len() as f64 * MAX_CONTROL_SHARE
-}
-
-/// Extraction and compression are CPU work: they run on the blocking pool so that they never
-/// stall the async runtime. A panic in an extractor becomes a recorded failure; so does an
-/// extraction that runs past `[extract] timeout_seconds` (its thread cannot be stopped and
-/// finishes on its own, its result dropped).
-async fn extract_off_runtime(
-    ctx: &Context,
-    entry: &PendingEntry,
-    page: Fetched,
-) -> Result<(Extraction, CompressedPage, Fetched), StepFailure> {
-    let algorithm = ctx.config.extract.algorithm;
-    let title = entry.title.clone();
-    let joined = tokio::task::spawn_blocking(move || {
-        let started = Instant::now();
-        let extraction = extract_page(
-            &page.bytes,
-            page.charset(),
-            Some(&page.final_url),
-            Some(title.as_str()).filter(|t| !t.is_empty()),
-            algorithm,
-        );
-        if let Ok(extraction) = &extraction {
-            // The cascade starts with CUTER: anything else means it fell back.
-            let fell_back =
-                algorithm == Algorithm::Auto && extraction.algorithm != Algorithm::Cuter;
-            metrics::extraction_finished(
-                extraction.algorithm.name(),
-                started.elapsed().as_secs_f64(),
-                fell_back,
-            );
-        }
-        let compressed = CompressedPage::compress(&page.bytes);
-        (extraction, compressed, page)
-    });
-    let budget = ctx.config.extract.timeout;
-    let joined = tokio::time::timeout(budget, joined).await.map_err(|_| {
-        StepFailure::own(
-            Stage::Extract,
-            FailureKind::ExtractTimeout,
-            format!("{}: extraction took longer than {budget:?}", entry.url),
-        )
-    })?;
-    let (extraction, compressed, page) = joined.map_err(|e| {
-        StepFailure::own(
-            Stage::Extract,
-            FailureKind::Panic,
-            format!("{}: {e}", entry.url),
-        )
-    })?;
-    let extraction = extraction.map_err(|e| {
-        StepFailure::own(
-            Stage::Extract,
-            FailureKind::NoContent,
-            format!("{}: {e}", entry.url),
-        )
-    })?;
-    let compressed =
-        compressed.map_err(|e| StepFailure::own(Stage::Store, FailureKind::Compress, e))?;
-    Ok((extraction, compressed, page))
-}
-
-/// The article's images, in document order, up to `[images].max_per_article`; their bytes
-/// when `[images].download` is on. An image that fails is kept without bytes and recorded.
-async fn download_images(ctx: &Context, feed_id: i64, extraction: &Extraction) -> Vec<NewImage> {
-    let download = ctx.config.images.download;
-    let wanted: Vec<(crate::extract::Image, Url)> = extraction
-        .images
-        .iter()
-        .filter_map(|image| Url::parse(&image.url).ok().map(|url| (image.clone(), url)))
-        .take(ctx.config.images.max_per_article)
-        .collect();
-    futures::stream::iter(wanted)
-        .map(|(image, url)| {
-            async move {
-                let content = if download {
-                    fetch_image(ctx, feed_id, &url).await
-                } else {
-                    None
-                };
-                NewImage {
-                    url: url.to_string(),
-                    alt: image.alt.clone(),
-                    caption: image.caption.clone(),
-                    width: image.width.map(i64::from),
-                    height: image.height.map(i64::from),
-                    content,
-                }
-            }
-            .boxed()
-        })
-        .buffered(IMAGES_IN_PARALLEL)
-        .collect()
-        .await
-}
-
-async fn fetch_image(ctx: &Context, feed_id: i64, url: &Url) -> Option<ImageContent> {
-    let request = FetchRequest::new(url.clone(), ResourceKind::Image);
-    let failure = match fetch_timed(ctx, &request).await {
-        Ok(FetchOutcome::Fetched(fetched)) => match fetched.media_type() {
-            Some(mime) if mime.starts_with("image/") => {
-                return Some(ImageContent {
-                    mime,
-                    bytes: fetched.bytes,
-                });
-            }
-            other => StepFailure::own(
-                Stage::Image,
-                FailureKind::NotImage,
-                format!(
-                    "{url}: served as {}",
-                    other.as_deref().unwrap_or("no content type")
-                ),
-            ),
-        },
-        Ok(FetchOutcome::NotModified) => return None,
-        Err(error) => StepFailure::new(Stage::Image, error.kind(), &error),
-    };
-    tracing::debug!(url = %url, kind = failure.kind, "image not downloaded");
-    record(ctx, Some(feed_id), Some(url.as_str()), &failure).await;
-    None
-}
-
 async fn record(
     ctx: &Context,
     feed_id: Option<i64>,
@@ -942,24 +600,5 @@ mod tests {
         let timeout = StepFailure::own(Stage::Extract, FailureKind::ExtractTimeout, "slow");
         let next = after_failure(&config(), &entry(0), &timeout, at);
         assert_eq!(next.state, EntryState::GivenUp);
-    }
-
-    #[test]
-    fn controls_are_stripped_but_newlines_and_tabs_kept() {
-        assert_eq!(
-            strip_controls("a\u{1b}[31mred\u{7}\u{0}\u{9b}b\n\tc"),
-            "a[31mredb\n\tc"
-        );
-    }
-
-    #[test]
-    fn binary_garbage_is_not_text_but_utf16_is() {
-        let garbage: Vec<u8> = (0..4096u32).map(|i| (i * 7919 % 251) as u8).collect();
-        assert!(!looks_like_text(&garbage, Some("utf-8")));
-        assert!(looks_like_text(
-            b"<html><body>\r\n<p>hi</p>\x0c</body></html>",
-            None
-        ));
-        assert!(looks_like_text(&[b'<', 0, b'p', 0], Some("UTF-16LE")));
     }
 }

@@ -1,0 +1,295 @@
+//! One article page: download it, check it is a text document, extract it on the blocking
+//! pool within its time budget, download its images, store it.
+//!
+//! Owns the page-level checks (`not_html`, `not_text`, `extract_timeout`) and the cleaning of
+//! stored text ([`strip_controls`]); the entry bookkeeping around it is the parent module's.
+
+use std::time::Instant;
+
+use futures::{FutureExt, StreamExt};
+use url::Url;
+
+use super::{Context, FailureKind, Stage, StepFailure, record};
+use crate::extract::{Algorithm, Extraction, extract_page};
+use crate::feed::normalize_url;
+use crate::fetch::{FetchOutcome, FetchRequest, Fetched, ResourceKind};
+use crate::metrics;
+use crate::store::{
+    CompressedPage, ImageContent, InsertOutcome, NewArticle, NewImage, PendingEntry, now,
+};
+
+/// Images of one article downloaded at the same time.
+const IMAGES_IN_PARALLEL: usize = 4;
+/// The first bytes of a page inspected to tell text from binary garbage.
+const TEXT_SAMPLE_BYTES: usize = 64 * 1024;
+/// A page whose sample has more than this share of control bytes (other than whitespace) is
+/// not text: real HTML has none, random bytes about one in eight.
+const MAX_CONTROL_SHARE: f64 = 0.02;
+
+/// Text as stored: C0 and C1 control characters (terminal escapes among them) removed, but
+/// newlines and tabs kept.
+pub fn strip_controls(text: &str) -> String {
+    text.chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .collect()
+}
+
+/// Fetches through the shared fetcher, recording latency and bytes.
+pub(super) async fn fetch_timed(
+    ctx: &Context,
+    request: &FetchRequest,
+) -> Result<FetchOutcome, crate::fetch::FetchError> {
+    let started = Instant::now();
+    let result = ctx.fetcher.fetch(request).await;
+    let bytes = match &result {
+        Ok(FetchOutcome::Fetched(fetched)) => fetched.bytes.len() as u64,
+        _ => 0,
+    };
+    metrics::fetch_finished(
+        request.kind.as_str(),
+        started.elapsed().as_secs_f64(),
+        bytes,
+    );
+    result
+}
+
+pub(super) async fn download_and_store(
+    ctx: &Context,
+    entry: &PendingEntry,
+) -> Result<InsertOutcome, StepFailure> {
+    let url = Url::parse(&entry.url).map_err(|e| {
+        StepFailure::own(
+            Stage::Page,
+            FailureKind::BadUrl,
+            format!("{}: {e}", entry.url),
+        )
+    })?;
+    let page = fetch_page(ctx, url).await?;
+    let (extraction, raw_page, page) = extract_off_runtime(ctx, entry, page).await?;
+    let images = download_images(ctx, entry.feed_id, &extraction).await;
+    let final_url = normalize_url(&page.final_url);
+    let title = if entry.title.is_empty() {
+        strip_controls(extraction.title.as_deref().unwrap_or_default())
+    } else {
+        entry.title.clone()
+    };
+    let article = NewArticle {
+        feed_id: entry.feed_id,
+        guid: entry.guid.clone(),
+        url: entry.url.clone(),
+        canonical_url: (final_url.as_str() != entry.url).then(|| final_url.to_string()),
+        title,
+        author: entry.author.clone(),
+        summary: entry.summary.clone(),
+        published_at: entry.published_at,
+        fetched_at: now(),
+        language: None,
+        extractor: extraction.algorithm.name().to_string(),
+        confidence: extraction.confidence,
+        text: strip_controls(&extraction.text),
+        html: strip_controls(&extraction.html),
+        raw_page: Some(raw_page),
+        raw_content_type: page.content_type,
+        images,
+    };
+    ctx.store
+        .insert_article(&article)
+        .await
+        .map_err(StepFailure::database)
+}
+
+/// Downloads an article page and checks that it is a text document.
+async fn fetch_page(ctx: &Context, url: Url) -> Result<Fetched, StepFailure> {
+    let page = match fetch_timed(ctx, &FetchRequest::new(url, ResourceKind::Page)).await {
+        Ok(FetchOutcome::Fetched(page)) => page,
+        Ok(FetchOutcome::NotModified) => {
+            return Err(StepFailure::own(
+                Stage::Page,
+                FailureKind::NotModified,
+                "unexpected 304 without a validator",
+            ));
+        }
+        Err(error) => return Err(StepFailure::new(Stage::Page, error.kind(), &error)),
+    };
+    if let Some(media_type) = page.media_type().filter(|m| !is_html(m)) {
+        return Err(StepFailure::own(
+            Stage::Page,
+            FailureKind::NotHtml,
+            format!("{}: served as {media_type}, not HTML", page.final_url),
+        ));
+    }
+    if !looks_like_text(&page.bytes, page.charset()) {
+        return Err(StepFailure::own(
+            Stage::Page,
+            FailureKind::NotText,
+            format!("{}: binary data served as a document", page.final_url),
+        ));
+    }
+    Ok(page)
+}
+
+fn is_html(media_type: &str) -> bool {
+    matches!(
+        media_type,
+        "text/html" | "application/xhtml+xml" | "application/xml" | "text/xml" | "text/plain"
+    )
+}
+
+/// Whether page bytes are text: few control bytes other than whitespace in the first
+/// [`TEXT_SAMPLE_BYTES`]. UTF-16 is text full of NULs and is let through.
+fn looks_like_text(bytes: &[u8], charset: Option<&str>) -> bool {
+    if charset.is_some_and(|c| c.to_ascii_lowercase().starts_with("utf-16")) {
+        return true;
+    }
+    let sample = &bytes[..bytes.len().min(TEXT_SAMPLE_BYTES)];
+    let controls = sample
+        .iter()
+        .filter(|&&b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c)) || b == 0x7f)
+        .count();
+    (controls as f64) <= sample.len() as f64 * MAX_CONTROL_SHARE
+}
+
+/// Extraction and compression are CPU work: they run on the blocking pool so that they never
+/// stall the async runtime. A panic in an extractor becomes a recorded failure; so does an
+/// extraction that runs past `[extract] timeout_seconds` (its thread cannot be stopped and
+/// finishes on its own, its result dropped).
+async fn extract_off_runtime(
+    ctx: &Context,
+    entry: &PendingEntry,
+    page: Fetched,
+) -> Result<(Extraction, CompressedPage, Fetched), StepFailure> {
+    let algorithm = ctx.config.extract.algorithm;
+    let title = entry.title.clone();
+    let joined = tokio::task::spawn_blocking(move || {
+        let started = Instant::now();
+        let extraction = extract_page(
+            &page.bytes,
+            page.charset(),
+            Some(&page.final_url),
+            Some(title.as_str()).filter(|t| !t.is_empty()),
+            algorithm,
+        );
+        if let Ok(extraction) = &extraction {
+            // The cascade starts with CUTER: anything else means it fell back.
+            let fell_back =
+                algorithm == Algorithm::Auto && extraction.algorithm != Algorithm::Cuter;
+            metrics::extraction_finished(
+                extraction.algorithm.name(),
+                started.elapsed().as_secs_f64(),
+                fell_back,
+            );
+        }
+        let compressed = CompressedPage::compress(&page.bytes);
+        (extraction, compressed, page)
+    });
+    let budget = ctx.config.extract.timeout;
+    let joined = tokio::time::timeout(budget, joined).await.map_err(|_| {
+        StepFailure::own(
+            Stage::Extract,
+            FailureKind::ExtractTimeout,
+            format!("{}: extraction took longer than {budget:?}", entry.url),
+        )
+    })?;
+    let (extraction, compressed, page) = joined.map_err(|e| {
+        StepFailure::own(
+            Stage::Extract,
+            FailureKind::Panic,
+            format!("{}: {e}", entry.url),
+        )
+    })?;
+    let extraction = extraction.map_err(|e| {
+        StepFailure::own(
+            Stage::Extract,
+            FailureKind::NoContent,
+            format!("{}: {e}", entry.url),
+        )
+    })?;
+    let compressed =
+        compressed.map_err(|e| StepFailure::own(Stage::Store, FailureKind::Compress, e))?;
+    Ok((extraction, compressed, page))
+}
+
+/// The article's images, in document order, up to `[images].max_per_article`; their bytes
+/// when `[images].download` is on. An image that fails is kept without bytes and recorded.
+async fn download_images(ctx: &Context, feed_id: i64, extraction: &Extraction) -> Vec<NewImage> {
+    let download = ctx.config.images.download;
+    let wanted: Vec<(crate::extract::Image, Url)> = extraction
+        .images
+        .iter()
+        .filter_map(|image| Url::parse(&image.url).ok().map(|url| (image.clone(), url)))
+        .take(ctx.config.images.max_per_article)
+        .collect();
+    futures::stream::iter(wanted)
+        .map(|(image, url)| {
+            async move {
+                let content = if download {
+                    fetch_image(ctx, feed_id, &url).await
+                } else {
+                    None
+                };
+                NewImage {
+                    url: url.to_string(),
+                    alt: image.alt.clone(),
+                    caption: image.caption.clone(),
+                    width: image.width.map(i64::from),
+                    height: image.height.map(i64::from),
+                    content,
+                }
+            }
+            .boxed()
+        })
+        .buffered(IMAGES_IN_PARALLEL)
+        .collect()
+        .await
+}
+
+async fn fetch_image(ctx: &Context, feed_id: i64, url: &Url) -> Option<ImageContent> {
+    let request = FetchRequest::new(url.clone(), ResourceKind::Image);
+    let failure = match fetch_timed(ctx, &request).await {
+        Ok(FetchOutcome::Fetched(fetched)) => match fetched.media_type() {
+            Some(mime) if mime.starts_with("image/") => {
+                return Some(ImageContent {
+                    mime,
+                    bytes: fetched.bytes,
+                });
+            }
+            other => StepFailure::own(
+                Stage::Image,
+                FailureKind::NotImage,
+                format!(
+                    "{url}: served as {}",
+                    other.as_deref().unwrap_or("no content type")
+                ),
+            ),
+        },
+        Ok(FetchOutcome::NotModified) => return None,
+        Err(error) => StepFailure::new(Stage::Image, error.kind(), &error),
+    };
+    tracing::debug!(url = %url, kind = failure.kind, "image not downloaded");
+    record(ctx, Some(feed_id), Some(url.as_str()), &failure).await;
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn controls_are_stripped_but_newlines_and_tabs_kept() {
+        assert_eq!(
+            strip_controls("a\u{1b}[31mred\u{7}\u{0}\u{9b}b\n\tc"),
+            "a[31mredb\n\tc"
+        );
+    }
+
+    #[test]
+    fn binary_garbage_is_not_text_but_utf16_is() {
+        let garbage: Vec<u8> = (0..4096u32).map(|i| (i * 7919 % 251) as u8).collect();
+        assert!(!looks_like_text(&garbage, Some("utf-8")));
+        assert!(looks_like_text(
+            b"<html><body>\r\n<p>hi</p>\x0c</body></html>",
+            None
+        ));
+        assert!(looks_like_text(&[b'<', 0, b'p', 0], Some("UTF-16LE")));
+    }
+}
