@@ -3,14 +3,12 @@
 mod common;
 
 use std::io::Write as _;
-use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Context as _;
 use chrono::Utc;
-use common::TestDb;
 use common::farm::{self, Farm, Item, Route};
-use gleaner::config::Config;
+use common::{TestConfig, TestDb};
 use gleaner::daemon::{self, PollSummary};
 use gleaner::pipeline::{Context, FeedReport};
 use gleaner::store::ArticleFilter;
@@ -28,19 +26,13 @@ on_both_databases!(
 );
 
 /// A configuration for the farm: loopback allowed, no politeness delay, no robots.txt.
-fn config(db: &TestDb, feeds: &[(&str, String)], extra: &str) -> anyhow::Result<Config> {
-    let mut text = format!(
-        "[fetch]\nallow_private_networks = true\nper_host_delay_ms = 0\n\
-         respect_robots_txt = false\ntimeout_seconds = 2\nmax_page_bytes = 300000\n{extra}\n"
-    );
-    for (name, url) in feeds {
-        text.push_str(&format!("[[feeds]]\nname = \"{name}\"\nurl = \"{url}\"\n"));
-    }
-    Ok(Config::parse(
-        &text,
-        Path::new("config.toml"),
-        Some(&db.url()),
-    )?)
+fn config(db: &TestDb, feeds: &[(&str, String)]) -> TestConfig {
+    feeds.iter().fold(
+        TestConfig::new(db)
+            .loopback_farm()
+            .set("fetch", "max_page_bytes", 300_000),
+        |config, (name, url)| config.feed(name, url.clone()),
+    )
 }
 
 async fn poll(ctx: &Context) -> anyhow::Result<(PollSummary, Vec<FeedReport>)> {
@@ -106,15 +98,17 @@ async fn rss_atom_and_json_feeds_are_stored_with_text_and_images(db: TestDb) -> 
             farm::json_feed(&[item(&farm, 5), item(&farm, 6)]).into(),
         ),
     );
-    let ctx = daemon::prepare(config(
-        &db,
-        &[
-            ("rss", farm.url("/rss.xml")),
-            ("atom", farm.url("/atom.xml")),
-            ("json", farm.url("/feed.json")),
-        ],
-        "",
-    )?)
+    let ctx = daemon::prepare(
+        config(
+            &db,
+            &[
+                ("rss", farm.url("/rss.xml")),
+                ("atom", farm.url("/atom.xml")),
+                ("json", farm.url("/feed.json")),
+            ],
+        )
+        .parse()?,
+    )
     .await?;
     let (summary, reports) = poll(&ctx).await?;
     assert_eq!(summary.feeds, 3);
@@ -218,14 +212,16 @@ async fn a_second_poll_fetches_nothing_already_stored(db: TestDb) -> anyhow::Res
             etag: Some("\"v1\"".into()),
         },
     );
-    let ctx = daemon::prepare(config(
-        &db,
-        &[
-            ("plain", farm.url("/rss.xml")),
-            ("etag", farm.url("/etag.xml")),
-        ],
-        "",
-    )?)
+    let ctx = daemon::prepare(
+        config(
+            &db,
+            &[
+                ("plain", farm.url("/rss.xml")),
+                ("etag", farm.url("/etag.xml")),
+            ],
+        )
+        .parse()?,
+    )
     .await?;
     let (first, _) = poll(&ctx).await?;
     assert_eq!(first.new_articles, 3);
@@ -272,11 +268,13 @@ async fn an_article_in_two_feeds_is_stored_once(db: TestDb) -> anyhow::Result<()
         "/two.xml",
         farm::ok("application/rss+xml", farm::rss(&[tracked]).into()),
     );
-    let ctx = daemon::prepare(config(
-        &db,
-        &[("one", farm.url("/one.xml")), ("two", farm.url("/two.xml"))],
-        "",
-    )?)
+    let ctx = daemon::prepare(
+        config(
+            &db,
+            &[("one", farm.url("/one.xml")), ("two", farm.url("/two.xml"))],
+        )
+        .parse()?,
+    )
     .await?;
     let (summary, _) = poll(&ctx).await?;
     assert_eq!(summary.new_articles, 1);
@@ -340,7 +338,12 @@ async fn bad_feeds_are_recorded_and_the_rest_goes_on(db: TestDb) -> anyhow::Resu
         .map(|name| (*name, farm.url(&format!("/{name}.xml"))))
         .collect();
     feeds.push(("good", farm.url("/good.xml")));
-    let ctx = daemon::prepare(config(&db, &feeds, "max_feed_bytes = 100000")?).await?;
+    let ctx = daemon::prepare(
+        config(&db, &feeds)
+            .set("fetch", "max_feed_bytes", 100_000)
+            .parse()?,
+    )
+    .await?;
     let (summary, reports) = poll(&ctx).await?;
     assert_eq!(summary.new_articles, 1, "{reports:#?}");
     assert_eq!(summary.errors, bad.len(), "{reports:#?}");
@@ -422,8 +425,10 @@ async fn bad_pages_are_recorded_and_the_rest_goes_on(db: TestDb) -> anyhow::Resu
         "/rss.xml",
         farm::ok("application/rss+xml", farm::rss(&items).into()),
     );
-    let retries = "article_retry_seconds = 0\narticle_retries = 2";
-    let ctx = daemon::prepare(config(&db, &[("mixed", farm.url("/rss.xml"))], retries)?).await?;
+    let config = config(&db, &[("mixed", farm.url("/rss.xml"))])
+        .set("fetch", "article_retry_seconds", 0)
+        .set("fetch", "article_retries", 2);
+    let ctx = daemon::prepare(config.parse()?).await?;
     let (summary, reports) = poll(&ctx).await?;
     assert_eq!(summary.errors, 0, "the feed itself is fine: {reports:#?}");
     assert_eq!(summary.new_articles, 1, "{reports:#?}");
@@ -466,7 +471,7 @@ async fn rate_limited_feeds_back_off_as_asked(db: TestDb) -> anyhow::Result<()> 
             body: String::new(),
         },
     );
-    let ctx = daemon::prepare(config(&db, &[("busy", farm.url("/busy.xml"))], "")?).await?;
+    let ctx = daemon::prepare(config(&db, &[("busy", farm.url("/busy.xml"))]).parse()?).await?;
     let before = Utc::now();
     let (summary, _) = poll(&ctx).await?;
     assert_eq!(summary.errors, 1);
@@ -509,7 +514,7 @@ async fn a_latin1_page_without_http_charset_is_decoded(db: TestDb) -> anyhow::Re
         "/rss.xml",
         farm::ok("application/rss+xml", farm::rss(&[entry]).into()),
     );
-    let ctx = daemon::prepare(config(&db, &[("latin", farm.url("/rss.xml"))], "")?).await?;
+    let ctx = daemon::prepare(config(&db, &[("latin", farm.url("/rss.xml"))]).parse()?).await?;
     let (summary, reports) = poll(&ctx).await?;
     assert_eq!(summary.new_articles, 1, "{reports:#?}");
     let row = db
@@ -555,7 +560,7 @@ async fn the_guard_and_robots_txt_hold_inside_the_pipeline(db: TestDb) -> anyhow
         "/rss.xml",
         farm::ok("application/rss+xml", farm::rss(&items).into()),
     );
-    let mut config = config(&db, &[("guarded", farm.url("/rss.xml"))], "")?;
+    let mut config = config(&db, &[("guarded", farm.url("/rss.xml"))]).parse()?;
     config.fetch.allow_private_networks = false;
     config.fetch.respect_robots_txt = true;
     let mut ctx = daemon::prepare(config).await?;
