@@ -165,7 +165,8 @@ async fn migrate_creates_the_postgres_schema_through_the_url_override() -> anyho
         vec![
             "initial".to_string(),
             "claims".to_string(),
-            "feed leases".to_string()
+            "feed leases".to_string(),
+            "feed entries".to_string()
         ]
     );
     Ok(())
