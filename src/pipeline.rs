@@ -206,7 +206,8 @@ async fn poll_entries(
             }
             let mut poll =
                 FeedPoll::fetched(fetched.etag, fetched.last_modified, polled_at, regular);
-            (poll.title, poll.site_url) = (parsed.title, parsed.site_url);
+            poll.title = parsed.title.as_deref().map(strip_controls);
+            poll.site_url = parsed.site_url;
             poll
         }
     };

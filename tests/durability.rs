@@ -18,6 +18,8 @@ on_both_databases!(
     a_cut_short_poll_leaves_its_entries_pending_for_the_next,
     an_entry_that_keeps_failing_is_given_up_and_listed_by_failures,
     entries_survive_a_database_that_refuses_writes_during_a_poll,
+    a_poll_that_cannot_remember_its_entries_keeps_the_old_validators,
+    a_feed_is_due_again_when_its_first_failed_entry_is,
     an_extraction_over_its_budget_is_a_failure_and_given_up_at_once,
     a_binary_page_served_as_html_is_not_stored,
     control_characters_are_stripped_at_ingestion,
@@ -150,22 +152,28 @@ async fn an_entry_that_keeps_failing_is_given_up_and_listed_by_failures(
     Ok(())
 }
 
-/// Makes every article insert fail, as a database that refuses writes would.
-async fn refuse_articles(store: &Store, db: &TestDb, refuse: bool) -> anyhow::Result<()> {
-    let statements: &[&str] = match (store.backend(), refuse) {
-        (Backend::Sqlite, true) => &["CREATE TRIGGER refuse BEFORE INSERT ON articles \
-              BEGIN SELECT RAISE(ABORT, 'the database is unavailable'); END"],
-        (Backend::Sqlite, false) => &["DROP TRIGGER refuse"],
-        (Backend::Postgres, true) => &[
-            "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS \
-             $$ BEGIN RAISE EXCEPTION 'the database is unavailable'; END $$",
-            "CREATE TRIGGER refuse BEFORE INSERT ON articles \
-             FOR EACH ROW EXECUTE FUNCTION refuse()",
+/// Makes every insert into `table` fail (or work again), as a database that refuses writes
+/// would.
+async fn refuse_inserts(db: &TestDb, table: &str, refuse: bool) -> anyhow::Result<()> {
+    let statements = match (db.store.backend(), refuse) {
+        (Backend::Sqlite, true) => vec![format!(
+            "CREATE TRIGGER refuse BEFORE INSERT ON {table} \
+             BEGIN SELECT RAISE(ABORT, 'the database is unavailable'); END"
+        )],
+        (Backend::Sqlite, false) => vec!["DROP TRIGGER refuse".to_string()],
+        (Backend::Postgres, true) => vec![
+            "CREATE OR REPLACE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS \
+             $$ BEGIN RAISE EXCEPTION 'the database is unavailable'; END $$"
+                .to_string(),
+            format!(
+                "CREATE TRIGGER refuse BEFORE INSERT ON {table} \
+                 FOR EACH ROW EXECUTE FUNCTION refuse()"
+            ),
         ],
-        (Backend::Postgres, false) => &["DROP TRIGGER refuse ON articles"],
+        (Backend::Postgres, false) => vec![format!("DROP TRIGGER refuse ON {table}")],
     };
     for statement in statements {
-        raw_execute(db, statement).await?;
+        raw_execute(db, &statement).await?;
     }
     Ok(())
 }
@@ -195,19 +203,69 @@ async fn entries_survive_a_database_that_refuses_writes_during_a_poll(
     let farm = Farm::start().await?;
     let feed = story_feed(&farm, 4);
     let ctx = daemon::prepare(config(&db, feed).parse()?).await?;
-    refuse_articles(&db.store, &db, true).await?;
+    refuse_inserts(&db, "articles", true).await?;
     let (down, report) = poll(&ctx).await?;
     assert_eq!(
         (down.new_articles, down.failed_articles),
         (0, 4),
         "{report:?}"
     );
-    refuse_articles(&db.store, &db, false).await?;
+    refuse_inserts(&db, "articles", false).await?;
 
     let (back, report) = poll(&ctx).await?;
     assert_eq!(report.status, "not_modified");
     assert_eq!(back.new_articles, 4, "{report:?}");
     assert_eq!(common::distinct_articles(&db.store).await?.len(), 4);
+    Ok(())
+}
+
+async fn a_poll_that_cannot_remember_its_entries_keeps_the_old_validators(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    let feed = story_feed(&farm, 3);
+    let ctx = daemon::prepare(config(&db, feed).parse()?).await?;
+    refuse_inserts(&db, "feed_entries", true).await?;
+    let (down, report) = poll(&ctx).await?;
+    assert_eq!((down.new_articles, down.errors), (0, 1), "{report:?}");
+    let state = db.store.feed_by_name("stories").await?.context("feed")?;
+    assert_eq!(
+        state.etag, None,
+        "no validator saved over unremembered entries"
+    );
+    refuse_inserts(&db, "feed_entries", false).await?;
+
+    let (back, report) = poll(&ctx).await?;
+    assert_eq!(report.status, "ok", "the document is read again");
+    assert_eq!(back.new_articles, 3);
+    Ok(())
+}
+
+async fn a_feed_is_due_again_when_its_first_failed_entry_is(db: TestDb) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    let feed = story_feed(&farm, 2);
+    farm.wrap(&story_path(100), |page| Route::Flaky {
+        failures: 1,
+        then: Box::new(page),
+    });
+    // Polled once a year, but an entry to retry in a minute brings the feed back then.
+    let config = TestConfig::new(&db)
+        .loopback_farm()
+        .set("fetch", "article_retry_seconds", 60)
+        .set("schedule", "default", "0 0 1 1 *")
+        .feed("stories", feed);
+    let ctx = daemon::prepare(config.parse()?).await?;
+    let before = chrono::Utc::now();
+    let (first, _) = poll(&ctx).await?;
+    assert_eq!(first.failed_articles, 1);
+    let after = chrono::Utc::now();
+    let state = db.store.feed_by_name("stories").await?.context("feed")?;
+    let next = state.next_due_at.context("scheduled")?;
+    let minute = chrono::Duration::seconds(60);
+    assert!(
+        next >= before + minute && next <= after + minute,
+        "{next} vs a minute after {before}"
+    );
     Ok(())
 }
 
