@@ -16,7 +16,7 @@ use url::Url;
 
 use crate::config::{Config, FeedConfig};
 use crate::extract::{Algorithm, Extraction, extract_page};
-use crate::feed::{FeedEntry, normalize_url, parse_feed};
+use crate::feed::{FeedEntry, UnusableEntry, normalize_url, parse_feed};
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, Fetcher, ResourceKind};
 use crate::metrics;
 use crate::schedule;
@@ -201,7 +201,7 @@ async fn poll_entries(
             return Err(failure);
         }
     };
-    let parsed = match parse_feed(&fetched.bytes, &fetched.final_url) {
+    let parsed = match parse_feed(&fetched.bytes, fetched.charset(), &fetched.final_url) {
         Ok(parsed) => parsed,
         Err(error) => {
             let message = format!("{}: {error}", fetched.final_url);
@@ -210,6 +210,8 @@ async fn poll_entries(
             return Err(failure);
         }
     };
+
+    report.failed_articles += record_unusable_entries(ctx, feed.id, &parsed.unusable).await;
 
     // Oldest first, so that ids (the consumers' cursor) follow publication order.
     let mut to_fetch = Vec::new();
@@ -253,6 +255,16 @@ async fn poll_entries(
         "feed polled"
     );
     Ok(())
+}
+
+/// Records each entry of the feed document that gives no article (no article link, or
+/// unreadable), so that a poll that stores nothing says why; returns how many.
+async fn record_unusable_entries(ctx: &Context, feed_id: i64, unusable: &[UnusableEntry]) -> usize {
+    for entry in unusable {
+        let failure = StepFailure::new("feed", entry.reason.kind(), entry);
+        record(ctx, Some(feed_id), None, &failure).await;
+    }
+    unusable.len()
 }
 
 /// Fetches through the shared fetcher, recording latency and bytes.

@@ -170,9 +170,26 @@ pub struct Decoded {
     pub encoding: &'static str,
 }
 
+/// Where a document declares its own encoding, and how much that declaration weighs
+/// against the HTTP `charset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Markup {
+    /// HTML: the HTTP `charset`, then `<meta charset>` (the WHATWG order).
+    Html,
+    /// XML (feeds): the `<?xml … encoding="…"?>` declaration, then the HTTP `charset`. A
+    /// feed file says what it is written in; servers send one default charset for all.
+    Xml,
+}
+
 /// Decodes page bytes (see the module documentation for the order of evidence).
 pub fn decode(raw: &[u8], http_charset: Option<&str>) -> Decoded {
-    let encoding = sniff_encoding(raw, http_charset);
+    decode_markup(raw, http_charset, Markup::Html)
+}
+
+/// Decodes HTML or XML bytes: byte order mark, the declarations in the order `markup`
+/// gives, then detection; valid non-ASCII UTF-8 is read as UTF-8 whatever is declared.
+pub fn decode_markup(raw: &[u8], http_charset: Option<&str>, markup: Markup) -> Decoded {
+    let encoding = sniff_encoding(raw, http_charset, markup);
     let (text, _had_errors) = encoding.decode_with_bom_removal(raw);
     Decoded {
         text: text.into_owned(),
@@ -180,14 +197,16 @@ pub fn decode(raw: &[u8], http_charset: Option<&str>) -> Decoded {
     }
 }
 
-fn sniff_encoding(raw: &[u8], http_charset: Option<&str>) -> &'static Encoding {
+fn sniff_encoding(raw: &[u8], http_charset: Option<&str>, markup: Markup) -> &'static Encoding {
     if let Some((encoding, _)) = Encoding::for_bom(raw) {
         return encoding;
     }
     let utf8_multibyte = !raw.is_ascii() && std::str::from_utf8(raw).is_ok();
-    let declared = http_charset
-        .and_then(|label| Encoding::for_label(label.trim().as_bytes()))
-        .or_else(|| meta_charset(raw));
+    let from_http = || http_charset.and_then(|label| Encoding::for_label(label.trim().as_bytes()));
+    let declared = match markup {
+        Markup::Html => from_http().or_else(|| meta_charset(raw)),
+        Markup::Xml => xml_declared_charset(raw).or_else(from_http),
+    };
     if let Some(encoding) = declared {
         // A UTF-16 label in a document that parsed as bytes is a mislabel (WHATWG): UTF-8.
         if encoding == encoding_rs::UTF_16LE || encoding == encoding_rs::UTF_16BE {
@@ -204,6 +223,23 @@ fn sniff_encoding(raw: &[u8], http_charset: Option<&str>) -> &'static Encoding {
     let mut detector = chardetng::EncodingDetector::new();
     detector.feed(raw, true);
     detector.guess(None, true)
+}
+
+/// The encoding an XML declaration (`<?xml version="1.0" encoding="…"?>`) names.
+fn xml_declared_charset(raw: &[u8]) -> Option<&'static Encoding> {
+    let start = raw.iter().position(|b| !b.is_ascii_whitespace())?;
+    let head = &raw[start..raw.len().min(start + 512)];
+    if !head.starts_with(b"<?xml") {
+        return None;
+    }
+    let declaration = &head[..find(head, b"?>")?];
+    let at = find(declaration, b"encoding")?;
+    let rest = trim_ascii_start(&declaration[at + b"encoding".len()..]);
+    let rest = trim_ascii_start(rest.strip_prefix(b"=")?);
+    let quote = *rest.first().filter(|q| matches!(q, b'"' | b'\''))?;
+    let label = &rest[1..];
+    let end = label.iter().position(|&b| b == quote)?;
+    Encoding::for_label(&label[..end])
 }
 
 /// The charset a `<meta charset>` or `<meta http-equiv content="…; charset=…">` declares in

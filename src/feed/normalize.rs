@@ -1,0 +1,517 @@
+//! The normalizing pass before `feed-rs`: old and odd XML feeds rewritten into the shapes
+//! `feed-rs` reads, one entry at a time if need be.
+//!
+//! `feed-rs` (3.0, the newest release) reads Atom 1.0, RSS 0.91/0.92/1.0/2.0 and JSON Feed, but
+//! treats every element in a namespace it does not know as foreign and fails a whole
+//! document on one odd attribute. Rather than fork it, this pass streams the decoded
+//! document through `quick-xml` (the reader `feed-rs` itself uses) and rewrites:
+//!
+//! - namespaces: Atom 0.3 (`http://purl.org/atom/ns#`) becomes Atom 1.0; RSS 0.90
+//!   (`http://my.netscape.com/rdf/simple/0.9/`) and the RSS 2.0 namespaces some generators
+//!   declare (`http://backend.userland.com/rss2`, …) become the RSS 1.0 one, which `feed-rs`
+//!   reads as RSS in every RSS dialect;
+//! - an `<rss>` root without a version it knows gets `version="2.0"`;
+//! - Atom 0.3 element names (`issued`, `modified`, `tagline`, `copyright`, `url`) become
+//!   their Atom 1.0 names; text constructs get a `type` of `text`, `html` or `xhtml` (from
+//!   a MIME type, an empty type or Atom 0.3's `mode`), and `mode="base64"` text is decoded;
+//! - an RSS item with a Dublin Core `<dc:title>` and no `<title>` gets it as its title.
+//!
+//! It also notes where each entry lies in the output, so that a document `feed-rs` still
+//! refuses can be read entry by entry ([`Normalized::entry_document`]). Anything the pass
+//! cannot read as XML is handed to `feed-rs` unchanged: its error is the one to report.
+
+use std::ops::Range;
+
+use base64::Engine as _;
+use quick_xml::events::attributes::Attribute;
+use quick_xml::events::{BytesEnd, BytesStart, BytesText, Event};
+use quick_xml::name::ResolveResult;
+use quick_xml::{NsReader, Writer, XmlVersion};
+
+const ATOM_03: &str = "http://purl.org/atom/ns#";
+const ATOM_10: &str = "http://www.w3.org/2005/Atom";
+const RSS_10: &str = "http://purl.org/rss/1.0/";
+const DUBLIN_CORE: &str = "http://purl.org/dc/elements/1.1/";
+const MEDIA_RSS: &str = "http://search.yahoo.com/mrss/";
+
+/// Namespaces `feed-rs` does not know, and the one it reads them as.
+const NAMESPACE_ALIASES: &[(&str, &str)] = &[
+    (ATOM_03, ATOM_10),
+    ("http://my.netscape.com/rdf/simple/0.9/", RSS_10),
+    ("http://backend.userland.com/rss2", RSS_10),
+    ("http://backend.userland.com/rss", RSS_10),
+    ("http://blogs.law.harvard.edu/tech/rss", RSS_10),
+];
+
+/// The RSS versions `feed-rs` dispatches on; any other `<rss>` is read as 2.0.
+const KNOWN_RSS_VERSIONS: &[&str] = &["0.91", "0.92", "2.0"];
+
+/// Atom elements whose content is a text construct (`type`, and in Atom 0.3 `mode`).
+const ATOM_TEXT_CONSTRUCTS: &[&str] = &[
+    "title",
+    "subtitle",
+    "summary",
+    "content",
+    "rights",
+    "tagline",
+    "copyright",
+    "info",
+];
+
+/// A feed document ready for `feed-rs`.
+#[derive(Debug)]
+pub(super) struct Normalized {
+    pub document: String,
+    /// Each entry's byte range in `document`, in document order.
+    pub entries: Vec<Range<usize>>,
+    /// The start tags that enclose the entries (the root, RSS's `<channel>`) and their end tags.
+    wrapper: (String, String),
+}
+
+impl Normalized {
+    /// The text unchanged (JSON, or XML this pass could not read).
+    fn unchanged(text: &str) -> Normalized {
+        Normalized {
+            document: text.to_string(),
+            entries: Vec::new(),
+            wrapper: (String::new(), String::new()),
+        }
+    }
+
+    /// The document with its entries left out: the feed's own fields.
+    pub fn without_entries(&self) -> String {
+        let mut head = String::with_capacity(self.document.len());
+        let mut from = 0;
+        for entry in &self.entries {
+            head.push_str(&self.document[from..entry.start]);
+            from = entry.end;
+        }
+        head.push_str(&self.document[from..]);
+        head
+    }
+
+    /// A document holding only entry `index`, inside the same root (and channel).
+    pub fn entry_document(&self, index: usize) -> Option<String> {
+        let range = self.entries.get(index)?;
+        let (open, close) = &self.wrapper;
+        Some(format!("{open}{}{close}", &self.document[range.clone()]))
+    }
+}
+
+/// Normalizes decoded feed text (see the module documentation).
+pub(super) fn normalize(text: &str) -> Normalized {
+    let text = without_xml_declaration(text);
+    if !text.trim_start().starts_with('<') {
+        return Normalized::unchanged(text);
+    }
+    Pass::new(text)
+        .run()
+        .unwrap_or_else(|_| Normalized::unchanged(text))
+}
+
+/// The text without its XML declaration: the text is UTF-8 now, whatever the declaration
+/// said, and `feed-rs` would otherwise decode it again with the declared encoding.
+fn without_xml_declaration(text: &str) -> &str {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with("<?xml")
+        && let Some(end) = trimmed.find("?>")
+    {
+        return &trimmed[end + 2..];
+    }
+    text
+}
+
+/// An element open in the output.
+struct Open {
+    /// The name written (prefix kept, possibly renamed).
+    name: String,
+    local: String,
+    /// Where its start tag lies in the output.
+    start_tag: Range<usize>,
+    /// Whether it is a Dublin Core title directly in an entry.
+    dc_title: bool,
+}
+
+/// An entry being copied: its events are held until its end, because whether its
+/// `<dc:title>` becomes its title depends on what follows.
+struct EntryBuffer {
+    depth: usize,
+    events: Vec<BufferedEvent>,
+    has_title: bool,
+}
+
+struct BufferedEvent {
+    event: Event<'static>,
+    /// Whether this is the start or end of a Dublin Core title directly in the entry.
+    dc_title: bool,
+}
+
+/// One run of the pass over one document.
+struct Pass<'a> {
+    reader: NsReader<&'a [u8]>,
+    writer: Writer<Vec<u8>>,
+    open: Vec<Open>,
+    entries: Vec<Range<usize>>,
+    wrapper: Option<(String, String)>,
+    entry: Option<EntryBuffer>,
+    /// Depth of an element whose text is base64 and is written decoded.
+    base64_depth: Option<usize>,
+}
+
+/// Why the pass gave up (the document is then handed over unchanged).
+struct NotXml;
+
+impl From<quick_xml::Error> for NotXml {
+    fn from(_: quick_xml::Error) -> Self {
+        NotXml
+    }
+}
+
+impl From<std::io::Error> for NotXml {
+    fn from(_: std::io::Error) -> Self {
+        NotXml
+    }
+}
+
+impl<'a> Pass<'a> {
+    fn new(text: &'a str) -> Pass<'a> {
+        let reader = NsReader::from_reader(text.as_bytes());
+        Pass {
+            reader,
+            writer: Writer::new(Vec::with_capacity(text.len() + 64)),
+            open: Vec::new(),
+            entries: Vec::new(),
+            wrapper: None,
+            entry: None,
+            base64_depth: None,
+        }
+    }
+
+    fn run(mut self) -> Result<Normalized, NotXml> {
+        loop {
+            let (resolved, event) = self.reader.read_resolved_event()?;
+            let namespace = match resolved {
+                ResolveResult::Bound(namespace) => Some(namespace.0.to_string()),
+                _ => None,
+            };
+            match event {
+                Event::Eof => break,
+                Event::Start(start) => self.start(namespace.as_deref(), &start, false)?,
+                Event::Empty(start) => self.start(namespace.as_deref(), &start, true)?,
+                Event::End(_) => self.end()?,
+                Event::Text(text) if self.base64_depth.is_some() => {
+                    let decoded = decode_base64(&text.xml10_content());
+                    self.emit(Event::Text(BytesText::new(&decoded).into_owned()), false)?;
+                }
+                Event::Decl(_) => {}
+                other => self.emit(other.into_owned(), false)?,
+            }
+        }
+        if !self.open.is_empty() || self.entry.is_some() {
+            return Err(NotXml);
+        }
+        let document = String::from_utf8(self.writer.into_inner()).map_err(|_| NotXml)?;
+        Ok(Normalized {
+            document,
+            entries: self.entries,
+            wrapper: self.wrapper.unwrap_or_default(),
+        })
+    }
+
+    fn start(
+        &mut self,
+        namespace: Option<&str>,
+        start: &BytesStart<'_>,
+        empty: bool,
+    ) -> Result<(), NotXml> {
+        let depth = self.open.len();
+        let qualified = start.name().as_ref().to_string();
+        let local = start.local_name().as_ref().to_string();
+        let parent = self.open.last().map(|open| open.local.as_str());
+        let is_entry = matches!(local.as_str(), "item" | "entry")
+            && (depth == 1 || (depth == 2 && parent == Some("channel")));
+        if is_entry && self.entry.is_none() {
+            self.begin_entry(depth);
+        }
+        let dc_title = namespace == Some(DUBLIN_CORE)
+            && local == "title"
+            && self.entry.as_ref().is_some_and(|e| e.depth + 1 == depth);
+        if let Some(entry) = self.entry.as_mut()
+            && entry.depth + 1 == depth
+            && local == "title"
+            && namespace != Some(DUBLIN_CORE)
+            && namespace != Some(MEDIA_RSS)
+        {
+            entry.has_title = true;
+        }
+
+        let name = renamed(namespace, &qualified, &local);
+        let mut rewritten = BytesStart::new(name.clone());
+        let mut attributes = Attributes::read(start)?;
+        attributes.alias_namespaces();
+        if depth == 0 && local == "rss" {
+            attributes.supply_rss_version();
+        }
+        if matches!(namespace, Some(ATOM_03 | ATOM_10)) && ATOM_TEXT_CONSTRUCTS.contains(&&*local) {
+            let base64 = attributes.atom_text_type(&local);
+            if base64 && !empty {
+                self.base64_depth = Some(depth);
+            }
+        }
+        if namespace == Some(MEDIA_RSS) && matches!(local.as_str(), "title" | "description") {
+            attributes.keep_type_if(&["plain", "html"]);
+        }
+        attributes.write_into(&mut rewritten);
+
+        let before = self.writer.get_ref().len();
+        if empty {
+            self.emit(Event::Start(rewritten.into_owned()), dc_title)?;
+            self.emit(Event::End(BytesEnd::new(name).into_owned()), dc_title)?;
+        } else {
+            self.emit(Event::Start(rewritten.into_owned()), dc_title)?;
+            let after = self.writer.get_ref().len();
+            self.open.push(Open {
+                name,
+                local,
+                start_tag: before..after,
+                dc_title,
+            });
+        }
+        if empty && is_entry {
+            self.finish_entry()?;
+        }
+        Ok(())
+    }
+
+    fn end(&mut self) -> Result<(), NotXml> {
+        let open = self.open.pop().ok_or(NotXml)?;
+        let depth = self.open.len();
+        if self.base64_depth == Some(depth) {
+            self.base64_depth = None;
+        }
+        self.emit(
+            Event::End(BytesEnd::new(open.name).into_owned()),
+            open.dc_title,
+        )?;
+        if self
+            .entry
+            .as_ref()
+            .is_some_and(|entry| entry.depth == depth)
+        {
+            self.finish_entry()?;
+        }
+        Ok(())
+    }
+
+    fn begin_entry(&mut self, depth: usize) {
+        if self.wrapper.is_none() {
+            let written = self.writer.get_ref();
+            let open: String = self
+                .open
+                .iter()
+                .map(|open| String::from_utf8_lossy(&written[open.start_tag.clone()]).into_owned())
+                .collect();
+            let close: String = self
+                .open
+                .iter()
+                .rev()
+                .map(|open| format!("</{}>", open.name))
+                .collect();
+            self.wrapper = Some((open, close));
+        }
+        self.entry = Some(EntryBuffer {
+            depth,
+            events: Vec::new(),
+            has_title: false,
+        });
+    }
+
+    /// Writes a finished entry, its Dublin Core title made its title when it has no other.
+    fn finish_entry(&mut self) -> Result<(), NotXml> {
+        let Some(entry) = self.entry.take() else {
+            return Ok(());
+        };
+        let start = self.writer.get_ref().len();
+        let mut promoted = false;
+        for buffered in entry.events {
+            let event = match buffered.event {
+                Event::Start(start) if buffered.dc_title && !entry.has_title && !promoted => {
+                    Event::Start(
+                        BytesStart::new("title").with_attributes(
+                            start
+                                .attributes()
+                                .filter_map(Result::ok)
+                                .filter(|a| !a.key.as_ref().starts_with("xmlns")),
+                        ),
+                    )
+                }
+                Event::End(_) if buffered.dc_title && !entry.has_title && !promoted => {
+                    promoted = true;
+                    Event::End(BytesEnd::new("title"))
+                }
+                other => other,
+            };
+            self.writer.write_event(event)?;
+        }
+        self.entries.push(start..self.writer.get_ref().len());
+        Ok(())
+    }
+
+    /// Writes an event, or holds it while an entry is being copied.
+    fn emit(&mut self, event: Event<'static>, dc_title: bool) -> Result<(), NotXml> {
+        match self.entry.as_mut() {
+            Some(entry) => entry.events.push(BufferedEvent { event, dc_title }),
+            None => self.writer.write_event(event)?,
+        }
+        Ok(())
+    }
+}
+
+/// An element's name after the Atom 0.3 renames.
+fn renamed(namespace: Option<&str>, qualified: &str, local: &str) -> String {
+    if namespace != Some(ATOM_03) {
+        return qualified.to_string();
+    }
+    let new_local = match local {
+        "issued" => "published",
+        "modified" => "updated",
+        "tagline" => "subtitle",
+        "copyright" => "rights",
+        "url" => "uri",
+        _ => return qualified.to_string(),
+    };
+    match qualified.split_once(':') {
+        Some((prefix, _)) => format!("{prefix}:{new_local}"),
+        None => new_local.to_string(),
+    }
+}
+
+/// An element's attributes as (name, unescaped value) pairs, to be rewritten.
+struct Attributes(Vec<(String, String)>);
+
+impl Attributes {
+    fn read(start: &BytesStart<'_>) -> Result<Attributes, NotXml> {
+        let mut pairs = Vec::new();
+        for attribute in start.attributes().with_checks(false) {
+            let Ok(attribute) = attribute else {
+                continue;
+            };
+            let key = attribute.key.as_ref();
+            let value = attribute
+                .normalized_value(XmlVersion::Implicit1_0)
+                .map(|v| v.into_owned())
+                .unwrap_or_else(|_| attribute.value.to_string());
+            pairs.push((key.to_string(), value));
+        }
+        Ok(Attributes(pairs))
+    }
+
+    fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, value)| value.as_str())
+    }
+
+    fn set(&mut self, name: &str, value: &str) {
+        match self.0.iter_mut().find(|(key, _)| key == name) {
+            Some((_, old)) => *old = value.to_string(),
+            None => self.0.push((name.to_string(), value.to_string())),
+        }
+    }
+
+    fn remove(&mut self, name: &str) {
+        self.0.retain(|(key, _)| key != name);
+    }
+
+    fn alias_namespaces(&mut self) {
+        for (key, value) in &mut self.0 {
+            if (key == "xmlns" || key.starts_with("xmlns:"))
+                && let Some((_, alias)) = NAMESPACE_ALIASES
+                    .iter()
+                    .find(|(from, _)| value.trim() == *from)
+            {
+                *value = alias.to_string();
+            }
+        }
+    }
+
+    fn supply_rss_version(&mut self) {
+        let known = self
+            .get("version")
+            .is_some_and(|v| KNOWN_RSS_VERSIONS.contains(&v.trim()));
+        if !known {
+            self.set("version", "2.0");
+        }
+    }
+
+    /// Rewrites an Atom text construct's `type` (and Atom 0.3's `mode`) into what `feed-rs`
+    /// reads; returns whether the content is base64 and must be decoded.
+    fn atom_text_type(&mut self, local: &str) -> bool {
+        let mode = self.get("mode").map(|m| m.trim().to_ascii_lowercase());
+        let media_type = self
+            .get("type")
+            .map(|t| t.trim().to_ascii_lowercase())
+            .unwrap_or_default();
+        self.remove("mode");
+        let base64 = mode.as_deref() == Some("base64");
+        let markup_escaped = matches!(mode.as_deref(), Some("escaped" | "base64"));
+        let new_type = match media_type.as_str() {
+            "text" | "html" | "xhtml" => Some(media_type.as_str()),
+            "" | "text/plain" => Some("text"),
+            "text/html" => Some("html"),
+            "application/xhtml+xml" if markup_escaped => Some("html"),
+            "application/xhtml+xml" => Some("xhtml"),
+            // `content` may carry any media type (feed-rs keeps it); other text constructs
+            // may not, and their text is still worth keeping.
+            _ if local == "content" => None,
+            _ => Some("text"),
+        };
+        match new_type {
+            Some("text") if media_type.is_empty() => self.remove("type"),
+            Some(new_type) => self.set("type", new_type),
+            None => {}
+        }
+        base64
+    }
+
+    fn keep_type_if(&mut self, allowed: &[&str]) {
+        if self.get("type").is_some_and(|t| !allowed.contains(&t)) {
+            self.remove("type");
+        }
+    }
+
+    fn write_into(self, start: &mut BytesStart<'_>) {
+        for (key, value) in &self.0 {
+            start.push_attribute(Attribute::from((key.as_str(), value.as_str())));
+        }
+    }
+}
+
+/// Base64 text decoded (white space ignored); text that is not base64 is kept as it was.
+fn decode_base64(text: &str) -> String {
+    let compact: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    match base64::engine::general_purpose::STANDARD.decode(compact.as_bytes()) {
+        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        Err(_) => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_can_be_read_one_at_a_time() {
+        let text = r#"<?xml version="1.0" encoding="ISO-8859-1"?>
+<rss><channel><title>T</title><item><title>A</title></item><item><dc:title xmlns:dc="http://purl.org/dc/elements/1.1/">B</dc:title></item></channel></rss>"#;
+        let normalized = normalize(text);
+        assert_eq!(normalized.entries.len(), 2);
+        assert!(normalized.document.starts_with("\n<rss version=\"2.0\">"));
+        assert_eq!(
+            normalized.entry_document(1).as_deref(),
+            Some("<rss version=\"2.0\"><channel><item><title>B</title></item></channel></rss>")
+        );
+        assert!(!normalized.without_entries().contains("<item>"));
+    }
+}
