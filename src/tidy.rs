@@ -8,11 +8,14 @@
 //!    or `http-equiv` declaration in the first 4 KiB, then `chardetng` detection; `encoding_rs`
 //!    decodes. Bytes that are valid UTF-8 and not pure ASCII are read as UTF-8 even when a
 //!    `<meta>` says otherwise: a wrong declaration is far more common than Latin-1 text that
-//!    happens to be valid UTF-8.
+//!    happens to be valid UTF-8. Feeds use the same decoder ([`decode_markup`] with
+//!    [`Markup::Xml`]): the XML declaration, then the HTTP `charset`.
 //! 2. [`parse`]: html5ever (through `scraper`) builds the DOM once; every extractor reads it.
 //! 3. [`write_subtree`] serializes a part of the DOM with every `href`/`src`/`srcset` made
 //!    absolute against the page URL (`<base href>` honoured) and lazy-loaded images
-//!    (`data-src` and friends) resolved into `src`; [`sanitize`] then applies [`policy`].
+//!    (`data-src` and friends) resolved into `src`, `<object>` unwrapped to its fallback
+//!    content, media a reader plays kept ([`is_kept_media`]: video, audio, an allow-listed
+//!    player's `<iframe>`); [`sanitize`] then applies [`policy`].
 //!
 //! Trade-off: the page is parsed once. Instead of sanitizing the whole page and parsing the
 //! result again, extractors choose nodes on the parsed DOM and only the chosen part is
