@@ -102,7 +102,7 @@ const EMBED_PLAYERS: &[(&str, &str)] = &[
 /// and may go full screen; it may not navigate the reader's page or open forms.
 const EMBED_SANDBOX: &str = "allow-scripts allow-same-origin allow-presentation allow-popups";
 
-/// The https address of an allow-listed player ([`EMBED_PLAYERS`]), from an `<iframe>` `src`.
+/// The https address of an allow-listed player (`EMBED_PLAYERS`), from an `<iframe>` `src`.
 pub fn embed_url(base: Option<&Url>, src: &str) -> Option<String> {
     let mut url = Url::parse(&absolute_url(base, src)?).ok()?;
     let host = url.host_str()?.to_ascii_lowercase();
@@ -401,7 +401,7 @@ pub fn absolute_url(base: Option<&Url>, href: &str) -> Option<String> {
     absolute_with_schemes(base, href, &[])
 }
 
-/// A link (`href`) made absolute against `base`; http(s) and [`LINK_SCHEMES`] only.
+/// A link (`href`) made absolute against `base`; http(s) and `LINK_SCHEMES` only.
 pub fn absolute_href(base: Option<&Url>, href: &str) -> Option<String> {
     absolute_with_schemes(base, href, LINK_SCHEMES)
 }

@@ -7,7 +7,7 @@
 //! fragment and tracking parameters dropped. Pure: no I/O.
 //!
 //! The steps: the bytes are decoded like a page (`tidy::decode_markup`: byte order mark, XML
-//! declaration, HTTP charset, detection); [`normalize`] rewrites what `feed-rs` cannot read
+//! declaration, HTTP charset, detection); `normalize` rewrites what `feed-rs` cannot read
 //! (old namespaces, a missing RSS version, odd text types); `feed-rs` parses. When it still
 //! refuses the document for one element, the entries are parsed one by one, so that one odd
 //! entry costs that entry and not the feed.
