@@ -4,7 +4,7 @@
 
 mod common;
 
-use gleaner::feed::{ParsedFeed, Unusable, parse_feed};
+use gleaner::feed::{ParsedFeed, parse_feed};
 use url::Url;
 
 fn base() -> Url {
@@ -112,7 +112,7 @@ fn the_xml_declaration_outweighs_a_server_default_charset() {
 }
 
 #[test]
-fn an_odd_element_costs_its_entry_at_most() {
+fn an_odd_element_costs_that_element_only() {
     let feed = parse_fixture("atom_odd_text_types.xml", None);
     assert_eq!(feed.title.as_deref(), Some("Odd types"));
     assert_eq!(
@@ -121,6 +121,7 @@ fn an_odd_element_costs_its_entry_at_most() {
             "Kites over the dunes",
             "Sand yachts at low tide",
             "Beach clean, Sunday",
+            "Odd content, other fields kept",
             "Last one still read"
         ]
     );
@@ -130,14 +131,20 @@ fn an_odd_element_costs_its_entry_at_most() {
         "the other fields of an entry with an odd title are kept"
     );
     assert_eq!(feed.entries[2].author.as_deref(), Some("Rae"));
-    assert_eq!(feed.unusable.len(), 1, "{:?}", feed.unusable);
-    let unreadable = &feed.unusable[0];
-    assert_eq!(unreadable.name, "urn:odd:4");
-    assert!(
-        matches!(unreadable.reason, Unusable::Unreadable(_)),
-        "{unreadable:?}"
+    assert_eq!(
+        feed.entries[3].summary.as_deref(),
+        Some("Summary after the odd content")
     );
-    assert_eq!(unreadable.reason.kind(), "unreadable_entry");
+    assert!(feed.unusable.is_empty(), "{:?}", feed.unusable);
+
+    // A role the parser has no name for fails its element, not the episode or the feed.
+    let feed = parse_fixture("rss_podcast_odd_person.xml", None);
+    assert_eq!(feed.title.as_deref(), Some("Kitchen radio"));
+    assert_eq!(titles(&feed), ["Episode 12: bread", "Episode 11: soup"]);
+    let bread = &feed.entries[0];
+    assert_eq!(bread.summary.as_deref(), Some("Sourdough, slowly."));
+    assert_eq!(bread.enclosures.len(), 1);
+    assert!(feed.unusable.is_empty(), "{:?}", feed.unusable);
 }
 
 #[test]

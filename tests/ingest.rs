@@ -626,6 +626,7 @@ async fn feeds_with_entries_never_poll_ok_with_nothing_stored_or_said(
 <link rel="license" href="{licence}"/></entry>
 <entry><title>Odd content</title><id>urn:m:odd</id><link href="{odd}"/>
 <content src="{odd}" type="text/plain">text where none may be</content></entry>
+<entry xmlns="http://vocabulary.example/not-atom"><title>Foreign</title><link href="{odd}"/></entry>
 <entry><title type="">Story three</title><id>urn:m:3</id><link href="{three}"/></entry>
 </feed>"#,
         licence = farm.url("/licence.html"),
@@ -672,12 +673,12 @@ async fn feeds_with_entries_never_poll_ok_with_nothing_stored_or_said(
         [
             ("atom03", "ok", 1, 0),
             ("latin1", "ok", 1, 0),
-            ("mixed", "ok", 1, 2),
+            ("mixed", "ok", 2, 2),
             ("nothing", "ok", 0, 2),
         ],
         "{reports:#?}"
     );
-    assert_eq!(summary.new_articles, 3);
+    assert_eq!(summary.new_articles, 4);
     assert_eq!(
         farm.hits("/licence.html"),
         0,
@@ -695,7 +696,7 @@ async fn feeds_with_entries_never_poll_ok_with_nothing_stored_or_said(
         .into_iter()
         .map(|a| a.title)
         .collect();
-    for title in ["Story one", "Crème brûlée", "Story three"] {
+    for title in ["Story one", "Crème brûlée", "Odd content", "Story three"] {
         assert!(titles.iter().any(|t| t == title), "{title} in {titles:?}");
     }
 

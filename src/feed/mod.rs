@@ -9,8 +9,8 @@
 //! The steps: the bytes are decoded like a page (`tidy::decode_markup`: byte order mark, XML
 //! declaration, HTTP charset, detection); `normalize` rewrites what `feed-rs` cannot read
 //! (old namespaces, a missing RSS version, odd text types); `feed-rs` parses. When it still
-//! refuses the document for one element, the entries are parsed one by one, so that one odd
-//! entry costs that entry and not the feed.
+//! refuses the document for one element, the feed's fields and each entry are parsed alone,
+//! without the element it names: one odd element costs that element, not the feed.
 
 mod normalize;
 
@@ -217,25 +217,76 @@ pub fn parse_feed(
     for _ in 0..unread {
         parsed.unusable.push(UnusableEntry {
             name: format!("#{}", parsed.entries.len() + parsed.unusable.len() + 1),
-            reason: Unusable::Unreadable("an entry in a vocabulary gleaner does not read".into()),
+            reason: Unusable::Unreadable(FOREIGN_ENTRY.into()),
         });
     }
     Ok(parsed)
 }
 
+/// Why an entry in a namespace no parser knows gives nothing.
+const FOREIGN_ENTRY: &str = "an entry in a vocabulary gleaner does not read";
+
 /// One pass of `feed-rs` over normalized text.
 fn read(text: &str, feed_url: &Url) -> Result<feed_rs::model::Feed, FeedError> {
+    read_positioned(text, feed_url).map_err(|(error, _)| error)
+}
+
+/// [`read`], with the byte position of the element `feed-rs` refused, when it says.
+fn read_positioned(
+    text: &str,
+    feed_url: &Url,
+) -> Result<feed_rs::model::Feed, (FeedError, Option<usize>)> {
+    use feed_rs::parser::{ParseErrorKind, ParseFeedError};
     // No invented ids: an entry without one is deduplicated by its URL instead.
     let parser = feed_rs::parser::Builder::new()
         .base_uri(Some(feed_url.as_str()))
         .id_generator(|_, _, _| String::new())
         .build();
     parser.parse(text.as_bytes()).map_err(|error| match error {
-        feed_rs::parser::ParseFeedError::ParseError(
-            feed_rs::parser::ParseErrorKind::NoFeedRoot,
-        ) => FeedError::NotAFeed { hint: "" },
-        other => FeedError::Malformed(other.to_string()),
+        ParseFeedError::ParseError(ParseErrorKind::NoFeedRoot) => {
+            (FeedError::NotAFeed { hint: "" }, None)
+        }
+        other => {
+            let position = match &other {
+                ParseFeedError::ParseError(
+                    ParseErrorKind::UnknownMimeType { position, .. }
+                    | ParseErrorKind::MissingContent { position, .. }
+                    | ParseErrorKind::UnknownEnumVariant { position, .. }
+                    | ParseErrorKind::IllegalState { position, .. },
+                ) => usize::try_from(*position).ok(),
+                _ => None,
+            };
+            (FeedError::Malformed(other.to_string()), position)
+        }
     })
+}
+
+/// Elements dropped from one document at most, before it is given up.
+const MAX_DROPPED_ELEMENTS: usize = 8;
+
+/// Reads a document (the feed's fields, or one entry), leaving out each element `feed-rs`
+/// refuses (an odd `media:*`, `podcast:*` or `content`), so that one field costs that field.
+/// `keep` is the part of the document that may not go (the entry's own tags).
+fn read_leniently(
+    mut document: String,
+    keep: std::ops::Range<usize>,
+    feed_url: &Url,
+) -> Result<feed_rs::model::Feed, FeedError> {
+    for _ in 0..MAX_DROPPED_ELEMENTS {
+        match read_positioned(&document, feed_url) {
+            Ok(feed) => return Ok(feed),
+            Err((error, Some(position))) => {
+                let Some(element) = normalize::element_at(&document, position)
+                    .filter(|element| element.start > keep.start && element.end < keep.end)
+                else {
+                    return Err(error);
+                };
+                document.replace_range(element, "");
+            }
+            Err((error, None)) => return Err(error),
+        }
+    }
+    read(&document, feed_url)
 }
 
 /// A document the parser refuses as a whole, read as its feed fields and each entry alone:
@@ -246,7 +297,9 @@ fn read_entry_by_entry(
     feed_url: &Url,
     message: String,
 ) -> Result<ParsedFeed, FeedError> {
-    let head = read(&normalized.without_entries(), feed_url).ok();
+    let head_document = normalized.without_entries();
+    let whole = 0..head_document.len() + 1;
+    let head = read_leniently(head_document, whole, feed_url).ok();
     let mut parsed = head
         .as_ref()
         .map(|feed| feed_fields(feed, feed_url))
@@ -257,9 +310,16 @@ fn read_entry_by_entry(
             unusable: Vec::new(),
         });
     for position in 0..normalized.entries.len() {
-        let document = normalized.entry_document(position).unwrap_or_default();
-        let result = read(&document, feed_url).map(|feed| (feed.feed_type.clone(), feed.entries));
+        let Some((document, entry_span)) = normalized.entry_document(position) else {
+            continue;
+        };
+        let result = read_leniently(document.clone(), entry_span, feed_url)
+            .map(|feed| (feed.feed_type.clone(), feed.entries));
         match result {
+            Ok((_, entries)) if entries.is_empty() => parsed.unusable.push(UnusableEntry {
+                name: entry_name_in(&document).unwrap_or_else(|| format!("#{}", position + 1)),
+                reason: Unusable::Unreadable(FOREIGN_ENTRY.into()),
+            }),
             Ok((feed_type, entries)) => {
                 for entry in entries {
                     match convert_entry(entry, &feed_type, feed_url) {

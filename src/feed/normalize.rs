@@ -90,11 +90,37 @@ impl Normalized {
         head
     }
 
-    /// A document holding only entry `index`, inside the same root (and channel).
-    pub fn entry_document(&self, index: usize) -> Option<String> {
+    /// A document holding only entry `index`, inside the same root (and channel), and
+    /// where in it the entry lies.
+    pub fn entry_document(&self, index: usize) -> Option<(String, Range<usize>)> {
         let range = self.entries.get(index)?;
         let (open, close) = &self.wrapper;
-        Some(format!("{open}{}{close}", &self.document[range.clone()]))
+        let entry = &self.document[range.clone()];
+        let span = open.len()..open.len() + entry.len();
+        Some((format!("{open}{entry}{close}"), span))
+    }
+}
+
+/// The element whose start tag ends at byte `position` of `document` (where `feed-rs` says
+/// an element it refused starts), end tag included; `None` when there is none.
+pub(super) fn element_at(document: &str, position: usize) -> Option<Range<usize>> {
+    let mut reader = quick_xml::Reader::from_str(document);
+    loop {
+        let before = usize::try_from(reader.buffer_position()).ok()?;
+        let event = reader.read_event().ok()?;
+        let after = usize::try_from(reader.buffer_position()).ok()?;
+        match event {
+            Event::Start(start) if after == position => {
+                let name = start.name().as_ref().to_string();
+                reader.read_to_end(quick_xml::name::QName(&name)).ok()?;
+                let end = usize::try_from(reader.buffer_position()).ok()?;
+                return Some(before..end);
+            }
+            Event::Empty(_) if after == position => return Some(before..after),
+            Event::Eof => return None,
+            _ if after > position => return None,
+            _ => {}
+        }
     }
 }
 
@@ -508,10 +534,12 @@ mod tests {
         let normalized = normalize(text);
         assert_eq!(normalized.entries.len(), 2);
         assert!(normalized.document.starts_with("\n<rss version=\"2.0\">"));
+        let (document, span) = normalized.entry_document(1).expect("entry 1");
         assert_eq!(
-            normalized.entry_document(1).as_deref(),
-            Some("<rss version=\"2.0\"><channel><item><title>B</title></item></channel></rss>")
+            document,
+            "<rss version=\"2.0\"><channel><item><title>B</title></item></channel></rss>"
         );
+        assert_eq!(&document[span], "<item><title>B</title></item>");
         assert!(!normalized.without_entries().contains("<item>"));
     }
 }
