@@ -167,3 +167,15 @@ fn malformed_feeds_are_errors_not_panics() {
         }
     }
 }
+
+#[test]
+fn a_query_key_without_a_value_is_kept_as_written() {
+    let rss = r#"<rss version="2.0"><channel><title>Q</title>
+<item><title>Bare key</title><link>https://q.example/read?a&amp;page=2&amp;utm_source=rss</link></item>
+</channel></rss>"#;
+    let feed = parse_feed(rss.as_bytes(), None, &base()).expect("valid RSS");
+    assert_eq!(
+        feed.entries[0].url.as_str(),
+        "https://q.example/read?a&page=2"
+    );
+}

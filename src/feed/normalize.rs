@@ -251,50 +251,21 @@ impl<'a> Pass<'a> {
         empty: bool,
     ) -> Result<(), NotXml> {
         let depth = self.open.len();
-        let qualified = start.name().as_ref().to_string();
         let local = start.local_name().as_ref().to_string();
-        let parent = self.open.last().map(|open| open.local.as_str());
-        let is_entry = matches!(local.as_str(), "item" | "entry")
-            && (depth == 1 || (depth == 2 && parent == Some("channel")));
-        if is_entry && self.entry.is_none() {
-            self.begin_entry(depth);
+        let (is_entry, dc_title) = self.note_entry_child(depth, namespace, &local);
+        let (rewritten, base64) = rewrite_start(namespace, start, depth, &local);
+        if base64 && !empty {
+            self.base64_depth = Some(depth);
         }
-        let dc_title = namespace == Some(DUBLIN_CORE)
-            && local == "title"
-            && self.entry.as_ref().is_some_and(|e| e.depth + 1 == depth);
-        if let Some(entry) = self.entry.as_mut()
-            && entry.depth + 1 == depth
-            && local == "title"
-            && namespace != Some(DUBLIN_CORE)
-            && namespace != Some(MEDIA_RSS)
-        {
-            entry.has_title = true;
-        }
-
-        let name = renamed(namespace, &qualified, &local);
-        let mut rewritten = BytesStart::new(name.clone());
-        let mut attributes = Attributes::read(start)?;
-        attributes.alias_namespaces();
-        if depth == 0 && local == "rss" {
-            attributes.supply_rss_version();
-        }
-        if matches!(namespace, Some(ATOM_03 | ATOM_10)) && ATOM_TEXT_CONSTRUCTS.contains(&&*local) {
-            let base64 = attributes.atom_text_type(&local);
-            if base64 && !empty {
-                self.base64_depth = Some(depth);
-            }
-        }
-        if namespace == Some(MEDIA_RSS) && matches!(local.as_str(), "title" | "description") {
-            attributes.keep_type_if(&["plain", "html"]);
-        }
-        attributes.write_into(&mut rewritten);
-
+        let name = rewritten.name().as_ref().to_string();
         let before = self.writer.get_ref().len();
+        self.emit(Event::Start(rewritten), dc_title)?;
         if empty {
-            self.emit(Event::Start(rewritten.into_owned()), dc_title)?;
             self.emit(Event::End(BytesEnd::new(name).into_owned()), dc_title)?;
+            if is_entry {
+                self.finish_entry()?;
+            }
         } else {
-            self.emit(Event::Start(rewritten.into_owned()), dc_title)?;
             let after = self.writer.get_ref().len();
             self.open.push(Open {
                 name,
@@ -303,10 +274,38 @@ impl<'a> Pass<'a> {
                 dc_title,
             });
         }
-        if empty && is_entry {
-            self.finish_entry()?;
-        }
         Ok(())
+    }
+
+    /// Entry bookkeeping for an element opening at `depth`: an entry starts being held, a
+    /// title directly in the entry is noted. Returns whether the element is an entry, and
+    /// whether it is the entry's Dublin Core title.
+    fn note_entry_child(
+        &mut self,
+        depth: usize,
+        namespace: Option<&str>,
+        local: &str,
+    ) -> (bool, bool) {
+        let parent = self.open.last().map(|open| open.local.as_str());
+        let is_entry = matches!(local, "item" | "entry")
+            && (depth == 1 || (depth == 2 && parent == Some("channel")));
+        if is_entry && self.entry.is_none() {
+            self.begin_entry(depth);
+        }
+        let Some(entry) = self.entry.as_mut().filter(|e| e.depth + 1 == depth) else {
+            return (is_entry, false);
+        };
+        if local != "title" {
+            return (is_entry, false);
+        }
+        match namespace {
+            Some(DUBLIN_CORE) => (is_entry, true),
+            Some(MEDIA_RSS) => (is_entry, false),
+            _ => {
+                entry.has_title = true;
+                (is_entry, false)
+            }
+        }
     }
 
     fn end(&mut self) -> Result<(), NotXml> {
@@ -393,6 +392,32 @@ impl<'a> Pass<'a> {
     }
 }
 
+/// A start tag as written: renamed (Atom 0.3), its attributes rewritten. Also says whether
+/// the element's text is base64, to be decoded.
+fn rewrite_start(
+    namespace: Option<&str>,
+    start: &BytesStart<'_>,
+    depth: usize,
+    local: &str,
+) -> (BytesStart<'static>, bool) {
+    let qualified = start.name().as_ref().to_string();
+    let mut attributes = Attributes::read(start);
+    attributes.alias_namespaces();
+    if depth == 0 && local == "rss" {
+        attributes.supply_rss_version();
+    }
+    let mut base64 = false;
+    if matches!(namespace, Some(ATOM_03 | ATOM_10)) && ATOM_TEXT_CONSTRUCTS.contains(&local) {
+        base64 = attributes.atom_text_type(local);
+    }
+    if namespace == Some(MEDIA_RSS) && matches!(local, "title" | "description") {
+        attributes.keep_type_if(&["plain", "html"]);
+    }
+    let mut rewritten = BytesStart::new(renamed(namespace, &qualified, local));
+    attributes.write_into(&mut rewritten);
+    (rewritten, base64)
+}
+
 /// An element's name after the Atom 0.3 renames.
 fn renamed(namespace: Option<&str>, qualified: &str, local: &str) -> String {
     if namespace != Some(ATOM_03) {
@@ -416,7 +441,7 @@ fn renamed(namespace: Option<&str>, qualified: &str, local: &str) -> String {
 struct Attributes(Vec<(String, String)>);
 
 impl Attributes {
-    fn read(start: &BytesStart<'_>) -> Result<Attributes, NotXml> {
+    fn read(start: &BytesStart<'_>) -> Attributes {
         let mut pairs = Vec::new();
         for attribute in start.attributes().with_checks(false) {
             let Ok(attribute) = attribute else {
@@ -429,7 +454,7 @@ impl Attributes {
                 .unwrap_or_else(|_| attribute.value.to_string());
             pairs.push((key.to_string(), value));
         }
-        Ok(Attributes(pairs))
+        Attributes(pairs)
     }
 
     fn get(&self, name: &str) -> Option<&str> {
