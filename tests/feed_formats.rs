@@ -207,3 +207,33 @@ fn entries_in_an_unknown_vocabulary_are_reported_not_dropped() {
     assert_eq!(kinds, ["unreadable_entry", "unreadable_entry"]);
     assert_eq!(parsed.unusable[1].name, "#2");
 }
+
+#[test]
+fn an_rss_1_0_item_without_a_link_is_found_by_its_rdf_about() {
+    let rdf = br#"<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/">
+  <channel rdf:about="https://rdf.example/"><title>Minutes</title></channel>
+  <item rdf:about="https://rdf.example/minutes/7"><title>Minutes of meeting 7</title></item>
+</rdf:RDF>"#;
+    let feed = parse_feed(rdf, None, &base()).expect("RSS 1.0");
+    assert_eq!(urls(&feed), ["https://rdf.example/minutes/7"]);
+}
+
+#[test]
+fn bare_ampersands_and_html_entities_do_not_cost_the_feed() {
+    let rss = r#"<?xml version="1.0" encoding="ISO-8859-1"?>
+<!DOCTYPE rss PUBLIC "-//Netscape Communications//DTD RSS 0.91//EN" "http://my.netscape.com/publish/formats/rss-0.91.dtd">
+<rss version="0.91"><channel><title>Smith & Sons</title><link>http://smith.example/</link>
+<item><title>Caf&eacute; prices &copy; 2026</title><link>http://smith.example/?page=1&id=7</link></item>
+<item><title><![CDATA[Fish & chips]]></title><link>http://smith.example/fish</link></item>
+</channel></rss>"#;
+    let feed = parse_feed(rss.as_bytes(), None, &base()).expect("read despite the bare &");
+    assert_eq!(feed.title.as_deref(), Some("Smith & Sons"));
+    assert_eq!(titles(&feed), ["Café prices © 2026", "Fish & chips"]);
+    assert_eq!(
+        urls(&feed),
+        [
+            "http://smith.example/?page=1&id=7",
+            "http://smith.example/fish"
+        ]
+    );
+}

@@ -223,8 +223,9 @@ pub fn parse_feed(
     Ok(parsed)
 }
 
-/// Why an entry in a namespace no parser knows gives nothing.
-const FOREIGN_ENTRY: &str = "an entry in a vocabulary gleaner does not read";
+/// Why an entry the parser passed over gives nothing.
+const FOREIGN_ENTRY: &str =
+    "nothing gleaner can read in it (no link, or a vocabulary gleaner does not know)";
 
 /// One pass of `feed-rs` over normalized text.
 fn read(text: &str, feed_url: &Url) -> Result<feed_rs::model::Feed, FeedError> {
@@ -537,63 +538,30 @@ fn looks_like_html(bytes: &[u8]) -> bool {
     head.contains("<html") || head.contains("<!doctype html")
 }
 
-/// Text with markup removed, the common entities decoded and white space collapsed: feeds put
-/// HTML in titles and author names more often than they should.
+/// Text with markup removed, entities decoded (all of HTML's) and white space collapsed:
+/// feeds put HTML in titles and author names more often than they should. html5ever reads it,
+/// so a `<` that starts no tag ("5 < 6") stays text.
 pub fn plain_text(text: &str) -> String {
-    let mut without_tags = String::with_capacity(text.len());
-    let mut in_tag = false;
-    for c in text.chars() {
-        match c {
-            '<' => in_tag = true,
-            '>' if in_tag => in_tag = false,
-            _ if !in_tag => without_tags.push(c),
-            _ => {}
-        }
+    if !text.contains(['<', '&']) {
+        return collapse_whitespace(text);
     }
-    let decoded = decode_entities(&without_tags);
-    decoded.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn decode_entities(text: &str) -> String {
-    if !text.contains('&') {
-        return text.to_string();
-    }
+    let fragment = scraper::Html::parse_fragment(text);
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find('&') {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 1..];
-        let decoded = after.find(';').filter(|end| *end <= 10).and_then(|end| {
-            let name = &after[..end];
-            let c = match name {
-                "amp" => Some('&'),
-                "lt" => Some('<'),
-                "gt" => Some('>'),
-                "quot" => Some('"'),
-                "apos" => Some('\''),
-                "nbsp" => Some('\u{a0}'),
-                _ => name
-                    .strip_prefix("#x")
-                    .or_else(|| name.strip_prefix("#X"))
-                    .and_then(|hex| u32::from_str_radix(hex, 16).ok())
-                    .or_else(|| name.strip_prefix('#').and_then(|dec| dec.parse().ok()))
-                    .and_then(char::from_u32),
-            };
-            c.map(|c| (c, end))
+    for node in fragment.tree.root().descendants() {
+        let scraper::Node::Text(piece) = node.value() else {
+            continue;
+        };
+        let hidden = node.ancestors().any(|ancestor| {
+            ancestor
+                .value()
+                .as_element()
+                .is_some_and(|element| crate::tidy::is_dropped(element.name()))
         });
-        match decoded {
-            Some((c, end)) => {
-                out.push(c);
-                rest = &after[end + 1..];
-            }
-            None => {
-                out.push('&');
-                rest = after;
-            }
+        if !hidden {
+            out.push_str(piece);
         }
     }
-    out.push_str(rest);
-    out
+    collapse_whitespace(&out)
 }
 
 #[cfg(test)]
@@ -645,5 +613,10 @@ mod tests {
             "AT&T &unknown; 5 < 6"
         );
         assert_eq!(plain_text("  spread\n over\tlines "), "spread over lines");
+        assert_eq!(
+            plain_text("Caf&eacute; &copy; 2026 <script>x()</script>"),
+            "Café © 2026"
+        );
+        assert_eq!(plain_text("5 < 6 and <b>7</b> > 3"), "5 < 6 and 7 > 3");
     }
 }

@@ -14,7 +14,10 @@
 //! - Atom 0.3 element names (`issued`, `modified`, `tagline`, `copyright`, `url`) become
 //!   their Atom 1.0 names; text constructs get a `type` of `text`, `html` or `xhtml` (from
 //!   a MIME type, an empty type or Atom 0.3's `mode`), and `mode="base64"` text is decoded;
-//! - an RSS item with a Dublin Core `<dc:title>` and no `<title>` gets it as its title.
+//! - an RSS item with a Dublin Core `<dc:title>` and no `<title>` gets it as its title, and an
+//!   RSS 1.0 item without `<link>` its `rdf:about`;
+//! - a document that is not XML only for bare `&` (outside CDATA and comments) gets them
+//!   escaped.
 //!
 //! It also notes where each entry lies in the output, so that a document `feed-rs` still
 //! refuses can be read entry by entry ([`Normalized::entry_document`]). Anything the pass
@@ -130,9 +133,58 @@ pub(super) fn normalize(text: &str) -> Normalized {
     if !text.trim_start().starts_with('<') {
         return Normalized::unchanged(text);
     }
-    Pass::new(text)
-        .run()
-        .unwrap_or_else(|_| Normalized::unchanged(text))
+    if let Ok(normalized) = Pass::new(text).run() {
+        return normalized;
+    }
+    // The most common way a feed is not XML: a bare `&` ("AT&T", a query string).
+    repaired_ampersands(text)
+        .and_then(|repaired| Pass::new(&repaired).run().ok())
+        .unwrap_or_else(|| Normalized::unchanged(text))
+}
+
+/// The text with every `&` that starts no entity or character reference escaped, outside
+/// CDATA sections and comments (where a bare `&` is legal); `None` when there is none.
+fn repaired_ampersands(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut rest = text;
+    let mut changed = false;
+    while let Some(at) = rest.find(['&', '<']) {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        let verbatim = [("<![CDATA[", "]]>"), ("<!--", "-->")]
+            .iter()
+            .find(|(open, _)| rest.starts_with(open));
+        if let Some((_, close)) = verbatim {
+            let end = rest.find(close).map_or(rest.len(), |end| end + close.len());
+            out.push_str(&rest[..end]);
+            rest = &rest[end..];
+        } else if rest.starts_with('&') && !starts_reference(&rest[1..]) {
+            out.push_str("&amp;");
+            rest = &rest[1..];
+            changed = true;
+        } else {
+            out.push_str(&rest[..1]);
+            rest = &rest[1..];
+        }
+    }
+    out.push_str(rest);
+    changed.then_some(out)
+}
+
+/// Whether text after a `&` is a reference: `name;`, `#digits;` or `#xhex;`.
+fn starts_reference(text: &str) -> bool {
+    let Some(end) = text.find(';').filter(|end| *end <= 32) else {
+        return false;
+    };
+    let body = &text[..end];
+    if let Some(hex) = body.strip_prefix("#x").or_else(|| body.strip_prefix("#X")) {
+        return !hex.is_empty() && hex.chars().all(|c| c.is_ascii_hexdigit());
+    }
+    if let Some(digits) = body.strip_prefix('#') {
+        return !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit());
+    }
+    body.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+        && body.chars().all(|c| c.is_ascii_alphanumeric())
 }
 
 /// The text without its XML declaration: the text is UTF-8 now, whatever the declaration
@@ -164,6 +216,9 @@ struct EntryBuffer {
     depth: usize,
     events: Vec<BufferedEvent>,
     has_title: bool,
+    has_link: bool,
+    /// An RSS 1.0 item's `rdf:about`: its address, which `feed-rs` reads only from `<link>`.
+    about: Option<String>,
 }
 
 struct BufferedEvent {
@@ -253,6 +308,16 @@ impl<'a> Pass<'a> {
         let depth = self.open.len();
         let local = start.local_name().as_ref().to_string();
         let (is_entry, dc_title) = self.note_entry_child(depth, namespace, &local);
+        if is_entry
+            && local == "item"
+            && let Some(entry) = self.entry.as_mut()
+        {
+            entry.about = start
+                .attributes()
+                .filter_map(Result::ok)
+                .find(|a| a.key.as_ref() == "rdf:about")
+                .map(|a| a.value.to_string());
+        }
         let (rewritten, base64) = rewrite_start(namespace, start, depth, &local);
         if base64 && !empty {
             self.base64_depth = Some(depth);
@@ -295,6 +360,9 @@ impl<'a> Pass<'a> {
         let Some(entry) = self.entry.as_mut().filter(|e| e.depth + 1 == depth) else {
             return (is_entry, false);
         };
+        if local == "link" && namespace != Some(ATOM_10) {
+            entry.has_link = true;
+        }
         if local != "title" {
             return (is_entry, false);
         }
@@ -348,6 +416,8 @@ impl<'a> Pass<'a> {
             depth,
             events: Vec::new(),
             has_title: false,
+            has_link: false,
+            about: None,
         });
     }
 
@@ -358,7 +428,23 @@ impl<'a> Pass<'a> {
         };
         let start = self.writer.get_ref().len();
         let mut promoted = false;
-        for buffered in entry.events {
+        let mut events = entry.events;
+        if let Some(about) = entry.about.filter(|_| !entry.has_link) {
+            // Before the entry's end tag: its address as the link RSS 1.0 says it is.
+            let end = events.pop();
+            for event in [
+                Event::Start(BytesStart::new("link")),
+                Event::Text(BytesText::from_escaped(about)),
+                Event::End(BytesEnd::new("link")),
+            ] {
+                events.push(BufferedEvent {
+                    event,
+                    dc_title: false,
+                });
+            }
+            events.extend(end);
+        }
+        for buffered in events {
             let event = match buffered.event {
                 Event::Start(start) if buffered.dc_title && !entry.has_title && !promoted => {
                     Event::Start(
@@ -551,6 +637,16 @@ fn decode_base64(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bare_ampersands_are_escaped_outside_cdata_and_comments() {
+        let text = "<t>AT&T &amp; &#38; &#x26; &nbsp; a&b=1<![CDATA[x&y]]><!-- p&q --></t>";
+        assert_eq!(
+            repaired_ampersands(text).as_deref(),
+            Some("<t>AT&amp;T &amp; &#38; &#x26; &nbsp; a&amp;b=1<![CDATA[x&y]]><!-- p&q --></t>")
+        );
+        assert_eq!(repaired_ampersands("<t>&amp;</t>"), None);
+    }
 
     #[test]
     fn entries_can_be_read_one_at_a_time() {
