@@ -237,3 +237,30 @@ fn bare_ampersands_and_html_entities_do_not_cost_the_feed() {
         ]
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+    /// Any fixture cut and spliced anywhere: no panic, and whatever is read is usable.
+    #[test]
+    fn damaged_fixtures_never_panic(
+        fixture in 0usize..8,
+        cut in 0usize..4000,
+        splice in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40),
+        charset in proptest::sample::select(vec![None, Some("ISO-8859-1"), Some("koi8-r"), Some("utf-16")]),
+    ) {
+        let names = [
+            "atom03.xml", "rss090.rdf", "rss2_userland_namespace.xml", "atom_odd_text_types.xml",
+            "titles.xml", "rss_dc_title.xml", "atom_link_kinds.xml", "rss_podcast_odd_person.xml",
+        ];
+        let path = common::fixture(&format!("fixtures/feeds/{}", names[fixture]));
+        let mut bytes = std::fs::read(path).expect("fixture");
+        let at = cut.min(bytes.len());
+        bytes.splice(at..at, splice);
+        if let Ok(feed) = parse_feed(&bytes, charset, &base()) {
+            for entry in &feed.entries {
+                proptest::prop_assert!(matches!(entry.url.scheme(), "http" | "https"));
+            }
+        }
+    }
+}
