@@ -32,7 +32,7 @@ use tokio_util::sync::CancellationToken;
 use chrono::{DateTime, Utc};
 
 use crate::config::{Config, EntriesConfig, FeedConfig};
-use crate::feed::{FeedEntry, ParsedFeed, parse_feed};
+use crate::feed::{FeedEntry, ParsedFeed, UnusableEntry, parse_feed};
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, Fetcher, ResourceKind};
 use crate::metrics;
 use crate::schedule;
@@ -197,6 +197,7 @@ async fn poll_entries(
             FeedPoll::not_modified(feed, polled_at, regular)
         }
         Some((fetched, parsed)) => {
+            report.failed_articles += record_unusable_entries(ctx, feed.id, &parsed.unusable).await;
             match remember_entries(ctx, feed, parsed.entries).await {
                 Ok(known) => counted = known,
                 Err(failure) => {
@@ -226,6 +227,16 @@ async fn poll_entries(
     Ok(())
 }
 
+/// Records each entry of the feed document that gives no article (no article link, or
+/// unreadable), so that a poll that stores nothing says why; returns how many.
+async fn record_unusable_entries(ctx: &Context, feed_id: i64, unusable: &[UnusableEntry]) -> usize {
+    for entry in unusable {
+        let failure = StepFailure::new(Stage::Feed, entry.reason.kind(), entry);
+        record(ctx, Some(feed_id), None, &failure).await;
+    }
+    unusable.len()
+}
+
 /// The feed document and its entries, or `None` on a 304; a failure with the server's
 /// `Retry-After`, if it sent one.
 async fn fetch_document(
@@ -246,7 +257,7 @@ async fn fetch_document(
             return Err((failure, error.retry_after()));
         }
     };
-    match parse_feed(&fetched.bytes, &fetched.final_url) {
+    match parse_feed(&fetched.bytes, fetched.charset(), &fetched.final_url) {
         Ok(parsed) => Ok(Some((fetched, parsed))),
         Err(error) => {
             let message = format!("{}: {error}", fetched.final_url);

@@ -8,11 +8,14 @@
 //!    or `http-equiv` declaration in the first 4 KiB, then `chardetng` detection; `encoding_rs`
 //!    decodes. Bytes that are valid UTF-8 and not pure ASCII are read as UTF-8 even when a
 //!    `<meta>` says otherwise: a wrong declaration is far more common than Latin-1 text that
-//!    happens to be valid UTF-8.
+//!    happens to be valid UTF-8. Feeds use the same decoder ([`decode_markup`] with
+//!    [`Markup::Xml`]): the XML declaration, then the HTTP `charset`.
 //! 2. [`parse`]: html5ever (through `scraper`) builds the DOM once; every extractor reads it.
 //! 3. [`write_subtree`] serializes a part of the DOM with every `href`/`src`/`srcset` made
 //!    absolute against the page URL (`<base href>` honoured) and lazy-loaded images
-//!    (`data-src` and friends) resolved into `src`; [`sanitize`] then applies [`policy`].
+//!    (`data-src` and friends) resolved into `src`, `<object>` unwrapped to its fallback
+//!    content, media a reader plays kept ([`is_kept_media`]: video, audio, an allow-listed
+//!    player's `<iframe>`); [`sanitize`] then applies [`policy`].
 //!
 //! Trade-off: the page is parsed once. Instead of sanitizing the whole page and parsing the
 //! result again, extractors choose nodes on the parsed DOM and only the chosen part is
@@ -30,11 +33,14 @@ use scraper::{Html, Node};
 use url::Url;
 
 /// Elements whose content is never text of the page (executable, styling, form controls,
-/// embedded documents). Extractors skip these subtrees; the policy removes them with content.
+/// embedded documents and players). Extractors skip these subtrees; the serializer and the
+/// policy remove them with their content, except the media a reader plays
+/// ([`is_kept_media`]). `<object>` is not one of them: its content is the fallback a reader
+/// shows, and an unclosed `<object>` holds the rest of the page.
 pub const DROPPED_ELEMENTS: &[&str] = &[
-    "script", "style", "noscript", "template", "iframe", "object", "embed", "applet", "canvas",
-    "svg", "math", "select", "option", "textarea", "button", "input", "head", "title", "meta",
-    "link", "audio", "video", "source", "track", "map", "dialog",
+    "script", "style", "noscript", "template", "iframe", "embed", "applet", "canvas", "svg",
+    "math", "select", "option", "textarea", "button", "input", "head", "title", "meta", "link",
+    "audio", "video", "source", "track", "map", "dialog", "param",
 ];
 
 /// Whether `name` is one of [`DROPPED_ELEMENTS`] (a `match`, which the compiler turns into a
@@ -47,7 +53,6 @@ pub fn is_dropped(name: &str) -> bool {
             | "noscript"
             | "template"
             | "iframe"
-            | "object"
             | "embed"
             | "applet"
             | "canvas"
@@ -68,7 +73,71 @@ pub fn is_dropped(name: &str) -> bool {
             | "track"
             | "map"
             | "dialog"
+            | "param"
     )
+}
+
+/// Elements the serializer unwraps: the tag goes, the content (fallback) stays.
+fn is_unwrapped(name: &str) -> bool {
+    name == "object"
+}
+
+/// Video and audio players a reader may embed, as (host, path prefix); always over https,
+/// always sandboxed ([`policy`]). Any other `<iframe>` is dropped.
+const EMBED_PLAYERS: &[(&str, &str)] = &[
+    ("www.youtube.com", "/embed/"),
+    ("youtube.com", "/embed/"),
+    ("www.youtube-nocookie.com", "/embed/"),
+    ("player.vimeo.com", "/video/"),
+    ("www.dailymotion.com", "/embed/video/"),
+    ("w.soundcloud.com", "/player/"),
+    ("open.spotify.com", "/embed/"),
+    ("bandcamp.com", "/EmbeddedPlayer/"),
+    ("embed.ted.com", "/talks/"),
+    ("archive.org", "/embed/"),
+    ("www.loom.com", "/embed/"),
+];
+
+/// The `sandbox` every kept `<iframe>` gets: a player runs its own scripts on its own origin,
+/// and may go full screen; it may not navigate the reader's page or open forms.
+const EMBED_SANDBOX: &str = "allow-scripts allow-same-origin allow-presentation allow-popups";
+
+/// The https address of an allow-listed player (`EMBED_PLAYERS`), from an `<iframe>` `src`.
+pub fn embed_url(base: Option<&Url>, src: &str) -> Option<String> {
+    let mut url = Url::parse(&absolute_url(base, src)?).ok()?;
+    let host = url.host_str()?.to_ascii_lowercase();
+    let allowed = EMBED_PLAYERS
+        .iter()
+        .any(|(player, path)| host == *player && url.path().starts_with(path));
+    if !allowed || url.set_scheme("https").is_err() {
+        return None;
+    }
+    Some(url.to_string())
+}
+
+/// Media elements that survive although their text never counts: `<video>`, `<audio>` and
+/// their `<source>`/`<track>`, and an `<iframe>` of an allow-listed player.
+pub fn is_kept_media(element: &scraper::node::Element, base: Option<&Url>) -> bool {
+    match element.name() {
+        "video" | "audio" | "source" | "track" => true,
+        "iframe" => iframe_source(element).is_some_and(|src| embed_url(base, src).is_some()),
+        _ => false,
+    }
+}
+
+/// An `<iframe>`'s address: `src`, or a lazy-loading attribute when `src` is empty or blank.
+fn iframe_source(element: &scraper::node::Element) -> Option<&str> {
+    element
+        .attr("src")
+        .map(str::trim)
+        .filter(|src| !src.is_empty() && *src != "about:blank")
+        .or_else(|| {
+            LAZY_SRC_ATTRIBUTES
+                .iter()
+                .filter_map(|name| element.attr(name))
+                .map(str::trim)
+                .find(|v| !v.is_empty())
+        })
 }
 
 /// Elements kept by the policy: article structure and the page's layout containers.
@@ -77,6 +146,7 @@ const KEPT_TAGS: &[&str] = &[
     "abbr",
     "article",
     "aside",
+    "audio",
     "b",
     "bdi",
     "bdo",
@@ -106,6 +176,7 @@ const KEPT_TAGS: &[&str] = &[
     "header",
     "hr",
     "i",
+    "iframe",
     "img",
     "ins",
     "kbd",
@@ -115,12 +186,14 @@ const KEPT_TAGS: &[&str] = &[
     "nav",
     "ol",
     "p",
+    "picture",
     "pre",
     "q",
     "s",
     "samp",
     "section",
     "small",
+    "source",
     "span",
     "strong",
     "sub",
@@ -133,16 +206,19 @@ const KEPT_TAGS: &[&str] = &[
     "thead",
     "time",
     "tr",
+    "track",
     "u",
     "ul",
     "var",
+    "video",
     "wbr",
 ];
 
 /// Attributes the serializer copies (the policy then restricts them per tag).
 const COPIED_ATTRIBUTES: &[&str] = &[
-    "href", "src", "srcset", "alt", "title", "width", "height", "colspan", "rowspan", "datetime",
-    "start", "lang", "dir",
+    "href", "src", "srcset", "poster", "alt", "title", "width", "height", "colspan", "rowspan",
+    "datetime", "start", "lang", "dir", "type", "media", "sizes", "kind", "srclang", "label",
+    "preload", "loop", "muted",
 ];
 
 /// Attributes that lazy-loading scripts read the real image address from, best first.
@@ -161,7 +237,12 @@ const LAZY_SRC_ATTRIBUTES: &[&str] = &[
 const LAZY_SRCSET_ATTRIBUTES: &[&str] = &["data-srcset", "data-lazy-srcset"];
 
 /// The elements HTML defines as void (no closing tag).
-const VOID_ELEMENTS: &[&str] = &["br", "hr", "img", "wbr", "col", "area", "input", "source"];
+const VOID_ELEMENTS: &[&str] = &[
+    "br", "hr", "img", "wbr", "col", "area", "input", "source", "track", "param", "embed",
+];
+
+/// URL schemes a link may use besides http(s): mail, phone, messages, torrents, chat.
+const LINK_SCHEMES: &[&str] = &["mailto", "tel", "sms", "magnet", "xmpp"];
 
 /// Decoded page text and the encoding that decoded it.
 #[derive(Debug, Clone)]
@@ -170,9 +251,26 @@ pub struct Decoded {
     pub encoding: &'static str,
 }
 
+/// Where a document declares its own encoding, and how much that declaration weighs
+/// against the HTTP `charset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Markup {
+    /// HTML: the HTTP `charset`, then `<meta charset>` (the WHATWG order).
+    Html,
+    /// XML (feeds): the `<?xml … encoding="…"?>` declaration, then the HTTP `charset`. A
+    /// feed file says what it is written in; servers send one default charset for all.
+    Xml,
+}
+
 /// Decodes page bytes (see the module documentation for the order of evidence).
 pub fn decode(raw: &[u8], http_charset: Option<&str>) -> Decoded {
-    let encoding = sniff_encoding(raw, http_charset);
+    decode_markup(raw, http_charset, Markup::Html)
+}
+
+/// Decodes HTML or XML bytes: byte order mark, the declarations in the order `markup`
+/// gives, then detection; valid non-ASCII UTF-8 is read as UTF-8 whatever is declared.
+pub fn decode_markup(raw: &[u8], http_charset: Option<&str>, markup: Markup) -> Decoded {
+    let encoding = sniff_encoding(raw, http_charset, markup);
     let (text, _had_errors) = encoding.decode_with_bom_removal(raw);
     Decoded {
         text: text.into_owned(),
@@ -180,14 +278,16 @@ pub fn decode(raw: &[u8], http_charset: Option<&str>) -> Decoded {
     }
 }
 
-fn sniff_encoding(raw: &[u8], http_charset: Option<&str>) -> &'static Encoding {
+fn sniff_encoding(raw: &[u8], http_charset: Option<&str>, markup: Markup) -> &'static Encoding {
     if let Some((encoding, _)) = Encoding::for_bom(raw) {
         return encoding;
     }
     let utf8_multibyte = !raw.is_ascii() && std::str::from_utf8(raw).is_ok();
-    let declared = http_charset
-        .and_then(|label| Encoding::for_label(label.trim().as_bytes()))
-        .or_else(|| meta_charset(raw));
+    let from_http = || http_charset.and_then(|label| Encoding::for_label(label.trim().as_bytes()));
+    let declared = match markup {
+        Markup::Html => from_http().or_else(|| meta_charset(raw)),
+        Markup::Xml => xml_declared_charset(raw).or_else(from_http),
+    };
     if let Some(encoding) = declared {
         // A UTF-16 label in a document that parsed as bytes is a mislabel (WHATWG): UTF-8.
         if encoding == encoding_rs::UTF_16LE || encoding == encoding_rs::UTF_16BE {
@@ -204,6 +304,23 @@ fn sniff_encoding(raw: &[u8], http_charset: Option<&str>) -> &'static Encoding {
     let mut detector = chardetng::EncodingDetector::new();
     detector.feed(raw, true);
     detector.guess(None, true)
+}
+
+/// The encoding an XML declaration (`<?xml version="1.0" encoding="…"?>`) names.
+fn xml_declared_charset(raw: &[u8]) -> Option<&'static Encoding> {
+    let start = raw.iter().position(|b| !b.is_ascii_whitespace())?;
+    let head = &raw[start..raw.len().min(start + 512)];
+    if !head.starts_with(b"<?xml") {
+        return None;
+    }
+    let declaration = &head[..find(head, b"?>")?];
+    let at = find(declaration, b"encoding")?;
+    let rest = trim_ascii_start(&declaration[at + b"encoding".len()..]);
+    let rest = trim_ascii_start(rest.strip_prefix(b"=")?);
+    let quote = *rest.first().filter(|q| matches!(q, b'"' | b'\''))?;
+    let label = &rest[1..];
+    let end = label.iter().position(|&b| b == quote)?;
+    Encoding::for_label(&label[..end])
 }
 
 /// The charset a `<meta charset>` or `<meta http-equiv content="…; charset=…">` declares in
@@ -278,8 +395,18 @@ pub fn base_url(document: &Html, page_url: Option<&Url>) -> Option<Url> {
     }
 }
 
-/// `href` made absolute against `base`; `None` for schemes other than http(s) and mailto.
+/// A resource address (`src`, `poster`) made absolute against `base`; `None` for schemes
+/// other than http(s).
 pub fn absolute_url(base: Option<&Url>, href: &str) -> Option<String> {
+    absolute_with_schemes(base, href, &[])
+}
+
+/// A link (`href`) made absolute against `base`; http(s) and `LINK_SCHEMES` only.
+pub fn absolute_href(base: Option<&Url>, href: &str) -> Option<String> {
+    absolute_with_schemes(base, href, LINK_SCHEMES)
+}
+
+fn absolute_with_schemes(base: Option<&Url>, href: &str, schemes: &[&str]) -> Option<String> {
     let href = href.trim();
     if href.is_empty() {
         return None;
@@ -292,7 +419,8 @@ pub fn absolute_url(base: Option<&Url>, href: &str) -> Option<String> {
         },
         Err(_) => return None,
     };
-    matches!(url.scheme(), "http" | "https" | "mailto").then(|| url.to_string())
+    (matches!(url.scheme(), "http" | "https") || schemes.contains(&url.scheme()))
+        .then(|| url.to_string())
 }
 
 /// A `srcset` with every candidate made absolute; candidates that cannot be are dropped.
@@ -412,15 +540,25 @@ pub fn write_start_tag(out: &mut String, element: &scraper::node::Element, base:
             write_attr(out, "srcset", &srcset);
         }
     }
+    if name == "iframe"
+        && let Some(src) = iframe_source(element).and_then(|s| embed_url(base, s))
+    {
+        write_attr(out, "src", &src);
+    }
     for attr in COPIED_ATTRIBUTES {
-        if name == "img" && matches!(*attr, "src" | "srcset") {
+        if matches!(name, "img" | "iframe") && matches!(*attr, "src" | "srcset") {
             continue;
         }
         let Some(value) = element.attr(attr) else {
             continue;
         };
         match *attr {
-            "href" | "src" => {
+            "href" => {
+                if let Some(url) = absolute_href(base, value) {
+                    write_attr(out, attr, &url);
+                }
+            }
+            "src" | "poster" => {
                 if let Some(url) = absolute_url(base, value) {
                     write_attr(out, attr, &url);
                 }
@@ -457,9 +595,15 @@ pub fn write_subtree(
                     Node::Text(text) => escape_into(out, text, false),
                     Node::Element(element) => {
                         let name = element.name();
-                        if is_dropped(name) || is_hidden(element) {
+                        let kept_media = is_kept_media(element, base);
+                        if (is_dropped(name) && !kept_media) || is_hidden(element) {
                             skipping = Some(current.id());
-                        } else {
+                        } else if name == "iframe" {
+                            // A player's fallback text is not the article's.
+                            write_start_tag(out, element, base);
+                            out.push_str("</iframe>");
+                            skipping = Some(current.id());
+                        } else if !is_unwrapped(name) {
                             write_start_tag(out, element, base);
                         }
                     }
@@ -476,7 +620,7 @@ pub fn write_subtree(
                 }
                 if let Node::Element(element) = current.value() {
                     let name = element.name();
-                    if !VOID_ELEMENTS.contains(&name) {
+                    if !VOID_ELEMENTS.contains(&name) && !is_unwrapped(name) {
                         let _ = write!(out, "</{name}>");
                     }
                 }
@@ -485,15 +629,28 @@ pub fn write_subtree(
     }
 }
 
-/// The one sanitizing policy: article structure kept, everything executable removed.
+/// The one sanitizing policy: article structure and playable media kept, everything
+/// executable removed. No event handler or style attribute is ever allowed; `src`, `poster`
+/// and `srcset` must be http(s); an `<iframe>` keeps its `src` only for an allow-listed player
+/// and is always sandboxed; `<video>`/`<audio>` always show their controls.
 pub fn policy() -> ammonia::Builder<'static> {
     let mut builder = ammonia::Builder::empty();
     let tag_attributes: HashMap<&'static str, HashSet<&'static str>> = [
         ("a", &["href", "title"][..]),
         (
             "img",
-            &["src", "srcset", "alt", "width", "height", "title"][..],
+            &["src", "srcset", "sizes", "alt", "width", "height", "title"][..],
         ),
+        (
+            "video",
+            &[
+                "src", "poster", "width", "height", "preload", "loop", "muted",
+            ][..],
+        ),
+        ("audio", &["src", "preload", "loop"][..]),
+        ("source", &["src", "srcset", "sizes", "type", "media"][..]),
+        ("track", &["src", "kind", "srclang", "label", "default"][..]),
+        ("iframe", &["src", "width", "height", "title"][..]),
         ("td", &["colspan", "rowspan"][..]),
         ("th", &["colspan", "rowspan"][..]),
         ("ol", &["start"][..]),
@@ -502,6 +659,8 @@ pub fn policy() -> ammonia::Builder<'static> {
     .into_iter()
     .map(|(tag, attrs)| (tag, attrs.iter().copied().collect()))
     .collect();
+    let mut schemes: HashSet<&'static str> = ["http", "https"].into_iter().collect();
+    schemes.extend(LINK_SCHEMES.iter().copied());
     builder
         .tags(KEPT_TAGS.iter().copied().collect())
         .clean_content_tags(
@@ -512,24 +671,36 @@ pub fn policy() -> ammonia::Builder<'static> {
                 .collect(),
         )
         .tag_attributes(tag_attributes)
+        .set_tag_attribute_value("iframe", "sandbox", EMBED_SANDBOX)
+        .set_tag_attribute_value("iframe", "allowfullscreen", "")
+        .set_tag_attribute_value(
+            "iframe",
+            "referrerpolicy",
+            "strict-origin-when-cross-origin",
+        )
+        .set_tag_attribute_value("video", "controls", "")
+        .set_tag_attribute_value("audio", "controls", "")
         .generic_attributes(["lang", "dir"].into_iter().collect())
-        .url_schemes(["http", "https", "mailto"].into_iter().collect())
+        .url_schemes(schemes)
         .url_relative(ammonia::UrlRelative::PassThrough)
         .link_rel(Some("noopener noreferrer"))
         .strip_comments(true)
-        .attribute_filter(|_element, attribute, value| {
-            if attribute == "srcset" {
-                let safe = value.split(',').all(|candidate| {
-                    let url = candidate.split_whitespace().next().unwrap_or("");
-                    url.starts_with("https://") || url.starts_with("http://")
-                });
-                if !safe {
-                    return None;
-                }
-            }
-            Some(Cow::Borrowed(value))
+        .attribute_filter(|element, attribute, value| match (element, attribute) {
+            ("iframe", "src") => embed_url(None, value).map(Cow::Owned),
+            // Only links may leave http(s): a resource is never mail, a phone or a torrent.
+            (_, "src" | "poster") => is_http(value).then_some(Cow::Borrowed(value)),
+            (_, "srcset") => value
+                .split(',')
+                .all(|candidate| is_http(candidate.split_whitespace().next().unwrap_or("")))
+                .then_some(Cow::Borrowed(value)),
+            _ => Some(Cow::Borrowed(value)),
         });
     builder
+}
+
+fn is_http(url: &str) -> bool {
+    let lower = url.trim_start().get(..8).unwrap_or("").to_ascii_lowercase();
+    lower.starts_with("https://") || lower.starts_with("http://")
 }
 
 thread_local! {

@@ -38,11 +38,11 @@ const RSS2: &str = r#"<?xml version="1.0" encoding="UTF-8"?>
 
 #[test]
 fn rss2_entries_carry_everything_the_pipeline_needs() {
-    let feed = parse_feed(RSS2.as_bytes(), &base()).expect("valid RSS");
+    let feed = parse_feed(RSS2.as_bytes(), None, &base()).expect("valid RSS");
     assert_eq!(feed.title.as_deref(), Some("Example & News"));
     assert_eq!(feed.site_url.as_deref(), Some("https://news.example/"));
     assert_eq!(feed.entries.len(), 3);
-    assert_eq!(feed.skipped, 1);
+    assert_eq!(feed.unusable.len(), 1);
 
     let first = &feed.entries[0];
     assert_eq!(first.guid.as_deref(), Some("urn:news:1"));
@@ -94,7 +94,7 @@ fn atom_entries_use_the_alternate_link() {
     <summary>Short.</summary>
   </entry>
 </feed>"#;
-    let feed = parse_feed(atom.as_bytes(), &base()).expect("valid Atom");
+    let feed = parse_feed(atom.as_bytes(), None, &base()).expect("valid Atom");
     assert_eq!(feed.title.as_deref(), Some("Atom blog"));
     assert_eq!(feed.site_url.as_deref(), Some("https://blog.example/"));
     let entry = &feed.entries[0];
@@ -117,10 +117,10 @@ fn json_feed_entries_are_read() {
         {"id": "2", "title": "no url"}
       ]
     }"#;
-    let feed = parse_feed(json.as_bytes(), &base()).expect("valid JSON Feed");
+    let feed = parse_feed(json.as_bytes(), None, &base()).expect("valid JSON Feed");
     assert_eq!(feed.title.as_deref(), Some("JSON example"));
     assert_eq!(feed.entries.len(), 1);
-    assert_eq!(feed.skipped, 1);
+    assert_eq!(feed.unusable.len(), 1);
     assert_eq!(feed.entries[0].url.as_str(), "https://json.example/a");
     assert_eq!(feed.entries[0].author.as_deref(), Some("Kim"));
 }
@@ -132,13 +132,13 @@ fn rss1_and_rss091_are_read() {
   <channel rdf:about="https://rdf.example/"><title>RDF</title><link>https://rdf.example/</link></channel>
   <item rdf:about="https://rdf.example/1"><title>One</title><link>https://rdf.example/1</link></item>
 </rdf:RDF>"#;
-    let feed = parse_feed(rss1.as_bytes(), &base()).expect("valid RSS 1.0");
+    let feed = parse_feed(rss1.as_bytes(), None, &base()).expect("valid RSS 1.0");
     assert_eq!(feed.entries[0].url.as_str(), "https://rdf.example/1");
 
     let rss091 = r#"<?xml version="1.0"?>
 <rss version="0.91"><channel><title>Old</title><link>https://old.example/</link>
 <item><title>Old item</title><link>https://old.example/item</link></item></channel></rss>"#;
-    let feed = parse_feed(rss091.as_bytes(), &base()).expect("valid RSS 0.91");
+    let feed = parse_feed(rss091.as_bytes(), None, &base()).expect("valid RSS 0.91");
     assert_eq!(feed.entries[0].title, "Old item");
 }
 
@@ -146,7 +146,7 @@ fn rss1_and_rss091_are_read() {
 fn an_html_page_is_not_a_feed() {
     let html =
         b"<!DOCTYPE html><html><head><title>Home</title></head><body><p>Hi</p></body></html>";
-    let error = parse_feed(html, &base()).expect_err("HTML is refused");
+    let error = parse_feed(html, None, &base()).expect_err("HTML is refused");
     assert!(matches!(error, FeedError::NotAFeed { .. }), "{error:?}");
     assert!(error.to_string().contains("HTML page"), "{error}");
     assert_eq!(error.kind(), "not_a_feed");
@@ -161,9 +161,21 @@ fn malformed_feeds_are_errors_not_panics() {
         b"{\"version\": \"https://jsonfeed.org/version/1\", \"items\": 5}",
         b"<?xml version=\"1.0\"?><rss><channel><item><link>http://[::1</link></item></channel></rss>",
     ] {
-        if let Ok(feed) = parse_feed(bytes, &base()) {
+        if let Ok(feed) = parse_feed(bytes, None, &base()) {
             // Lenient parsers may accept a prefix; whatever they return must be usable.
             assert!(feed.entries.iter().all(|e| e.url.scheme().starts_with("http")));
         }
     }
+}
+
+#[test]
+fn a_query_key_without_a_value_is_kept_as_written() {
+    let rss = r#"<rss version="2.0"><channel><title>Q</title>
+<item><title>Bare key</title><link>https://q.example/read?a&amp;page=2&amp;utm_source=rss</link></item>
+</channel></rss>"#;
+    let feed = parse_feed(rss.as_bytes(), None, &base()).expect("valid RSS");
+    assert_eq!(
+        feed.entries[0].url.as_str(),
+        "https://q.example/read?a&page=2"
+    );
 }

@@ -23,6 +23,7 @@ on_both_databases!(
     rate_limited_feeds_back_off_as_asked,
     a_latin1_page_without_http_charset_is_decoded,
     the_guard_and_robots_txt_hold_inside_the_pipeline,
+    feeds_with_entries_never_poll_ok_with_nothing_stored_or_said,
 );
 
 /// A configuration for the farm: loopback allowed, no politeness delay, no robots.txt.
@@ -584,6 +585,147 @@ async fn the_guard_and_robots_txt_hold_inside_the_pipeline(db: TestDb) -> anyhow
         farm.hits("/a/2.html"),
         0,
         "a disallowed page is never requested"
+    );
+    Ok(())
+}
+
+/// Feeds as the wild web writes them (Atom 0.3, versionless RSS in a namespace, Latin-1 told
+/// only by HTTP, entries with no article link or one odd element): every entry is stored,
+/// or a failure row (what `gleaner failures` lists) says why it was not.
+async fn feeds_with_entries_never_poll_ok_with_nothing_stored_or_said(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    for n in 1..=4 {
+        serve_article(&farm, n, false);
+    }
+    let atom03 = format!(
+        r#"<?xml version="1.0" encoding="utf-8"?>
+<feed version="0.3" xmlns="http://purl.org/atom/ns#"><title>Old Atom</title>
+<modified>2004-03-14T18:30:02Z</modified>
+<entry><title mode="base64" type="text/plain">U3Rvcnkgb25l</title><id>urn:a03:1</id>
+<link rel="alternate" type="text/html" href="{}"/><issued>2004-03-14T08:00:00Z</issued></entry>
+</feed>"#,
+        farm.url("/a/1.html")
+    );
+    farm.route(
+        "/atom03.xml",
+        farm::ok("application/atom+xml", atom03.into()),
+    );
+    let latin1: Vec<u8> = format!(
+        "<rss xmlns=\"http://backend.userland.com/rss2\"><channel><title>Café</title>\
+         <item><title>Crème brûlée</title><link>{}</link></item></channel></rss>",
+        farm.url("/a/2.html")
+    )
+    .chars()
+    .map(|c| u8::try_from(u32::from(c)).unwrap_or(b'?'))
+    .collect();
+    farm.route(
+        "/latin1.xml",
+        farm::ok("application/rss+xml; charset=ISO-8859-1", latin1),
+    );
+    let mixed = format!(
+        r#"<feed xmlns="http://www.w3.org/2005/Atom"><title>Mixed</title>
+<entry><title>Licence only</title><id>urn:m:licence</id>
+<link rel="license" href="{licence}"/></entry>
+<entry><title>Odd content</title><id>urn:m:odd</id><link href="{odd}"/>
+<content src="{odd}" type="text/plain">text where none may be</content></entry>
+<entry xmlns="http://vocabulary.example/not-atom"><title>Foreign</title><link href="{odd}"/></entry>
+<entry><title type="">Story three</title><id>urn:m:3</id><link href="{three}"/></entry>
+</feed>"#,
+        licence = farm.url("/licence.html"),
+        odd = farm.url("/a/4.html"),
+        three = farm.url("/a/3.html"),
+    );
+    farm.route("/mixed.xml", farm::ok("application/atom+xml", mixed.into()));
+    let nothing_usable = format!(
+        r#"<rss version="2.0"><channel><title>Nothing usable</title>
+<item><title>Only a guid</title><guid isPermaLink="false">urn:n:1</guid></item>
+<item><title>Only an enclosure</title><enclosure url="{}" type="audio/mpeg" length="1"/></item>
+</channel></rss>"#,
+        farm.url("/episode.mp3")
+    );
+    farm.route(
+        "/nothing.xml",
+        farm::ok("application/rss+xml", nothing_usable.into()),
+    );
+    let ctx = daemon::prepare(config(
+        &db,
+        &[
+            ("atom03", farm.url("/atom03.xml")),
+            ("latin1", farm.url("/latin1.xml")),
+            ("mixed", farm.url("/mixed.xml")),
+            ("nothing", farm.url("/nothing.xml")),
+        ],
+    )
+    .parse()?)
+    .await?;
+    let (summary, reports) = poll(&ctx).await?;
+    let counts: Vec<(&str, &str, usize, usize)> = reports
+        .iter()
+        .map(|r| {
+            (
+                r.feed.as_str(),
+                r.status.as_str(),
+                r.new_articles,
+                r.failed_articles,
+            )
+        })
+        .collect();
+    assert_eq!(
+        counts,
+        [
+            ("atom03", "ok", 1, 0),
+            ("latin1", "ok", 1, 0),
+            ("mixed", "ok", 2, 2),
+            ("nothing", "ok", 0, 2),
+        ],
+        "{reports:#?}"
+    );
+    assert_eq!(summary.new_articles, 4);
+    assert_eq!(
+        farm.hits("/licence.html"),
+        0,
+        "a licence is never the article"
+    );
+
+    let titles: Vec<String> = db
+        .store
+        .list_articles(&ArticleFilter {
+            limit: 10,
+            ascending: true,
+            ..Default::default()
+        })
+        .await?
+        .into_iter()
+        .map(|a| a.title)
+        .collect();
+    for title in ["Story one", "Crème brûlée", "Odd content", "Story three"] {
+        assert!(titles.iter().any(|t| t == title), "{title} in {titles:?}");
+    }
+
+    let failures = db.store.recent_failures(100).await?;
+    let mut said: Vec<(String, String, String)> = failures
+        .iter()
+        .map(|f| {
+            let feed = f.feed.clone().unwrap_or_default();
+            (feed, f.stage.clone(), f.kind.clone())
+        })
+        .collect();
+    said.sort();
+    let expected = [
+        ("mixed", "feed", "no_article_link"),
+        ("mixed", "feed", "unreadable_entry"),
+        ("nothing", "feed", "no_article_link"),
+        ("nothing", "feed", "no_article_link"),
+    ]
+    .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()));
+    assert_eq!(said, expected, "{failures:#?}");
+    assert!(
+        failures
+            .iter()
+            .any(|f| f.message.contains("\"urn:m:licence\"") && f.message.contains("rel=license")),
+        "{failures:#?}"
     );
     Ok(())
 }

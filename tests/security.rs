@@ -101,6 +101,89 @@ fn stored_html_is_inert_whatever_the_algorithm() {
     assert!(auto.html.contains("<p>"), "structure kept: {}", auto.html);
 }
 
+/// Media a reader keeps (players, sources, pictures, links that are not web pages), written
+/// the way an attacker would.
+const HOSTILE_MEDIA: &str = r#"<!DOCTYPE html><html><head><title>Media</title></head><body>
+<video src="javascript:alert(1)" poster="javascript:alert(2)" onplay="alert(3)" autoplay
+  onerror="alert(4)"><source src="javascript:alert(5)" onerror="alert(6)" type="video/mp4">
+  <source src="data:video/mp4;base64,AAAA"><track src="javascript:alert(7)" oncuechange="alert(8)">
+  <script>alert(9)</script></video>
+<video poster="https://cdn.example/p.jpg" src="https://cdn.example/v.mp4" onloadstart="alert(10)"></video>
+<audio src="JaVaScRiPt:alert(11)" onplay="alert(12)"><source src="https://cdn.example/a.mp3"></audio>
+<picture onclick="alert(13)"><source srcset="javascript:alert(14) 1x, https://cdn.example/a.jpg 2x">
+  <source srcset="https://cdn.example/b.avif" onerror="alert(15)"><img src="https://cdn.example/c.jpg" alt="c"></picture>
+<iframe src="https://www.youtube.com/embed/abc" onload="alert(16)" srcdoc="&lt;script&gt;alert(17)&lt;/script&gt;"
+  sandbox="allow-top-navigation allow-forms allow-modals" allow="camera; microphone"></iframe>
+<iframe src="https://evil.example/embed/abc"></iframe>
+<iframe src="javascript:alert(18)"></iframe>
+<iframe src="https://www.youtube.com.evil.example/embed/abc"></iframe>
+<iframe src="data:text/html,&lt;script&gt;alert(19)&lt;/script&gt;"></iframe>
+<p><a href="tel:+1-555-0100" onclick="alert(20)">call</a> <a href="magnet:?xt=urn:btih:abc">get</a>
+<a href="vbscript:msgbox(21)">vb</a> <a href="mailto:a@b.example" onmouseover="alert(22)">mail</a></p>
+<object data="https://evil.example/x.swf"><param name="src" value="javascript:alert(23)">
+<embed src="javascript:alert(24)"><p onclick="alert(25)">Fallback text</p>
+</body></html>"#;
+
+#[test]
+fn kept_media_is_inert() {
+    let page_url = url::Url::parse("https://news.example/a.html").expect("URL");
+    let whole = gleaner::tidy::tidy_html(HOSTILE_MEDIA.as_bytes(), None, Some(&page_url)).html;
+    let fragment = gleaner::tidy::sanitize(HOSTILE_MEDIA);
+    for (how, html) in [("tidy_html", &whole), ("sanitize", &fragment)] {
+        let lower = html.to_ascii_lowercase();
+        for needle in [
+            "javascript:",
+            "vbscript:",
+            "data:",
+            "alert(",
+            "<script",
+            "<object",
+            "<embed",
+            "<param",
+            "srcdoc",
+            "autoplay",
+            "allow-top-navigation",
+            "allow-forms",
+            "allow-modals",
+            "allow=",
+            "evil.example",
+        ] {
+            assert!(!lower.contains(needle), "{how}: {needle:?} in\n{html}");
+        }
+        let attributes = lower
+            .split(|c: char| c.is_whitespace() || c == '<')
+            .filter(|word| word.starts_with("on") && word.contains('='))
+            .collect::<Vec<_>>();
+        assert!(attributes.is_empty(), "{how}: {attributes:?} in\n{html}");
+        let iframes: Vec<&str> = lower.split("<iframe").skip(1).collect();
+        for iframe in &iframes {
+            let tag = iframe.split('>').next().unwrap_or_default();
+            assert!(
+                tag.contains(
+                    r#"sandbox="allow-scripts allow-same-origin allow-presentation allow-popups""#
+                ),
+                "{how}: an iframe without the sandbox: {tag}"
+            );
+            assert!(
+                !tag.contains(" src=")
+                    || tag.contains(r#"src="https://www.youtube.com/embed/abc""#),
+                "{how}: an iframe of a host off the list: {tag}"
+            );
+        }
+        assert!(
+            lower.contains(r#"src="https://www.youtube.com/embed/abc""#),
+            "{how}: the allowed player is kept\n{html}"
+        );
+        assert!(lower.contains(r#"href="tel:+1-555-0100""#), "{how}: {html}");
+        assert!(lower.contains("fallback text"), "{how}: {html}");
+    }
+    assert_eq!(
+        whole.matches("<iframe").count(),
+        1,
+        "only the allowed player is written: {whole}"
+    );
+}
+
 #[test]
 fn the_api_token_is_never_printed() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -91,7 +91,7 @@ pub fn feed(data: &[u8]) {
     let Ok(feed_url) = Url::parse(FEED_URL) else {
         return;
     };
-    let Ok(parsed) = gleaner::feed::parse_feed(data, &feed_url) else {
+    let Ok(parsed) = gleaner::feed::parse_feed(data, None, &feed_url) else {
         return;
     };
     for entry in &parsed.entries {

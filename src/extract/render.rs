@@ -4,8 +4,9 @@
 //! useful multimedia for presentation together with the article").
 //!
 //! Images are kept in document order with alt text and figure caption; tracking pixels
-//! (declared 1×1 or 2×2, or a beacon/analytics address) and icons (both sides under 50 px, or
-//! an icon/logo/avatar/sprite address) are dropped.
+//! (a side declared 2 px or less, or a known tracker's address) and icons (an
+//! icon/logo/avatar/sprite address) are dropped. A small image that is neither (a 40×30
+//! chart, a thumbnail) is the article's.
 
 use ego_tree::NodeRef;
 use scraper::Node;
@@ -15,31 +16,38 @@ use super::Page;
 use super::dom::ImageNode;
 use crate::tidy;
 
-/// Address fragments of tracking pixels and analytics beacons.
+/// Address fragments of tracking pixels and analytics beacons: known trackers' hosts and
+/// paths, not words an ordinary image name may hold ("pixel-art.png", "tracking-shot.jpg").
 const BEACON_PATTERNS: &[&str] = &[
-    "pixel",
-    "beacon",
-    "tracking",
-    "tracker",
+    "/pixel.gif",
+    "/pixel.png",
+    "/pixel?",
+    "/pixel/",
+    "/beacon",
+    "/tracking/",
+    "/tracker/",
+    "/track.gif",
     "/1x1",
-    "1x1.",
-    "spacer",
-    "doubleclick",
+    "1x1.gif",
+    "1x1.png",
+    "spacer.gif",
+    "doubleclick.net",
     "facebook.com/tr",
-    "google-analytics",
-    "googletagmanager",
-    "scorecardresearch",
+    "google-analytics.com",
+    "googletagmanager.com",
+    "scorecardresearch.com",
     "/b/ss/",
-    "analytics",
-    "quantserve",
-    "chartbeat",
-    "adserver",
+    "quantserve.com",
+    "chartbeat.net",
+    "/adserver",
     "/count?",
-    "counter.",
     "/stat?",
-    "imrworldwide",
-    "omtrdc",
-    "bat.bing",
+    "imrworldwide.com",
+    "omtrdc.net",
+    "bat.bing.com",
+    "pixel.wp.com",
+    "feedburner.com/~r/",
+    "feeds.feedburner.com/~ff/",
 ];
 
 /// Address fragments of icons and page decoration.
@@ -51,12 +59,6 @@ const ICON_PATTERNS: &[&str] = &[
 pub fn is_decoration(image: &ImageNode) -> bool {
     let tiny = |d: Option<u32>| d.is_some_and(|d| d <= 2);
     if tiny(image.width) || tiny(image.height) {
-        return true;
-    }
-    if let (Some(w), Some(h)) = (image.width, image.height)
-        && w < 50
-        && h < 50
-    {
         return true;
     }
     let url = image.url.to_ascii_lowercase();

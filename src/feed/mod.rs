@@ -1,0 +1,622 @@
+//! Feed documents into entries: RSS 0.90/0.91/0.92/1.0/2.0, Atom 0.3/1.0 and JSON Feed
+//! 1.0/1.1.
+//!
+//! Owns [`parse_feed`], which turns the bytes of a feed into [`FeedEntry`] values (guid, URL,
+//! title, author, published time, summary, enclosures) and says of every entry it cannot use
+//! why ([`UnusableEntry`]), and [`normalize_url`], the identity of an article across feeds:
+//! fragment and tracking parameters dropped. Pure: no I/O.
+//!
+//! The steps: the bytes are decoded like a page (`tidy::decode_markup`: byte order mark, XML
+//! declaration, HTTP charset, detection); `normalize` rewrites what `feed-rs` cannot read
+//! (old namespaces, a missing RSS version, odd text types); `feed-rs` parses. When it still
+//! refuses the document for one element, the feed's fields and each entry are parsed alone,
+//! without the element it names: one odd element costs that element, not the feed.
+
+mod normalize;
+
+use chrono::{DateTime, Utc};
+use url::Url;
+
+/// A feed as gleaner uses it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ParsedFeed {
+    pub title: Option<String>,
+    /// The site the feed belongs to (its `alternate` link).
+    pub site_url: Option<String>,
+    /// Entries in the order of the document (usually newest first).
+    pub entries: Vec<FeedEntry>,
+    /// Entries of the document that cannot be stored, each with the reason.
+    pub unusable: Vec<UnusableEntry>,
+}
+
+/// An entry of the document that gives no article to download.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UnusableEntry {
+    /// Its id, or else its title, or else its position: what a person can find it by.
+    pub name: String,
+    pub reason: Unusable,
+}
+
+/// Why an entry gives no article.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unusable {
+    /// No link to an article: none at all, or only links of other kinds (`license`, `self`,
+    /// `related`, `via`, `enclosure`, …), and an id that is not a URL. The kinds found.
+    NoArticleLink { other_links: Vec<String> },
+    /// The parser could not read the entry (its message).
+    Unreadable(String),
+}
+
+impl Unusable {
+    /// A short word for the failures table.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Unusable::NoArticleLink { .. } => "no_article_link",
+            Unusable::Unreadable(_) => "unreadable_entry",
+        }
+    }
+}
+
+impl std::fmt::Display for UnusableEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.reason {
+            Unusable::NoArticleLink { other_links } if other_links.is_empty() => {
+                write!(f, "entry {:?} has no link to an article", self.name)
+            }
+            Unusable::NoArticleLink { other_links } => write!(
+                f,
+                "entry {:?} has no link to an article (only rel={})",
+                self.name,
+                other_links.join(", rel=")
+            ),
+            Unusable::Unreadable(message) => {
+                write!(f, "entry {:?} could not be read: {message}", self.name)
+            }
+        }
+    }
+}
+
+/// One entry: what the pipeline needs to download and store an article.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FeedEntry {
+    /// The entry's id in the feed (RSS guid, Atom id, JSON Feed id), when it has one.
+    pub guid: Option<String>,
+    /// The article's URL, absolute and normalized.
+    pub url: Url,
+    /// Plain text (markup removed); empty when the feed gave none.
+    pub title: String,
+    pub author: Option<String>,
+    pub published: Option<DateTime<Utc>>,
+    pub summary: Option<String>,
+    pub enclosures: Vec<Enclosure>,
+}
+
+/// A file attached to an entry (podcast audio, an image).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Enclosure {
+    pub url: Url,
+    pub media_type: Option<String>,
+    pub length: Option<u64>,
+}
+
+/// Why bytes are not a feed.
+#[derive(Debug, thiserror::Error)]
+pub enum FeedError {
+    #[error("not a feed (no RSS, Atom or JSON Feed root element){hint}")]
+    NotAFeed { hint: &'static str },
+    #[error("malformed feed: {0}")]
+    Malformed(String),
+}
+
+impl FeedError {
+    /// A short word for the failures table.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FeedError::NotAFeed { .. } => "not_a_feed",
+            FeedError::Malformed(_) => "malformed_feed",
+        }
+    }
+}
+
+/// Query parameters that only track where a click came from; they never change the article.
+const TRACKING_PARAMETERS: &[&str] = &[
+    "fbclid",
+    "gclid",
+    "dclid",
+    "gbraid",
+    "wbraid",
+    "msclkid",
+    "yclid",
+    "twclid",
+    "igshid",
+    "mc_cid",
+    "mc_eid",
+    "_hsenc",
+    "_hsmi",
+    "mkt_tok",
+    "oly_enc_id",
+    "oly_anon_id",
+    "vero_id",
+    "__s",
+    "_ga",
+    "_gl",
+    "wt_mc",
+    "cmpid",
+    "ncid",
+    "sr_share",
+];
+
+/// The identity of an article URL: no fragment, no tracking parameters (`utm_*` and the
+/// common click ids), no empty query. Everything else is kept as it was written, parameter
+/// order and `?a` without `=` included: other parameters may select the article.
+pub fn normalize_url(url: &Url) -> Url {
+    let mut normalized = url.clone();
+    normalized.set_fragment(None);
+    if let Some(query) = url.query() {
+        let kept: Vec<&str> = query
+            .split('&')
+            .filter(|parameter| !parameter.is_empty() && !is_tracking(parameter))
+            .collect();
+        if kept.is_empty() {
+            normalized.set_query(None);
+        } else {
+            normalized.set_query(Some(&kept.join("&")));
+        }
+    }
+    normalized
+}
+
+/// Whether one `name=value` (or bare `name`) of a query only tracks the click.
+fn is_tracking(parameter: &str) -> bool {
+    let raw_name = parameter.split('=').next().unwrap_or_default();
+    let name: String = url::form_urlencoded::parse(raw_name.as_bytes())
+        .next()
+        .map(|(name, _)| name.to_ascii_lowercase())
+        .unwrap_or_default();
+    name.starts_with("utm_") || TRACKING_PARAMETERS.contains(&name.as_str())
+}
+
+/// Parses feed bytes fetched from `feed_url` (the base for relative links), served with
+/// the HTTP `charset` parameter `http_charset`.
+pub fn parse_feed(
+    bytes: &[u8],
+    http_charset: Option<&str>,
+    feed_url: &Url,
+) -> Result<ParsedFeed, FeedError> {
+    let decoded = crate::tidy::decode_markup(bytes, http_charset, crate::tidy::Markup::Xml);
+    let normalized = normalize::normalize(&decoded.text);
+    let feed = match read(&normalized.document, feed_url) {
+        Ok(feed) => feed,
+        Err(FeedError::Malformed(message)) if !normalized.entries.is_empty() => {
+            return read_entry_by_entry(&normalized, feed_url, message);
+        }
+        Err(FeedError::NotAFeed { .. }) => {
+            return Err(FeedError::NotAFeed {
+                hint: if looks_like_html(bytes) {
+                    ": this is an HTML page"
+                } else {
+                    ""
+                },
+            });
+        }
+        Err(error) => return Err(error),
+    };
+    let mut parsed = feed_fields(&feed, feed_url);
+    let feed_type = feed.feed_type.clone();
+    for (position, entry) in feed.entries.into_iter().enumerate() {
+        match convert_entry(entry, &feed_type, feed_url) {
+            Ok(entry) => parsed.entries.push(entry),
+            Err(reason) => parsed.unusable.push(reason.named(position)),
+        }
+    }
+    // Entries in a vocabulary the parser skipped without a word: said, not lost in silence.
+    let unread = normalized
+        .entries
+        .len()
+        .saturating_sub(parsed.entries.len() + parsed.unusable.len());
+    for _ in 0..unread {
+        parsed.unusable.push(UnusableEntry {
+            name: format!("#{}", parsed.entries.len() + parsed.unusable.len() + 1),
+            reason: Unusable::Unreadable(FOREIGN_ENTRY.into()),
+        });
+    }
+    Ok(parsed)
+}
+
+/// Why an entry the parser passed over gives nothing.
+const FOREIGN_ENTRY: &str =
+    "nothing gleaner can read in it (no link, or a vocabulary gleaner does not know)";
+
+/// One pass of `feed-rs` over normalized text.
+fn read(text: &str, feed_url: &Url) -> Result<feed_rs::model::Feed, FeedError> {
+    read_positioned(text, feed_url).map_err(|(error, _)| error)
+}
+
+/// [`read`], with the byte position of the element `feed-rs` refused, when it says.
+fn read_positioned(
+    text: &str,
+    feed_url: &Url,
+) -> Result<feed_rs::model::Feed, (FeedError, Option<usize>)> {
+    use feed_rs::parser::{ParseErrorKind, ParseFeedError};
+    // No invented ids: an entry without one is deduplicated by its URL instead.
+    let parser = feed_rs::parser::Builder::new()
+        .base_uri(Some(feed_url.as_str()))
+        .id_generator(|_, _, _| String::new())
+        .build();
+    parser.parse(text.as_bytes()).map_err(|error| match error {
+        ParseFeedError::ParseError(ParseErrorKind::NoFeedRoot) => {
+            (FeedError::NotAFeed { hint: "" }, None)
+        }
+        other => {
+            let position = match &other {
+                ParseFeedError::ParseError(
+                    ParseErrorKind::UnknownMimeType { position, .. }
+                    | ParseErrorKind::MissingContent { position, .. }
+                    | ParseErrorKind::UnknownEnumVariant { position, .. }
+                    | ParseErrorKind::IllegalState { position, .. },
+                ) => usize::try_from(*position).ok(),
+                _ => None,
+            };
+            (FeedError::Malformed(other.to_string()), position)
+        }
+    })
+}
+
+/// Elements dropped from one document at most, before it is given up.
+const MAX_DROPPED_ELEMENTS: usize = 8;
+
+/// Reads a document (the feed's fields, or one entry), leaving out each element `feed-rs`
+/// refuses (an odd `media:*`, `podcast:*` or `content`), so that one field costs that field.
+/// `keep` is the part of the document that may not go (the entry's own tags).
+fn read_leniently(
+    mut document: String,
+    keep: std::ops::Range<usize>,
+    feed_url: &Url,
+) -> Result<feed_rs::model::Feed, FeedError> {
+    for _ in 0..MAX_DROPPED_ELEMENTS {
+        match read_positioned(&document, feed_url) {
+            Ok(feed) => return Ok(feed),
+            Err((error, Some(position))) => {
+                let Some(element) = normalize::element_at(&document, position)
+                    .filter(|element| element.start > keep.start && element.end < keep.end)
+                else {
+                    return Err(error);
+                };
+                document.replace_range(element, "");
+            }
+            Err((error, None)) => return Err(error),
+        }
+    }
+    read(&document, feed_url)
+}
+
+/// A document the parser refuses as a whole, read as its feed fields and each entry alone:
+/// the entries that read are kept, the others are reported. When nothing reads, the
+/// document's own error stands.
+fn read_entry_by_entry(
+    normalized: &normalize::Normalized,
+    feed_url: &Url,
+    message: String,
+) -> Result<ParsedFeed, FeedError> {
+    let head_document = normalized.without_entries();
+    let whole = 0..head_document.len() + 1;
+    let head = read_leniently(head_document, whole, feed_url).ok();
+    let mut parsed = head
+        .as_ref()
+        .map(|feed| feed_fields(feed, feed_url))
+        .unwrap_or_else(|| ParsedFeed {
+            title: None,
+            site_url: None,
+            entries: Vec::new(),
+            unusable: Vec::new(),
+        });
+    for position in 0..normalized.entries.len() {
+        let Some((document, entry_span)) = normalized.entry_document(position) else {
+            continue;
+        };
+        let result = read_leniently(document.clone(), entry_span, feed_url)
+            .map(|feed| (feed.feed_type.clone(), feed.entries));
+        match result {
+            Ok((_, entries)) if entries.is_empty() => parsed.unusable.push(UnusableEntry {
+                name: entry_name_in(&document).unwrap_or_else(|| format!("#{}", position + 1)),
+                reason: Unusable::Unreadable(FOREIGN_ENTRY.into()),
+            }),
+            Ok((feed_type, entries)) => {
+                for entry in entries {
+                    match convert_entry(entry, &feed_type, feed_url) {
+                        Ok(entry) => parsed.entries.push(entry),
+                        Err(reason) => parsed.unusable.push(reason.named(position)),
+                    }
+                }
+            }
+            Err(error) => parsed.unusable.push(UnusableEntry {
+                name: entry_name_in(&document).unwrap_or_else(|| format!("#{}", position + 1)),
+                reason: Unusable::Unreadable(error.to_string()),
+            }),
+        }
+    }
+    if head.is_none() && parsed.entries.is_empty() {
+        return Err(FeedError::Malformed(message));
+    }
+    Ok(parsed)
+}
+
+/// The feed's own title and site.
+fn feed_fields(feed: &feed_rs::model::Feed, feed_url: &Url) -> ParsedFeed {
+    let site_url = feed
+        .links
+        .iter()
+        .find(|link| is_alternate(link.rel.as_deref()))
+        .or_else(|| feed.links.iter().find(|link| link.rel.is_none()))
+        .and_then(|link| resolve(feed_url, &link.href))
+        .map(String::from);
+    let title = feed
+        .title
+        .as_ref()
+        .map(|t| text_of(t, &feed.feed_type))
+        .filter(|t| !t.is_empty());
+    ParsedFeed {
+        title,
+        site_url,
+        entries: Vec::new(),
+        unusable: Vec::new(),
+    }
+}
+
+/// An entry without an article, before it is named.
+struct NoArticle {
+    guid: Option<String>,
+    title: String,
+    reason: Unusable,
+}
+
+impl NoArticle {
+    fn named(self, position: usize) -> UnusableEntry {
+        let name = self
+            .guid
+            .or_else(|| Some(self.title).filter(|t| !t.is_empty()))
+            .unwrap_or_else(|| format!("#{}", position + 1));
+        UnusableEntry {
+            name,
+            reason: self.reason,
+        }
+    }
+}
+
+fn convert_entry(
+    entry: feed_rs::model::Entry,
+    feed_type: &feed_rs::model::FeedType,
+    feed_url: &Url,
+) -> Result<FeedEntry, NoArticle> {
+    let guid = Some(entry.id.trim().to_string()).filter(|id| !id.is_empty());
+    let title = entry
+        .title
+        .as_ref()
+        .map(|t| text_of(t, feed_type))
+        .unwrap_or_default();
+    let Some(url) = article_link(&entry, guid.as_deref(), feed_url) else {
+        let mut other_links: Vec<String> = entry
+            .links
+            .iter()
+            .filter_map(|link| link.rel.clone())
+            .collect();
+        other_links.dedup();
+        return Err(NoArticle {
+            guid,
+            title,
+            reason: Unusable::NoArticleLink { other_links },
+        });
+    };
+    let enclosures = entry_enclosures(&entry, feed_url);
+    let author = entry
+        .authors
+        .iter()
+        .filter_map(|person| person.name.as_deref().map(str::trim))
+        .find(|name| !name.is_empty())
+        .map(plain_text);
+    let summary = entry
+        .summary
+        .as_ref()
+        .map(|text| text.content.trim().to_string())
+        .filter(|s| !s.is_empty());
+    Ok(FeedEntry {
+        guid,
+        url: normalize_url(&url),
+        title,
+        author,
+        published: entry.published.or(entry.updated),
+        summary,
+        enclosures,
+    })
+}
+
+/// The article an entry points at: its `alternate` link (an HTML one first), else a link
+/// without `rel`, else its id when that is an http(s) URL. Links of any other kind
+/// (`license`, `self`, `related`, `via`, `enclosure`, `edit`, …) are never the article.
+fn article_link(entry: &feed_rs::model::Entry, guid: Option<&str>, feed_url: &Url) -> Option<Url> {
+    let links = &entry.links;
+    let html = |link: &&feed_rs::model::Link| {
+        link.media_type
+            .as_deref()
+            .is_none_or(|t| t.contains("html"))
+    };
+    links
+        .iter()
+        .filter(|link| is_alternate(link.rel.as_deref()))
+        .filter(html)
+        .chain(
+            links
+                .iter()
+                .filter(|link| is_alternate(link.rel.as_deref())),
+        )
+        .chain(links.iter().filter(|link| link.rel.is_none()))
+        .find_map(|link| resolve(feed_url, &link.href))
+        .or_else(|| {
+            let id = Url::parse(guid?).ok()?;
+            matches!(id.scheme(), "http" | "https").then_some(id)
+        })
+}
+
+/// An entry's title or the feed's, as plain text. Atom and JSON Feed say what their text
+/// is: plain text is kept as written (`<blink>` in a text title is words, not a tag); HTML is
+/// stripped. RSS does not say, and its titles carry escaped markup often enough that it is
+/// read as HTML.
+fn text_of(text: &feed_rs::model::Text, feed_type: &feed_rs::model::FeedType) -> String {
+    use feed_rs::model::FeedType;
+    let plain = text.content_type.essence().to_string() == "text/plain";
+    match feed_type {
+        FeedType::Atom | FeedType::JSON if plain => collapse_whitespace(&text.content),
+        _ => plain_text(&text.content),
+    }
+}
+
+fn collapse_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The `<title>` (or `<dc:title>`, or `id`) of a one-entry document, for naming it in a
+/// failure when the parser cannot read it.
+fn entry_name_in(document: &str) -> Option<String> {
+    ["<id>", "<guid>", "<guid ", "<title>", "<title "]
+        .iter()
+        .find_map(|open| {
+            let at = document.find(open)?;
+            let rest = &document[at..];
+            let text_start = rest.find('>')? + 1;
+            let text_end = rest[text_start..].find('<')? + text_start;
+            Some(plain_text(&rest[text_start..text_end]))
+        })
+        .filter(|name| !name.is_empty())
+}
+
+fn is_alternate(rel: Option<&str>) -> bool {
+    matches!(
+        rel.map(str::trim),
+        Some("alternate" | "http://www.iana.org/assignments/relation/alternate")
+    )
+}
+
+/// An absolute http(s) URL from a possibly relative reference.
+fn resolve(base: &Url, reference: &str) -> Option<Url> {
+    let url = base.join(reference.trim()).ok()?;
+    matches!(url.scheme(), "http" | "https").then_some(url)
+}
+
+fn entry_enclosures(entry: &feed_rs::model::Entry, base: &Url) -> Vec<Enclosure> {
+    let mut enclosures: Vec<Enclosure> = entry
+        .links
+        .iter()
+        .filter(|link| link.rel.as_deref() == Some("enclosure"))
+        .filter_map(|link| {
+            Some(Enclosure {
+                url: resolve(base, &link.href)?,
+                media_type: link.media_type.clone(),
+                length: link.length,
+            })
+        })
+        .collect();
+    for media in &entry.media {
+        for content in &media.content {
+            let Some(url) = content.url.as_ref().and_then(|u| resolve(base, u.as_str())) else {
+                continue;
+            };
+            if enclosures.iter().any(|known| known.url == url) {
+                continue;
+            }
+            enclosures.push(Enclosure {
+                url,
+                media_type: content.content_type.as_ref().map(|t| t.to_string()),
+                length: content.size,
+            });
+        }
+    }
+    enclosures
+}
+
+fn looks_like_html(bytes: &[u8]) -> bool {
+    let head = String::from_utf8_lossy(&bytes[..bytes.len().min(1024)]).to_ascii_lowercase();
+    head.contains("<html") || head.contains("<!doctype html")
+}
+
+/// Text with markup removed, entities decoded (all of HTML's) and white space collapsed:
+/// feeds put HTML in titles and author names more often than they should. html5ever reads it,
+/// so a `<` that starts no tag ("5 < 6") stays text.
+pub fn plain_text(text: &str) -> String {
+    if !text.contains(['<', '&']) {
+        return collapse_whitespace(text);
+    }
+    let fragment = scraper::Html::parse_fragment(text);
+    let mut out = String::with_capacity(text.len());
+    for node in fragment.tree.root().descendants() {
+        let scraper::Node::Text(piece) = node.value() else {
+            continue;
+        };
+        let hidden = node.ancestors().any(|ancestor| {
+            ancestor
+                .value()
+                .as_element()
+                .is_some_and(|element| crate::tidy::is_dropped(element.name()))
+        });
+        if !hidden {
+            out.push_str(piece);
+        }
+    }
+    collapse_whitespace(&out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(text: &str) -> Url {
+        Url::parse(text).expect("test URL")
+    }
+
+    #[test]
+    fn tracking_parameters_and_fragments_are_dropped() {
+        let cases = [
+            (
+                "https://a.example/x?utm_source=rss&utm_medium=feed#comments",
+                "https://a.example/x",
+            ),
+            (
+                "https://a.example/x?id=3&fbclid=abc&UTM_Campaign=z",
+                "https://a.example/x?id=3",
+            ),
+            ("https://a.example/x?", "https://a.example/x"),
+            (
+                "https://a.example/x?a&b=1&&c=",
+                "https://a.example/x?a&b=1&c=",
+            ),
+            (
+                "https://a.example/x?q=a%20b&utm_source=x&p=1+2",
+                "https://a.example/x?q=a%20b&p=1+2",
+            ),
+            (
+                "https://A.EXAMPLE:443/x?b=2&a=1",
+                "https://a.example/x?b=2&a=1",
+            ),
+        ];
+        for (raw, expected) in cases {
+            assert_eq!(normalize_url(&url(raw)).as_str(), expected, "{raw}");
+        }
+    }
+
+    #[test]
+    fn titles_lose_markup_and_entities() {
+        assert_eq!(
+            plain_text("<b>Rust</b> &amp; <i>C</i>&#33;  &#x263A;"),
+            "Rust & C! ☺"
+        );
+        assert_eq!(
+            plain_text("AT&T &unknown; 5 &lt; 6"),
+            "AT&T &unknown; 5 < 6"
+        );
+        assert_eq!(plain_text("  spread\n over\tlines "), "spread over lines");
+        assert_eq!(
+            plain_text("Caf&eacute; &copy; 2026 <script>x()</script>"),
+            "Café © 2026"
+        );
+        assert_eq!(plain_text("5 < 6 and <b>7</b> > 3"), "5 < 6 and 7 > 3");
+    }
+}
