@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::feeds::time_cell;
 use super::{CliError, Context, open_store, print_json, table};
 use crate::config::Config;
-use crate::store::{Article, ArticleFilter, Store, StoredImage};
+use crate::store::{Article, ArticleFilter, SearchQuery, Store, StoredImage};
 
 /// The largest page a listing or search returns at once.
 const MAX_LIMIT: i64 = 10_000;
@@ -221,6 +221,7 @@ pub async fn show(config: &Config, id: i64, format: &str) -> Result<(), CliError
 /// `articles search`: best match first, with a snippet.
 pub async fn search(config: &Config, query: &str, limit: i64, json: bool) -> Result<(), CliError> {
     let limit = check_limit(limit)?;
+    SearchQuery::parse(query).map_err(|refused| CliError::Usage(refused.to_string()))?;
     let store = open_store(config).await?;
     let hits = store.search(query, limit).await.context("searching")?;
     store.close().await;

@@ -15,6 +15,7 @@ mod articles;
 pub mod claims;
 mod feeds;
 pub mod model;
+mod search;
 mod sql;
 
 use std::str::FromStr;
@@ -31,6 +32,7 @@ use crate::config::DatabaseTarget;
 pub use api_reads::StoreCounts;
 pub use articles::Reextraction;
 pub use model::*;
+pub use search::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchQuery, SearchQueryError};
 
 /// Which database engine a [`Store`] talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +74,10 @@ pub enum StoreError {
         #[source]
         source: sqlx::Error,
     },
+    #[error("refused search query: {0}")]
+    SearchQuery(#[from] SearchQueryError),
+    #[error("the search did not end within its budget of {budget:?}; use fewer or rarer words")]
+    SearchTimedOut { budget: Duration },
     #[error("{context}: {source}")]
     Io {
         context: &'static str,
@@ -102,6 +108,8 @@ enum Pool {
 pub struct Store {
     pool: Pool,
     target: String,
+    /// How long one search may run.
+    search_budget: Duration,
 }
 
 /// Runs `$body` with `$pool` bound to the backend's pool; the body is written once and
@@ -169,6 +177,7 @@ impl Store {
         Ok(Store {
             pool,
             target: described,
+            search_budget: search::DEFAULT_SEARCH_BUDGET,
         })
     }
 
