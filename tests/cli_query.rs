@@ -357,6 +357,58 @@ fn feeds_add_keeps_comments_and_refuses_a_bad_result() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `feeds add` through a symbolic link, 20 at once: the link stays a link, the file it points
+/// to keeps its mode (0600) and owner, and every feed lands.
+#[test]
+fn parallel_feed_edits_all_land_and_keep_the_file_private() -> anyhow::Result<()> {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let dir = tempfile::tempdir()?;
+    std::fs::create_dir(dir.path().join("real"))?;
+    std::fs::create_dir(dir.path().join("work"))?;
+    let target = dir.path().join("real/config.toml");
+    std::fs::write(
+        &target,
+        "[api]\ntoken = \"secret-token-0123456789abcdef\"\n\n[[feeds]]\nname = \"one\"\nurl = \"https://one.example/feed\"\n",
+    )?;
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600))?;
+    // The tests run as root, which may give the file away: the edit must give it back.
+    let owner = (65534, 65534);
+    let owned = std::os::unix::fs::chown(&target, Some(owner.0), Some(owner.1)).is_ok();
+    let link = dir.path().join("work/config.toml");
+    std::os::unix::fs::symlink("../real/config.toml", &link)?;
+
+    let adds: Vec<std::process::Child> = (0..20)
+        .map(|n| {
+            Command::new(BINARY)
+                .current_dir(dir.path().join("work"))
+                .env_remove("GLEANER_CONFIG")
+                .args(["feeds", "add", &format!("https://site{n}.example/feed")])
+                .args(["--name", &format!("site{n}")])
+                .stdout(std::process::Stdio::null())
+                .spawn()
+        })
+        .collect::<Result<_, _>>()?;
+    for add in adds {
+        let output = add.wait_with_output()?;
+        assert!(output.status.success(), "{output:?}");
+    }
+
+    assert!(std::fs::symlink_metadata(&link)?.file_type().is_symlink());
+    let text = std::fs::read_to_string(&target)?;
+    for n in 0..20 {
+        assert!(
+            text.contains(&format!("name = \"site{n}\"")),
+            "site{n} lost:\n{text}"
+        );
+    }
+    let metadata = std::fs::metadata(&target)?;
+    assert_eq!(metadata.permissions().mode() & 0o777, 0o600);
+    if owned {
+        assert_eq!((metadata.uid(), metadata.gid()), owner);
+    }
+    Ok(())
+}
+
 #[test]
 fn opml_round_trips() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
