@@ -335,9 +335,10 @@ pub fn load_config(cli: &Cli) -> Result<Config, CliError> {
     Config::load(&path).map_err(|e| CliError::Usage(e.to_string()))
 }
 
-/// Opens (and if needed creates or upgrades) the configured database.
+/// Opens (and if needed creates or upgrades) the configured database; a read-only SQLite
+/// file with a current schema is opened read-only.
 async fn open_store(config: &Config) -> Result<crate::store::Store, CliError> {
-    crate::store::Store::connect(&config.database.target)
+    crate::store::Store::connect_for_reading(&config.database.target)
         .await
         .context("opening the database")
 }

@@ -290,3 +290,7 @@ pub(super) const SELECT_IMAGE_BLOB: &str =
 /// Bounds the statements of the current transaction (PostgreSQL): `$1` milliseconds, as text.
 pub(super) const SET_LOCAL_STATEMENT_TIMEOUT: &str =
     "SELECT set_config('statement_timeout', $1, true)";
+
+/// The migrations applied so far, in order: version and checksum.
+pub(super) const APPLIED_MIGRATIONS: &str =
+    "SELECT version, checksum FROM _sqlx_migrations WHERE success ORDER BY version";
