@@ -31,6 +31,7 @@ on_both_databases!(
     heavy_searches_are_bounded_and_never_starve_the_service,
     a_search_beyond_its_time_budget_stops,
     a_half_sent_request_is_closed,
+    abandoned_searches_leave_the_pool_healthy,
 );
 
 fn ids_of(list: &Value, key: &str) -> anyhow::Result<Vec<i64>> {
@@ -575,4 +576,35 @@ async fn a_half_sent_request_is_closed(db: TestDb) -> anyhow::Result<()> {
     .await;
     assert!(read.is_ok(), "the server kept a half-sent request open");
     app.stop().await
+}
+
+/// Searches dropped part-way (a client that went away) stop, and leave no connection behind
+/// whose time budget would stop the next queries.
+async fn abandoned_searches_leave_the_pool_healthy(db: TestDb) -> anyhow::Result<()> {
+    seed(&db.store, 300).await?;
+    seed_dense(&db.store, 40).await?;
+    let query = DENSE_WORDS.join(" ");
+    let everything = gleaner::store::ArticleFilter {
+        limit: 1000,
+        ..Default::default()
+    };
+    for wait_micros in [0, 1_000, 20_000, 100_000] {
+        let mut abandoned = tokio::task::JoinSet::new();
+        for _ in 0..8 {
+            let (store, query) = (db.store.clone(), query.clone());
+            abandoned.spawn(async move {
+                let wait = std::time::Duration::from_micros(wait_micros);
+                let _ = tokio::time::timeout(wait, store.search(&query, 50)).await;
+            });
+        }
+        while let Some(done) = abandoned.join_next().await {
+            done?;
+        }
+        // As many long reads as the pool has connections: long enough to be stopped by a
+        // search's budget left behind on a connection.
+        for _ in 0..8 {
+            assert_eq!(db.store.list_articles(&everything).await?.len(), 340);
+        }
+    }
+    Ok(())
 }
