@@ -39,8 +39,9 @@ pub struct SearchQuery {
 }
 
 impl SearchQuery {
-    /// Parses free text. Every word is required, a word with a leading `-` is excluded;
-    /// pieces without a letter or digit are ignored, repeated words count once.
+    /// Parses free text. Every word is required; the words of a piece with a leading `-` are
+    /// excluded. Words are split the way the index splits them (at anything but a letter or
+    /// digit), so that each counts toward the bound; repeated words count once.
     pub fn parse(text: &str) -> Result<SearchQuery, SearchQueryError> {
         let chars = text.chars().count();
         if chars > MAX_QUERY_CHARS {
@@ -51,14 +52,15 @@ impl SearchQuery {
             excluded: Vec::new(),
         };
         for piece in text.split_whitespace() {
-            let (list, word) = match piece.strip_prefix('-') {
+            let (list, piece) = match piece.strip_prefix('-') {
                 Some(rest) => (&mut query.excluded, rest),
                 None => (&mut query.required, piece),
             };
-            let word: String = word.chars().filter(|c| *c != '"').collect::<String>();
-            let word = word.to_lowercase();
-            if word.chars().any(char::is_alphanumeric) && !list.contains(&word) {
-                list.push(word);
+            for word in piece.split(|c: char| !c.is_alphanumeric()) {
+                let word = word.to_lowercase();
+                if !word.is_empty() && !list.contains(&word) {
+                    list.push(word);
+                }
             }
         }
         let terms = query.required.len() + query.excluded.len();
@@ -151,10 +153,7 @@ async fn search_sqlite(
     limit: i64,
     budget: Duration,
 ) -> Result<Vec<SearchHit>, sqlx::Error> {
-    let mut guarded = Interruptible {
-        connection: pool.acquire().await?,
-        finished: false,
-    };
+    let mut guarded = Interruptible::acquire(pool).await?;
     let alive = Arc::new(());
     let watched = Arc::downgrade(&alive);
     let deadline = Instant::now() + budget;
@@ -180,42 +179,56 @@ async fn search_sqlite(
     Ok(hits)
 }
 
-/// A pooled SQLite connection with a progress handler installed: closed when dropped
-/// before the handler was removed, returned to the pool otherwise.
-struct Interruptible {
-    connection: sqlx::pool::PoolConnection<sqlx::Sqlite>,
-    finished: bool,
-}
-
-impl Drop for Interruptible {
-    fn drop(&mut self) {
-        if !self.finished {
-            self.connection.close_on_drop();
-        }
-    }
-}
-
-/// One search in a transaction whose `statement_timeout` is the budget. Dropping the future
-/// drops the connection's transaction; the server stops the statement at the timeout.
+/// One search on its own connection whose `statement_timeout` is the budget for the time of
+/// the search. No transaction: a cancelled `BEGIN` could leave one open on a pooled
+/// connection. A connection whose search did not end normally (the future dropped, the
+/// timeout hit) is closed, so neither its timeout nor a half-read answer reaches anyone else.
 async fn search_postgres(
     pool: &sqlx::PgPool,
     websearch: &str,
     limit: i64,
     budget: Duration,
 ) -> Result<Vec<SearchHit>, sqlx::Error> {
-    let mut transaction = pool.begin().await?;
+    let mut guarded = Interruptible::acquire(pool).await?;
     let millis = budget.as_millis().clamp(1, i32::MAX as u128) as i32;
-    sqlx::query(sql::SET_LOCAL_STATEMENT_TIMEOUT)
+    sqlx::query(sql::SET_STATEMENT_TIMEOUT)
         .bind(millis.to_string())
-        .execute(&mut *transaction)
+        .execute(&mut *guarded.connection)
         .await?;
     let hits = sqlx::query_as(sql::SEARCH.postgres)
         .bind(websearch)
         .bind(limit)
-        .fetch_all(&mut *transaction)
+        .fetch_all(&mut *guarded.connection)
         .await?;
-    transaction.commit().await?;
+    sqlx::query(sql::RESET_STATEMENT_TIMEOUT)
+        .execute(&mut *guarded.connection)
+        .await?;
+    guarded.finished = true;
     Ok(hits)
+}
+
+/// A pooled connection set up for one search (a progress handler, a statement timeout):
+/// returned to the pool once the search undid that setup, closed when dropped before.
+struct Interruptible<DB: sqlx::Database> {
+    connection: sqlx::pool::PoolConnection<DB>,
+    finished: bool,
+}
+
+impl<DB: sqlx::Database> Interruptible<DB> {
+    async fn acquire(pool: &sqlx::Pool<DB>) -> Result<Self, sqlx::Error> {
+        Ok(Interruptible {
+            connection: pool.acquire().await?,
+            finished: false,
+        })
+    }
+}
+
+impl<DB: sqlx::Database> Drop for Interruptible<DB> {
+    fn drop(&mut self) {
+        if !self.finished {
+            self.connection.close_on_drop();
+        }
+    }
 }
 
 #[cfg(test)]
@@ -230,13 +243,14 @@ mod tests {
         assert_eq!(fts5("rust -python"), Ok("\"rust\" NOT \"python\"".into()));
         assert!(SearchQuery::parse("-only").is_ok_and(|q| q.is_empty()));
         assert!(SearchQuery::parse("*** (").is_ok_and(|q| q.is_empty()));
+        assert_eq!(fts5("e-mail a.a.a"), Ok("\"e\" \"mail\" \"a\"".into()));
         let web = SearchQuery::parse("rust or -python").map(|q| q.to_websearch());
         assert_eq!(web, Ok("\"rust\" \"or\" -\"python\"".into()));
     }
 
     #[test]
     fn repeated_words_count_once_and_too_many_are_refused() {
-        let repeated = "word ".repeat(50);
+        let repeated = "word ".repeat(40) + &"word.".repeat(10);
         let query = SearchQuery::parse(&repeated).expect("50 times one word is one term");
         assert_eq!(query.to_fts5(), "\"word\"");
         let many: Vec<String> = (0..=MAX_QUERY_TERMS).map(|i| format!("w{i}")).collect();

@@ -287,9 +287,11 @@ pub(super) const SELECT_ARTICLE_IMAGES: &str = "
 pub(super) const SELECT_IMAGE_BLOB: &str =
     "SELECT sha256, mime, size, bytes FROM image_blobs WHERE sha256 = $1";
 
-/// Bounds the statements of the current transaction (PostgreSQL): `$1` milliseconds, as text.
-pub(super) const SET_LOCAL_STATEMENT_TIMEOUT: &str =
-    "SELECT set_config('statement_timeout', $1, true)";
+/// Bounds the next statements of this session (PostgreSQL): `$1` milliseconds, as text.
+pub(super) const SET_STATEMENT_TIMEOUT: &str = "SELECT set_config('statement_timeout', $1, false)";
+
+/// Gives this session back the configured statement timeout (PostgreSQL).
+pub(super) const RESET_STATEMENT_TIMEOUT: &str = "RESET statement_timeout";
 
 /// The migrations applied so far, in order: version and checksum.
 pub(super) const APPLIED_MIGRATIONS: &str =
