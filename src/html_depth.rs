@@ -17,10 +17,6 @@ use std::collections::HashMap;
 /// The deepest element nesting kept (Blink's limit).
 pub const MAX_DEPTH: usize = 512;
 
-/// How far down the stack an end tag looks for its element; beyond, it is left to the parser.
-/// Bounds the work per tag on malformed pages with long runs of unclosed elements.
-const END_TAG_REACH: usize = 64;
-
 /// `text` with the tags of elements nested beyond [`MAX_DEPTH`] removed.
 pub fn cap_depth(text: &str) -> Cow<'_, str> {
     let mut walk = Walk::new(text);
@@ -105,6 +101,9 @@ struct Walk<'a> {
     at: usize,
     /// Open elements that were kept, innermost last (lowercase names).
     open: Vec<String>,
+    /// How many of each name `open` holds: an end tag with none open costs nothing, one
+    /// with some open pops down to the innermost, so each element is pushed and popped once.
+    open_by_name: HashMap<String, usize>,
     /// Open SVG/MathML elements among `open`: there, `/>` closes a tag.
     foreign: usize,
     /// Elements opened beyond the cap whose tags were dropped, by name, still open.
@@ -132,6 +131,7 @@ impl<'a> Walk<'a> {
             text,
             at: 0,
             open: Vec::new(),
+            open_by_name: HashMap::new(),
             foreign: 0,
             dropped: HashMap::new(),
             dropped_open: 0,
@@ -220,6 +220,7 @@ impl<'a> Walk<'a> {
                 if is_foreign(&tag.name) {
                     self.foreign += 1;
                 }
+                *self.open_by_name.entry(tag.name.clone()).or_default() += 1;
                 self.open.push(tag.name);
                 return;
             }
@@ -236,21 +237,29 @@ impl<'a> Walk<'a> {
             self.drop_text(tag.start, tag.stop);
             return;
         }
-        let reach = self.open.len().saturating_sub(END_TAG_REACH);
-        if let Some(index) = self.open[reach..]
-            .iter()
-            .rposition(|name| *name == tag.name)
+        if self
+            .open_by_name
+            .get(&tag.name)
+            .is_some_and(|count| *count > 0)
         {
-            while self.open.len() > reach + index {
-                self.pop();
+            while let Some(name) = self.pop() {
+                if name == tag.name {
+                    break;
+                }
             }
         }
     }
 
-    fn pop(&mut self) {
-        if self.open.pop().is_some_and(|name| is_foreign(&name)) {
+    /// Closes the innermost kept element; returns its name.
+    fn pop(&mut self) -> Option<String> {
+        let name = self.open.pop()?;
+        if is_foreign(&name) {
             self.foreign -= 1;
         }
+        if let Some(count) = self.open_by_name.get_mut(&name) {
+            *count -= 1;
+        }
+        Some(name)
     }
 
     /// Moves past the content of a raw-text element, up to (not over) its end tag.
@@ -348,6 +357,13 @@ mod tests {
         assert_eq!(capped.matches("<div>").count(), MAX_DEPTH - 1);
         assert_eq!(capped.matches("</div>").count(), MAX_DEPTH - 1);
         assert!(capped.contains("deep text"));
+    }
+
+    #[test]
+    fn long_runs_of_unclosed_elements_are_closed_by_their_container() {
+        let cell = format!("<div>{}text</div>", "<font>".repeat(100));
+        let page = format!("<body>{}</body>", cell.repeat(20));
+        assert!(matches!(cap_depth(&page), std::borrow::Cow::Borrowed(_)));
     }
 
     #[test]
