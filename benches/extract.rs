@@ -136,11 +136,36 @@ fn benchmarks(c: &mut Criterion) {
     group.finish();
 }
 
+/// A page of `depth` nested `<div>`s around one paragraph: the cost must grow linearly with
+/// the depth (the nesting cap, `html_depth`), not with its square.
+fn nested_page(depth: usize) -> String {
+    format!(
+        "<!DOCTYPE html><html><head><title>Deep</title></head><body>{}<p>{}</p>{}</body></html>",
+        "<div>".repeat(depth),
+        sentence(1, 40),
+        "</div>".repeat(depth)
+    )
+}
+
+fn deep_nesting(c: &mut Criterion) {
+    let mut group = c.benchmark_group("deep-nesting");
+    group.sample_size(10);
+    for depth in [20_000, 100_000, 500_000] {
+        let page = nested_page(depth);
+        let raw = page.as_bytes();
+        group.throughput(Throughput::Bytes(raw.len() as u64));
+        group.bench_with_input(BenchmarkId::new("auto", depth), raw, |b, raw| {
+            b.iter(|| extract_page(black_box(raw), None, None, Some("Deep"), Algorithm::Auto))
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = extract;
     config = Criterion::default()
         .sample_size(20)
         .measurement_time(std::time::Duration::from_secs(3));
-    targets = benchmarks
+    targets = benchmarks, deep_nesting
 }
 criterion_main!(extract);

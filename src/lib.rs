@@ -9,6 +9,7 @@ pub mod eval;
 pub mod extract;
 pub mod feed;
 pub mod fetch;
+pub mod html_depth;
 pub mod metrics;
 pub mod pipeline;
 pub mod schedule;

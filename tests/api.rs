@@ -7,7 +7,7 @@ mod common;
 
 use anyhow::Context as _;
 use api_support::claims::*;
-use api_support::{App, IMAGE_MIME, seed};
+use api_support::{App, DENSE_WORDS, IMAGE_MIME, dense_article, seed, seed_dense};
 use common::TestDb;
 use serde_json::{Value, json};
 
@@ -28,6 +28,10 @@ on_both_databases!(
     done_results_are_kept_per_consumer,
     claims_refuse_what_is_not_held,
     health_follows_the_database_and_shutdown_is_graceful,
+    heavy_searches_are_bounded_and_never_starve_the_service,
+    a_search_beyond_its_time_budget_stops,
+    a_half_sent_request_is_closed,
+    abandoned_searches_leave_the_pool_healthy,
 );
 
 fn ids_of(list: &Value, key: &str) -> anyhow::Result<Vec<i64>> {
@@ -476,4 +480,131 @@ async fn health_follows_the_database_and_shutdown_is_graceful(db: TestDb) -> any
     assert_eq!(response.status(), 200);
     assert!(response.text().await?.contains("gleaner_database_up 0"));
     app.stop().await
+}
+
+/// Eight searches at once, each as costly as the bounds allow or beyond them, on pages dense
+/// with the searched words: they are answered (hits, or refused with 400) and meanwhile
+/// `/healthz` keeps answering 200 and ingestion keeps writing.
+async fn heavy_searches_are_bounded_and_never_starve_the_service(db: TestDb) -> anyhow::Result<()> {
+    seed_dense(&db.store, 40).await?;
+    let app = std::sync::Arc::new(App::spawn(&db.store, None).await?);
+    let repeated = "amber ".repeat(40);
+    let distinct = DENSE_WORDS.join(" ");
+    let beyond = "amber ".repeat(200);
+    let mut searches = tokio::task::JoinSet::new();
+    for n in 0..8 {
+        let query = [&repeated, &distinct, &beyond][n % 3]
+            .trim()
+            .replace(' ', "+");
+        let app = app.clone();
+        searches.spawn(async move { app.get_json(&format!("/search?q={query}")).await });
+    }
+    let feed_id = db.store.feeds().await?[0].id;
+    let mut written = 0;
+    while !searches.is_empty() {
+        let (status, body) = app.get_json("/healthz").await?;
+        assert_eq!(status, 200, "health while searches run: {body}");
+        db.store
+            .insert_article(&dense_article(feed_id, 1000 + written))
+            .await
+            .context("ingestion while searches run")?;
+        written += 1;
+        if let Some(answer) = searches.try_join_next() {
+            let (status, body) = answer??;
+            assert!(status == 200 || status == 400, "{status}: {body}");
+        }
+    }
+    let (status, body) = app
+        .get_json(&format!("/search?q={}", beyond.trim()))
+        .await?;
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body["error"].as_str().unwrap_or("").contains("at most"),
+        "{body}"
+    );
+    let (status, body) = app
+        .get_json(&format!("/search?q={}", repeated.trim()))
+        .await?;
+    assert_eq!(status, 200, "a repeated word counts once: {body}");
+    assert_eq!(
+        ids_of(&body, "hits")?.len(),
+        50,
+        "{written} written meanwhile"
+    );
+    std::sync::Arc::into_inner(app)
+        .context("searches hold no app")?
+        .stop()
+        .await
+}
+
+/// A search that outlives its budget is stopped and answered 503; the store serves the next
+/// search as usual (the stopped connection does not stay poisoned).
+async fn a_search_beyond_its_time_budget_stops(db: TestDb) -> anyhow::Result<()> {
+    seed_dense(&db.store, 40).await?;
+    let hurried = db
+        .store
+        .clone()
+        .with_search_budget(std::time::Duration::from_millis(1));
+    let app = App::spawn(&hurried, None).await?;
+    let distinct = DENSE_WORDS.join("+");
+    for _ in 0..3 {
+        let (status, body) = app.get_json(&format!("/search?q={distinct}")).await?;
+        assert_eq!(status, 503, "{body}");
+    }
+    let (status, body) = app.get_json("/healthz").await?;
+    assert_eq!(status, 200, "{body}");
+    app.stop().await?;
+    let hits = db.store.search(&DENSE_WORDS.join(" "), 5).await?;
+    assert_eq!(hits.len(), 5);
+    Ok(())
+}
+
+/// A client that sends half a request line and nothing more is disconnected by the server
+/// (the header-read timeout), instead of holding its connection for ever.
+async fn a_half_sent_request_is_closed(db: TestDb) -> anyhow::Result<()> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let app = App::spawn(&db.store, None).await?;
+    let address = app.base.trim_start_matches("http://").to_string();
+    let mut stream = tokio::net::TcpStream::connect(&address).await?;
+    stream.write_all(b"GET /feeds HT").await?;
+    let mut answer = Vec::new();
+    // Bounded: the header-read timeout is 10 s; without it this read never ends.
+    let read = tokio::time::timeout(
+        gleaner::api::HEADER_READ_TIMEOUT * 3,
+        stream.read_to_end(&mut answer),
+    )
+    .await;
+    assert!(read.is_ok(), "the server kept a half-sent request open");
+    app.stop().await
+}
+
+/// Searches dropped part-way (a client that went away) stop, and leave no connection behind
+/// whose time budget would stop the next queries.
+async fn abandoned_searches_leave_the_pool_healthy(db: TestDb) -> anyhow::Result<()> {
+    seed(&db.store, 300).await?;
+    seed_dense(&db.store, 40).await?;
+    let query = DENSE_WORDS.join(" ");
+    let everything = gleaner::store::ArticleFilter {
+        limit: 1000,
+        ..Default::default()
+    };
+    for wait_micros in [0, 1_000, 20_000, 100_000] {
+        let mut abandoned = tokio::task::JoinSet::new();
+        for _ in 0..8 {
+            let (store, query) = (db.store.clone(), query.clone());
+            abandoned.spawn(async move {
+                let wait = std::time::Duration::from_micros(wait_micros);
+                let _ = tokio::time::timeout(wait, store.search(&query, 50)).await;
+            });
+        }
+        while let Some(done) = abandoned.join_next().await {
+            done?;
+        }
+        // As many long reads as the pool has connections: long enough to be stopped by a
+        // search's budget left behind on a connection.
+        for _ in 0..8 {
+            assert_eq!(db.store.list_articles(&everything).await?.len(), 340);
+        }
+    }
+    Ok(())
 }

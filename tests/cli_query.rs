@@ -18,6 +18,7 @@ on_both_databases!(
     export_resumes_exactly_after_an_id,
     reextract_rebuilds_text_from_the_raw_page,
     failures_are_listed_newest_first,
+    stored_text_prints_inert_and_a_closed_pipe_ends_quietly,
 );
 
 const BINARY: &str = env!("CARGO_BIN_EXE_gleaner");
@@ -356,6 +357,58 @@ fn feeds_add_keeps_comments_and_refuses_a_bad_result() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `feeds add` through a symbolic link, 20 at once: the link stays a link, the file it points
+/// to keeps its mode (0600) and owner, and every feed lands.
+#[test]
+fn parallel_feed_edits_all_land_and_keep_the_file_private() -> anyhow::Result<()> {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let dir = tempfile::tempdir()?;
+    std::fs::create_dir(dir.path().join("real"))?;
+    std::fs::create_dir(dir.path().join("work"))?;
+    let target = dir.path().join("real/config.toml");
+    std::fs::write(
+        &target,
+        "[api]\ntoken = \"secret-token-0123456789abcdef\"\n\n[[feeds]]\nname = \"one\"\nurl = \"https://one.example/feed\"\n",
+    )?;
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o600))?;
+    // The tests run as root, which may give the file away: the edit must give it back.
+    let owner = (65534, 65534);
+    let owned = std::os::unix::fs::chown(&target, Some(owner.0), Some(owner.1)).is_ok();
+    let link = dir.path().join("work/config.toml");
+    std::os::unix::fs::symlink("../real/config.toml", &link)?;
+
+    let adds: Vec<std::process::Child> = (0..20)
+        .map(|n| {
+            Command::new(BINARY)
+                .current_dir(dir.path().join("work"))
+                .env_remove("GLEANER_CONFIG")
+                .args(["feeds", "add", &format!("https://site{n}.example/feed")])
+                .args(["--name", &format!("site{n}")])
+                .stdout(std::process::Stdio::null())
+                .spawn()
+        })
+        .collect::<Result<_, _>>()?;
+    for add in adds {
+        let output = add.wait_with_output()?;
+        assert!(output.status.success(), "{output:?}");
+    }
+
+    assert!(std::fs::symlink_metadata(&link)?.file_type().is_symlink());
+    let text = std::fs::read_to_string(&target)?;
+    for n in 0..20 {
+        assert!(
+            text.contains(&format!("name = \"site{n}\"")),
+            "site{n} lost:\n{text}"
+        );
+    }
+    let metadata = std::fs::metadata(&target)?;
+    assert_eq!(metadata.permissions().mode() & 0o777, 0o600);
+    if owned {
+        assert_eq!((metadata.uid(), metadata.gid()), owner);
+    }
+    Ok(())
+}
+
 #[test]
 fn opml_round_trips() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
@@ -393,6 +446,89 @@ fn opml_round_trips() -> anyhow::Result<()> {
     assert!(
         config.contains("name = \"news-2\"") && config.contains("https://third.example/atom"),
         "{config}"
+    );
+    Ok(())
+}
+
+/// Terminal escapes in stored titles, authors and texts are printed escaped; a reader that
+/// goes away (`| head -c 16`) ends the command quietly; a search beyond the bounds is a
+/// usage error.
+async fn stored_text_prints_inert_and_a_closed_pipe_ends_quietly(db: TestDb) -> anyhow::Result<()> {
+    let (dir, ids) = seed(&db).await?;
+    let feed_id = db.store.feeds().await?[0].id;
+    let body = "A long paragraph of the article, repeated to fill any pipe buffer.\n".repeat(8000);
+    let article = NewArticle {
+        feed_id,
+        guid: Some("escapes".into()),
+        url: "https://news.example/escapes".into(),
+        canonical_url: None,
+        title: "Evil\u{1b}]0;owned\u{7} title".into(),
+        author: Some("Mal\u{1b}[31mory\u{9b}".into()),
+        summary: None,
+        published_at: None,
+        fetched_at: db_time(Utc::now()),
+        language: None,
+        extractor: "cuter".into(),
+        confidence: 0.5,
+        text: format!("Clear\u{1b}[2J screen\n{body}"),
+        html: "<p>x</p>".into(),
+        raw_page: None,
+        raw_content_type: None,
+        images: Vec::new(),
+    };
+    let id = db.store.insert_article(&article).await?.id().to_string();
+    for args in [
+        vec!["articles", "show", id.as_str()],
+        vec!["articles", "list"],
+    ] {
+        let (out, output) = run(gleaner(dir.path(), &db).args(&args))?;
+        assert!(output.status.success(), "{args:?}: {output:?}");
+        assert!(
+            !out.contains(['\u{1b}', '\u{7}', '\u{9b}']),
+            "{args:?} printed a control character"
+        );
+        assert!(out.contains("Evil\\u{1b}]0;owned"), "{args:?}");
+    }
+    for args in [
+        vec!["articles", "show", id.as_str()],
+        vec!["export"],
+        vec!["articles", "show", id.as_str(), "--format", "json"],
+    ] {
+        ends_quietly_when_the_reader_leaves(gleaner(dir.path(), &db).args(&args))?;
+    }
+    let long_query = "word ".repeat(60);
+    let output = gleaner(dir.path(), &db)
+        .args(["articles", "search", long_query.as_str()])
+        .output()?;
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(String::from_utf8_lossy(&output.stderr).contains("at most"));
+    assert!(ids.len() == 3);
+    Ok(())
+}
+
+/// Reads a few bytes of the command's output, closes the pipe, and checks that the command
+/// ended quietly: success or SIGPIPE, nothing about a panic or an error on standard error.
+fn ends_quietly_when_the_reader_leaves(command: &mut Command) -> anyhow::Result<()> {
+    use std::io::Read as _;
+    use std::os::unix::process::ExitStatusExt as _;
+    let mut child = command
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()?;
+    let mut stdout = child.stdout.take().context("stdout")?;
+    let mut first = [0u8; 16];
+    stdout.read_exact(&mut first)?;
+    drop(stdout);
+    let output = child.wait_with_output()?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() || output.status.signal() == Some(libc::SIGPIPE),
+        "{command:?}: {:?}, {stderr}",
+        output.status
+    );
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("error"),
+        "{command:?}: {stderr}"
     );
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! `gleaner run` as a service: the real binary, reloads by file change and SIGHUP, an invalid
-//! reload kept out, a removed feed stopped, SIGTERM ending it cleanly with exit status 0.
+//! reload kept out, a removed feed stopped, SIGTERM ending it cleanly with exit status 0, also
+//! while it extracts a page nested 100,000 deep.
 
 mod common;
 
@@ -236,5 +237,67 @@ async fn exercise(
         let article = db.store.article(row.id).await?.context("article")?;
         assert!(!article.text.is_empty());
     }
+    Ok(())
+}
+
+/// SIGTERM while the service works on a page of 100,000 nested elements (once minutes of
+/// extraction on the blocking pool, which kept the process alive after "stopped"): the
+/// process exits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_ends_the_process_during_a_deep_page() -> anyhow::Result<()> {
+    let db = TestDb::sqlite().await?;
+    let farm = Farm::start().await?;
+    let depth = 100_000;
+    let page = format!(
+        "<html><head><title>Deep story</title></head><body>{}<p>{}</p>{}</body></html>",
+        "<div>".repeat(depth),
+        farm::paragraphs(3).join(" "),
+        "</div>".repeat(depth)
+    );
+    farm.html("/deep/0.html", &page);
+    let item = Item {
+        guid: "deep-0".to_string(),
+        url: farm.url("/deep/0.html"),
+        title: "Deep story".to_string(),
+    };
+    farm.route(
+        "/deep.xml",
+        farm::ok("application/rss+xml", farm::rss(&[item]).into()),
+    );
+    let dir = tempfile::tempdir()?;
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, config_text(&db, &farm, &["deep"]))?;
+    let mut child = Command::new(BINARY)
+        .args(["--config"])
+        .arg(&config)
+        .arg("run")
+        .env_remove("GLEANER_DATABASE_URL")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let outcome = async {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while farm.hits("/deep/0.html") == 0 {
+            anyhow::ensure!(Instant::now() < deadline, "the deep page was never fetched");
+            anyhow::ensure!(child.try_wait()?.is_none(), "the service exited early");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        signal(&child, "TERM")?;
+        // Generous: the grace period is 5 s; without an end to the process, never.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(status) = child.try_wait()? {
+                return Ok(status);
+            }
+            anyhow::ensure!(Instant::now() < deadline, "the process outlived SIGTERM");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    .await;
+    if outcome.is_err() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    assert!(outcome?.success());
     Ok(())
 }

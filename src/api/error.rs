@@ -50,6 +50,14 @@ impl ApiError {
 /// A database failure is logged in full and answered with a short 500.
 impl From<StoreError> for ApiError {
     fn from(error: StoreError) -> Self {
+        match &error {
+            StoreError::SearchQuery(refused) => return ApiError::bad_request(refused.to_string()),
+            StoreError::SearchTimedOut { .. } => {
+                tracing::warn!(error = %error, "a search ran out of time");
+                return ApiError::new(StatusCode::SERVICE_UNAVAILABLE, error.to_string());
+            }
+            _ => {}
+        }
         tracing::error!(error = %error, "the API could not read the database");
         ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "database error")
     }

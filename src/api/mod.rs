@@ -19,14 +19,20 @@ pub mod claims;
 pub mod error;
 pub mod ops;
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
 use axum::http::StatusCode;
 use axum::middleware::{self, Next};
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use hyper_util::server::conn::auto;
+use hyper_util::server::graceful::{GracefulConnection, GracefulShutdown};
+use hyper_util::service::TowerToHyperService;
+use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
 use crate::config::ApiConfig;
@@ -35,6 +41,11 @@ use error::ApiError;
 
 /// The largest request body accepted (claims and done reports are small JSON).
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// How many requests of the data routes run at once. Each holds at most one database
+/// connection, so the API never takes more than this many of the pool (SQLite's has 8,
+/// PostgreSQL's 16): ingestion and `/healthz` always find one. Others wait their turn.
+pub const DATABASE_SLOTS: usize = 4;
 
 /// What every handler reads: the store (cheap to clone, one shared pool).
 #[derive(Debug, Clone)]
@@ -54,6 +65,11 @@ pub fn router(store: Store, api: &ApiConfig) -> Router {
         .route("/claims", post(claims::claim))
         .route("/claims/{article_id}", get(claims::of_article))
         .route("/claims/{article_id}/done", post(claims::done));
+    // Inside the token check: an unauthenticated request never waits for a slot.
+    protected = protected.route_layer(middleware::from_fn_with_state(
+        Arc::new(Semaphore::new(DATABASE_SLOTS)),
+        limit_database_use,
+    ));
     if let Some(token) = api.token.as_deref() {
         protected = protected.route_layer(middleware::from_fn_with_state(
             auth::TokenCheck::new(token),
@@ -72,6 +88,8 @@ pub fn router(store: Store, api: &ApiConfig) -> Router {
 }
 
 /// Serves the API on `listener` until `shutdown` fires, then lets requests in flight finish.
+/// A connection that has not sent a whole request head within [`HEADER_READ_TIMEOUT`] is
+/// closed, so idle or trickling clients cannot hold connections open.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     store: Store,
@@ -81,11 +99,61 @@ pub async fn serve(
     let address = listener.local_addr()?;
     let app = router(store, &api);
     tracing::info!(%address, authenticated = api.token.is_some(), "API listening");
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown.cancelled_owned())
-        .await?;
+    let connections = GracefulShutdown::new();
+    loop {
+        let stream = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = shutdown.cancelled() => break,
+        };
+        match stream {
+            Ok((stream, _remote)) => {
+                let connection = serve_connection(stream, app.clone());
+                tokio::spawn(connections.watch(connection));
+            }
+            Err(error) => {
+                // Out of file descriptors, usually: wait for connections to end.
+                tracing::warn!(%error, "API: cannot accept a connection");
+                tokio::time::sleep(ACCEPT_RETRY).await;
+            }
+        }
+    }
+    connections.shutdown().await;
     tracing::info!(%address, "API stopped");
     Ok(())
+}
+
+/// How long a client may take to send a request head (line and headers).
+pub const HEADER_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// The pause after a failed `accept` (usually: out of file descriptors).
+const ACCEPT_RETRY: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// One connection, HTTP/1 or HTTP/2, with the header-read timeout.
+fn serve_connection(
+    stream: tokio::net::TcpStream,
+    app: Router,
+) -> impl GracefulConnection<Output = Result<(), Box<dyn std::error::Error + Send + Sync>>> {
+    let mut builder = auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT);
+    builder
+        .serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(app))
+        .into_owned()
+}
+
+/// Runs the request once one of the [`DATABASE_SLOTS`] is free. A client that goes away while
+/// waiting or running drops this future, and with it the slot and the query.
+async fn limit_database_use(
+    State(slots): State<Arc<Semaphore>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let Ok(_slot) = slots.acquire().await else {
+        return ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "the API is stopping")
+            .into_response();
+    };
+    next.run(request).await
 }
 
 /// Counts and logs each routed request (method, route pattern, status; never headers).

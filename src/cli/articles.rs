@@ -6,9 +6,10 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::feeds::time_cell;
+use super::table::{one_line, text_block};
 use super::{CliError, Context, open_store, print_json, table};
 use crate::config::Config;
-use crate::store::{Article, ArticleFilter, Store, StoredImage};
+use crate::store::{Article, ArticleFilter, SearchQuery, Store, StoredImage};
 
 /// The largest page a listing or search returns at once.
 const MAX_LIMIT: i64 = 10_000;
@@ -194,14 +195,17 @@ pub async fn show(config: &Config, id: i64, format: &str) -> Result<(), CliError
     match format {
         "json" => print_json(&article),
         "html" => {
-            println!("{}", article.html);
+            println!("{}", text_block(&article.html));
             Ok(())
         }
         _ => {
-            println!("{}", article.title);
-            println!("{}", article.url);
+            println!("{}", one_line(&article.title));
+            println!("{}", one_line(&article.url));
             let byline: Vec<String> = [
-                article.author.clone(),
+                article
+                    .author
+                    .as_deref()
+                    .map(|author| one_line(author).into_owned()),
                 article
                     .published_at
                     .map(|t| t.format("%Y-%m-%d").to_string()),
@@ -212,7 +216,7 @@ pub async fn show(config: &Config, id: i64, format: &str) -> Result<(), CliError
             .flatten()
             .collect();
             println!("{}\n", byline.join(" · "));
-            println!("{}", article.text);
+            println!("{}", text_block(&article.text));
             Ok(())
         }
     }
@@ -221,6 +225,7 @@ pub async fn show(config: &Config, id: i64, format: &str) -> Result<(), CliError
 /// `articles search`: best match first, with a snippet.
 pub async fn search(config: &Config, query: &str, limit: i64, json: bool) -> Result<(), CliError> {
     let limit = check_limit(limit)?;
+    SearchQuery::parse(query).map_err(|refused| CliError::Usage(refused.to_string()))?;
     let store = open_store(config).await?;
     let hits = store.search(query, limit).await.context("searching")?;
     store.close().await;
@@ -228,13 +233,14 @@ pub async fn search(config: &Config, query: &str, limit: i64, json: bool) -> Res
         return print_json(&hits);
     }
     if hits.is_empty() {
-        println!("no article matches `{query}`");
+        println!("no article matches `{}`", one_line(query));
         return Ok(());
     }
     for hit in hits {
-        println!("{:>6}  {}  [{}]", hit.id, hit.title, hit.feed);
+        let (title, feed) = (one_line(&hit.title), one_line(&hit.feed));
+        println!("{:>6}  {title}  [{feed}]", hit.id);
         let snippet: String = hit.snippet.split_whitespace().collect::<Vec<_>>().join(" ");
-        println!("        {snippet}");
+        println!("        {}", one_line(&snippet));
     }
     Ok(())
 }

@@ -3,8 +3,15 @@
 //! Edits go through `toml_edit`, so the file keeps its comments and layout; the edited text is
 //! validated as a whole configuration before it replaces the file (write to a temporary file
 //! in the same directory, then rename), so a bad edit never reaches the running daemon.
+//! A symbolic link is followed: the file it points to is replaced, in its own directory, and
+//! keeps its permissions and owner (the file may hold the API token). Edits run one at a time
+//! under an exclusive lock on `.<name>.lock` beside that file, and each reads the file again
+//! once it holds the lock, so parallel edits all land.
 
 use std::collections::HashSet;
+use std::fs::{File, OpenOptions};
+use std::io::Write as _;
+use std::os::unix::fs::{MetadataExt as _, OpenOptionsExt as _};
 use std::path::Path;
 
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
@@ -37,7 +44,7 @@ pub fn add(
         url: parsed.to_string(),
         schedule: schedule.map(str::to_string),
     };
-    append_feeds(&config.path, &[feed])?;
+    edit_feeds(&config.path, |_| (vec![feed], ()))?;
     println!(
         "added feed `{name}` ({parsed}) to {}",
         config.path.display()
@@ -54,8 +61,21 @@ pub fn import_opml(config: &Config, file: &Path) -> Result<(), CliError> {
     let mut outlines = Vec::new();
     collect_outlines(&document.body.outlines, &mut outlines);
 
-    let mut names: HashSet<String> = config.feeds.iter().map(|f| f.name.clone()).collect();
-    let mut urls: HashSet<String> = config.feeds.iter().map(|f| f.url.to_string()).collect();
+    // Feeds already configured are judged on the file as it is under the lock.
+    let (imported, skipped) = edit_feeds(&config.path, |current| plan_import(current, &outlines))?;
+    println!(
+        "imported {imported} feed{} into {} ({skipped} skipped: already configured or not http(s))",
+        if imported == 1 { "" } else { "s" },
+        config.path.display()
+    );
+    Ok(())
+}
+
+/// The feeds to add for `outlines`, given the current configuration; and how many were
+/// added and skipped.
+fn plan_import(current: &Config, outlines: &[&opml::Outline]) -> (Vec<NewFeed>, (usize, usize)) {
+    let mut names: HashSet<String> = current.feeds.iter().map(|f| f.name.clone()).collect();
+    let mut urls: HashSet<String> = current.feeds.iter().map(|f| f.url.to_string()).collect();
     let mut feeds = Vec::new();
     let mut skipped = 0;
     for outline in outlines {
@@ -80,16 +100,8 @@ pub fn import_opml(config: &Config, file: &Path) -> Result<(), CliError> {
             schedule: None,
         });
     }
-    if !feeds.is_empty() {
-        append_feeds(&config.path, &feeds)?;
-    }
-    println!(
-        "imported {} feed{} into {} ({skipped} skipped: already configured or not http(s))",
-        feeds.len(),
-        if feeds.len() == 1 { "" } else { "s" },
-        config.path.display()
-    );
-    Ok(())
+    let added = feeds.len();
+    (feeds, (added, skipped))
 }
 
 /// `feeds export-opml`: the configured feeds as OPML 2.0 on standard output.
@@ -152,10 +164,33 @@ fn unique_name(base: &str, taken: &mut HashSet<String>) -> String {
     name
 }
 
-/// Appends `[[feeds]]` tables, validates the whole result, and replaces the file.
-fn append_feeds(path: &Path, feeds: &[NewFeed]) -> Result<(), CliError> {
+/// Appends the `[[feeds]]` tables `plan` asks for, given the file's configuration as it is
+/// once locked; validates the whole result and replaces the file. Returns what `plan` said.
+fn edit_feeds<T>(
+    path: &Path,
+    plan: impl FnOnce(&Config) -> (Vec<NewFeed>, T),
+) -> Result<T, CliError> {
+    let target =
+        std::fs::canonicalize(path).with_context(|| format!("reading {}", path.display()))?;
+    let _lock = lock_beside(&target)?;
     let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        std::fs::read_to_string(&target).with_context(|| format!("reading {}", path.display()))?;
+    let current = Config::parse(&text, path, None).map_err(|e| CliError::Usage(e.to_string()))?;
+    let (feeds, answer) = plan(&current);
+    if feeds.is_empty() {
+        return Ok(answer);
+    }
+    let edited = append_feeds(&text, path, &feeds)?;
+    // The same checks as loading: a duplicate name, a bad URL or cron is refused here.
+    Config::parse(&edited, path, None).map_err(|e| {
+        CliError::Usage(format!("nothing changed, the result would be invalid: {e}"))
+    })?;
+    replace_keeping_metadata(&target, &edited)?;
+    Ok(answer)
+}
+
+/// `text` with `feeds` appended as `[[feeds]]` tables.
+fn append_feeds(text: &str, path: &Path, feeds: &[NewFeed]) -> Result<String, CliError> {
     let mut document: DocumentMut = text
         .parse()
         .map_err(|e| CliError::Usage(format!("{}: {e}", path.display())))?;
@@ -180,14 +215,47 @@ fn append_feeds(path: &Path, feeds: &[NewFeed]) -> Result<(), CliError> {
         }
         list.push(table);
     }
-    let edited = document.to_string();
-    // The same checks as loading: a duplicate name, a bad URL or cron is refused here.
-    Config::parse(&edited, path, None).map_err(|e| {
-        CliError::Usage(format!("nothing changed, the result would be invalid: {e}"))
-    })?;
-    let temporary = path.with_extension("toml.tmp");
-    std::fs::write(&temporary, &edited)
-        .with_context(|| format!("writing {}", temporary.display()))?;
-    std::fs::rename(&temporary, path).with_context(|| format!("replacing {}", path.display()))?;
+    Ok(document.to_string())
+}
+
+/// Takes the exclusive edit lock of `target` (held until the file is dropped).
+fn lock_beside(target: &Path) -> Result<File, CliError> {
+    let name = target.file_name().unwrap_or_default().to_string_lossy();
+    let lock_path = target.with_file_name(format!(".{name}.lock"));
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .with_context(|| format!("opening the lock {}", lock_path.display()))?;
+    lock.lock()
+        .with_context(|| format!("locking {}", lock_path.display()))?;
+    Ok(lock)
+}
+
+/// Replaces `target` by `text` atomically (a temporary file in its directory, written with
+/// the target's permissions and owner, synced, then renamed over it).
+fn replace_keeping_metadata(target: &Path, text: &str) -> Result<(), CliError> {
+    let metadata =
+        std::fs::metadata(target).with_context(|| format!("reading {}", target.display()))?;
+    let name = target.file_name().unwrap_or_default().to_string_lossy();
+    let temporary = target.with_file_name(format!(".{name}.tmp"));
+    let written = (|| {
+        let mut file = OpenOptions::new()
+            .create(true)
+            .truncate(true)
+            .write(true)
+            .mode(0o600)
+            .open(&temporary)?;
+        file.set_permissions(metadata.permissions())?;
+        // Only root may give a file away: anyone else keeps a file they own (the mode,
+        // which guards the token, is kept either way).
+        let _ = std::os::unix::fs::fchown(&file, Some(metadata.uid()), Some(metadata.gid()));
+        file.write_all(text.as_bytes())?;
+        file.sync_all()
+    })();
+    written.with_context(|| format!("writing {}", temporary.display()))?;
+    std::fs::rename(&temporary, target)
+        .with_context(|| format!("replacing {}", target.display()))?;
     Ok(())
 }

@@ -335,9 +335,10 @@ pub fn load_config(cli: &Cli) -> Result<Config, CliError> {
     Config::load(&path).map_err(|e| CliError::Usage(e.to_string()))
 }
 
-/// Opens (and if needed creates or upgrades) the configured database.
+/// Opens (and if needed creates or upgrades) the configured database; a read-only SQLite
+/// file with a current schema is opened read-only.
 async fn open_store(config: &Config) -> Result<crate::store::Store, CliError> {
-    crate::store::Store::connect(&config.database.target)
+    crate::store::Store::connect_for_reading(&config.database.target)
         .await
         .context("opening the database")
 }
@@ -358,5 +359,40 @@ where
         .enable_all()
         .build()
         .context("starting the async runtime")?;
-    runtime.block_on(future)
+    let result = runtime.block_on(future);
+    // Dropping a runtime waits for every blocking task, and an abandoned extraction may run
+    // for long after the command is done (the service's grace period is over): wait a
+    // little, then leave such threads to the process exit.
+    runtime.shutdown_timeout(BLOCKING_TASKS_WAIT);
+    result
+}
+
+/// How long a finished command waits for blocking tasks it no longer needs.
+const BLOCKING_TASKS_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// A command returns even while a blocking task it started still runs (an extraction
+    /// abandoned at shutdown): the process can exit.
+    #[test]
+    fn a_command_ends_while_a_blocking_task_still_runs() {
+        let (never_tx, never_rx) = mpsc::channel::<()>();
+        let (done_tx, done_rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let result = super::block_on(async move {
+                tokio::task::spawn_blocking(move || {
+                    let _ = never_rx.recv();
+                });
+                Ok(())
+            });
+            let _ = done_tx.send(result.is_ok());
+        });
+        // Bounded: without the fix the command never returns.
+        let returned = done_rx.recv_timeout(Duration::from_secs(60));
+        assert_eq!(returned, Ok(true));
+        drop(never_tx);
+    }
 }

@@ -1,9 +1,40 @@
 //! Plain-text tables for human output: left-aligned columns separated by two spaces, so that
-//! `grep`, `awk` and `cut` still work on them.
+//! `grep`, `awk` and `cut` still work on them. Stored text is printed inert: control
+//! characters (terminal escapes among them) are shown escaped, never sent raw.
+
+use std::borrow::Cow;
+
+/// `text` on one line: every control character (C0, DEL, C1, newline and tab included)
+/// escaped as `\u{..}`.
+pub fn one_line(text: &str) -> Cow<'_, str> {
+    escape_controls(text, |_| true)
+}
+
+/// `text` as a block: control characters escaped, except newlines and tabs.
+pub fn text_block(text: &str) -> Cow<'_, str> {
+    escape_controls(text, |c| c != '\n' && c != '\t')
+}
+
+fn escape_controls(text: &str, escaped: impl Fn(char) -> bool) -> Cow<'_, str> {
+    let needs = |c: char| c.is_control() && escaped(c);
+    if !text.chars().any(needs) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if needs(c) {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
 
 /// Renders a header row and data rows; cells wider than `max_width` characters are cut.
 pub fn render(header: &[&str], rows: &[Vec<String>], max_width: usize) -> String {
     let clip = |cell: &str| -> String {
+        let cell = one_line(cell);
         if cell.chars().count() <= max_width {
             cell.to_string()
         } else {
@@ -49,5 +80,12 @@ mod tests {
             10,
         );
         assert_eq!(out, "NAME       URL\na          xxxxxxxxx…\nlong-name  y\n");
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        let out = super::render(&["T"], &[vec!["a\u{1b}[2Jb\nc\u{9b}".into()]], 40);
+        assert_eq!(out, "T\na\\u{1b}[2Jb\\u{a}c\\u{9b}\n");
+        assert_eq!(super::text_block("x\ty\nz\r\u{7}"), "x\ty\nz\\u{d}\\u{7}");
     }
 }

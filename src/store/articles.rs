@@ -267,23 +267,6 @@ impl Store {
         })
         .context("reading image bytes")
     }
-
-    /// Full-text search over titles and texts, best match first. Any user text is a valid
-    /// query: words must all appear (in any order, any case).
-    pub async fn search(&self, query: &str, limit: i64) -> Result<Vec<SearchHit>, StoreError> {
-        let query = match self.backend() {
-            super::Backend::Sqlite => fts5_query(query),
-            super::Backend::Postgres => query.trim().to_string(),
-        };
-        if query.is_empty() {
-            return Ok(Vec::new());
-        }
-        let statement = self.sql(&sql::SEARCH);
-        on_pool!(self, pool => {
-            sqlx::query_as(statement).bind(&query).bind(limit.max(0)).fetch_all(pool).await
-        })
-        .context("searching articles")
-    }
 }
 
 /// Words of a text: whitespace-separated pieces with at least one letter or digit (a lone
@@ -292,44 +275,4 @@ fn word_count(text: &str) -> i64 {
     text.split_whitespace()
         .filter(|piece| piece.chars().any(char::is_alphanumeric))
         .count() as i64
-}
-
-/// Turns free text into an FTS5 query that cannot be a syntax error: every word quoted, all
-/// required. A leading `-` excludes a word, as in PostgreSQL's web-search syntax.
-fn fts5_query(text: &str) -> String {
-    let mut required = Vec::new();
-    let mut excluded = Vec::new();
-    for word in text.split_whitespace() {
-        let (list, word) = match word.strip_prefix('-') {
-            Some(rest) => (&mut excluded, rest),
-            None => (&mut required, word),
-        };
-        let cleaned: String = word.chars().filter(|c| *c != '"').collect();
-        if cleaned.chars().any(char::is_alphanumeric) {
-            list.push(format!("\"{cleaned}\""));
-        }
-    }
-    if required.is_empty() {
-        return String::new();
-    }
-    let mut query = required.join(" ");
-    for word in excluded {
-        query.push_str(" NOT ");
-        query.push_str(&word);
-    }
-    query
-}
-
-#[cfg(test)]
-mod tests {
-    use super::fts5_query;
-
-    #[test]
-    fn fts5_queries_are_always_well_formed() {
-        assert_eq!(fts5_query("rust  async"), "\"rust\" \"async\"");
-        assert_eq!(fts5_query("say \"hi\" AND"), "\"say\" \"hi\" \"AND\"");
-        assert_eq!(fts5_query("rust -python"), "\"rust\" NOT \"python\"");
-        assert_eq!(fts5_query("-only"), "");
-        assert_eq!(fts5_query("*** ("), "");
-    }
 }

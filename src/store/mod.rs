@@ -16,6 +16,7 @@ pub mod claims;
 mod entries;
 mod feeds;
 pub mod model;
+mod search;
 mod sql;
 
 use std::str::FromStr;
@@ -32,6 +33,43 @@ use crate::config::DatabaseTarget;
 pub use api_reads::StoreCounts;
 pub use articles::Reextraction;
 pub use model::*;
+pub use search::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchQuery, SearchQueryError};
+
+/// How long an SQLite statement waits for another process's lock before it fails.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The exclusive lock under which one process sets an SQLite database up (creates the file,
+/// turns WAL on, migrates): a `flock` on the file's directory, never on the file itself,
+/// whose POSIX locks SQLite owns. Released when dropped. Nothing to hold on PostgreSQL.
+struct SetupLock(#[allow(dead_code)] Option<std::fs::File>);
+
+impl SetupLock {
+    async fn take(target: &DatabaseTarget) -> Result<SetupLock, StoreError> {
+        let DatabaseTarget::Sqlite { path } = target else {
+            return Ok(SetupLock(None));
+        };
+        let dir = match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            Some(dir) => dir.to_path_buf(),
+            None => std::path::PathBuf::from("."),
+        };
+        std::fs::create_dir_all(&dir).map_err(|source| StoreError::CreateDir {
+            target: target.display_redacted(),
+            source,
+        })?;
+        let locked = tokio::task::spawn_blocking(move || {
+            let directory = std::fs::File::open(&dir)?;
+            directory.lock()?;
+            Ok(directory)
+        })
+        .await
+        .unwrap_or_else(|joined| Err(std::io::Error::other(joined)));
+        let directory = locked.map_err(|source| StoreError::Io {
+            context: "locking the database directory for setup",
+            source,
+        })?;
+        Ok(SetupLock(Some(directory)))
+    }
+}
 
 /// Which database engine a [`Store`] talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,6 +111,10 @@ pub enum StoreError {
         #[source]
         source: sqlx::Error,
     },
+    #[error("refused search query: {0}")]
+    SearchQuery(#[from] SearchQueryError),
+    #[error("the search did not end within its budget of {budget:?}; use fewer or rarer words")]
+    SearchTimedOut { budget: Duration },
     #[error("{context}: {source}")]
     Io {
         context: &'static str,
@@ -103,6 +145,8 @@ enum Pool {
 pub struct Store {
     pool: Pool,
     target: String,
+    /// How long one search may run.
+    search_budget: Duration,
 }
 
 /// Runs `$body` with `$pool` bound to the backend's pool; the body is written once and
@@ -120,10 +164,73 @@ pub(crate) use on_pool;
 impl Store {
     /// Connects (creating an SQLite file and its directory when missing) and runs the
     /// migrations.
+    /// Processes that start together on one database wait for each other: on SQLite the
+    /// setup (file creation, WAL mode, migrations) runs under an exclusive lock on the file's
+    /// directory, on PostgreSQL the migrations run under sqlx's advisory lock.
     pub async fn connect(target: &DatabaseTarget) -> Result<Store, StoreError> {
+        let _setup = SetupLock::take(target).await?;
         let store = Self::connect_without_migrating(target).await?;
-        store.migrate().await?;
+        if !store.schema_is_current().await {
+            store.migrate().await?;
+        }
         Ok(store)
+    }
+
+    /// Connects for a command that only reads. As [`Store::connect`]; but when that fails on
+    /// an SQLite file this process cannot write (a read-only file or directory), the file is
+    /// opened read-only and immutable instead, provided its schema is current.
+    pub async fn connect_for_reading(target: &DatabaseTarget) -> Result<Store, StoreError> {
+        let error = match Self::connect(target).await {
+            Ok(store) => return Ok(store),
+            Err(error) => error,
+        };
+        let DatabaseTarget::Sqlite { path } = target else {
+            return Err(error);
+        };
+        if !path.is_file() {
+            return Err(error);
+        }
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .read_only(true)
+            .immutable(true)
+            .busy_timeout(BUSY_TIMEOUT);
+        let Ok(pool) = SqlitePoolOptions::new()
+            .max_connections(2)
+            .acquire_timeout(BUSY_TIMEOUT)
+            .connect_with(options)
+            .await
+        else {
+            return Err(error);
+        };
+        let store = Store {
+            pool: Pool::Sqlite(pool),
+            target: target.display_redacted(),
+            search_budget: search::DEFAULT_SEARCH_BUDGET,
+        };
+        if store.schema_is_current().await {
+            tracing::debug!(database = %store.target, "opened read-only");
+            Ok(store)
+        } else {
+            store.close().await;
+            Err(error)
+        }
+    }
+
+    /// True when every migration this binary knows is applied, unchanged.
+    async fn schema_is_current(&self) -> bool {
+        let migrator = match &self.pool {
+            Pool::Sqlite(_) => sqlx::migrate!("migrations/sqlite"),
+            Pool::Postgres(_) => sqlx::migrate!("migrations/postgres"),
+        };
+        let known: Vec<(i64, Vec<u8>)> = migrator
+            .iter()
+            .map(|migration| (migration.version, migration.checksum.to_vec()))
+            .collect();
+        let applied: Result<Vec<(i64, Vec<u8>)>, _> = on_pool!(self, pool => {
+            sqlx::query_as(sql::APPLIED_MIGRATIONS).fetch_all(pool).await
+        });
+        applied.is_ok_and(|applied| applied == known)
     }
 
     /// Connects without touching the schema.
@@ -147,7 +254,7 @@ impl Store {
                     .journal_mode(SqliteJournalMode::Wal)
                     .synchronous(SqliteSynchronous::Normal)
                     .foreign_keys(true)
-                    .busy_timeout(Duration::from_secs(30));
+                    .busy_timeout(BUSY_TIMEOUT);
                 let pool = SqlitePoolOptions::new()
                     .max_connections(8)
                     .acquire_timeout(Duration::from_secs(30))
@@ -170,6 +277,7 @@ impl Store {
         Ok(Store {
             pool,
             target: described,
+            search_budget: search::DEFAULT_SEARCH_BUDGET,
         })
     }
 

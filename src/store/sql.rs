@@ -31,8 +31,9 @@ pub(super) const NOTIFY_NEW_ARTICLE: Dialects = Dialects {
     postgres: "SELECT pg_notify('gleaner_articles', $1)",
 };
 
-/// Full-text search: `$1` the query (FTS5 syntax on SQLite, built by `fts5_query`; web-search
-/// syntax on PostgreSQL), `$2` the limit. Both rank title matches above body matches.
+/// Full-text search: `$1` the query (FTS5 syntax on SQLite, web-search syntax on PostgreSQL,
+/// both built by `SearchQuery`), `$2` the limit. Both rank title matches above body matches;
+/// snippets, the costly part, are made for the returned hits only.
 pub(super) const SEARCH: Dialects = Dialects {
     sqlite: "SELECT a.id, f.name AS feed, a.url, a.title, a.published_at,
                     snippet(articles_fts, 1, '«', '»', '…', 24) AS snippet,
@@ -41,8 +42,11 @@ pub(super) const SEARCH: Dialects = Dialects {
              JOIN articles a ON a.id = articles_fts.rowid
              JOIN feeds f ON f.id = a.feed_id
              WHERE articles_fts MATCH $1
-             ORDER BY bm25(articles_fts, 4.0, 1.0), a.id DESC
-             LIMIT $2",
+               AND articles_fts.rowid IN (SELECT rowid FROM articles_fts
+                                          WHERE articles_fts MATCH $1
+                                          ORDER BY bm25(articles_fts, 4.0, 1.0), rowid DESC
+                                          LIMIT $2)
+             ORDER BY bm25(articles_fts, 4.0, 1.0), a.id DESC",
     postgres: "SELECT hit.id, hit.feed, hit.url, hit.title, hit.published_at,
                       ts_headline('simple', hit.text, websearch_to_tsquery('simple', $1),
                           'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2')
@@ -310,3 +314,13 @@ pub(super) const SELECT_ARTICLE_IMAGES: &str = "
 
 pub(super) const SELECT_IMAGE_BLOB: &str =
     "SELECT sha256, mime, size, bytes FROM image_blobs WHERE sha256 = $1";
+
+/// Bounds the next statements of this session (PostgreSQL): `$1` milliseconds, as text.
+pub(super) const SET_STATEMENT_TIMEOUT: &str = "SELECT set_config('statement_timeout', $1, false)";
+
+/// Gives this session back the configured statement timeout (PostgreSQL).
+pub(super) const RESET_STATEMENT_TIMEOUT: &str = "RESET statement_timeout";
+
+/// The migrations applied so far, in order: version and checksum.
+pub(super) const APPLIED_MIGRATIONS: &str =
+    "SELECT version, checksum FROM _sqlx_migrations WHERE success ORDER BY version";

@@ -226,3 +226,47 @@ pub async fn seed(store: &Store, count: u32) -> anyhow::Result<Seeded> {
         image_bytes,
     })
 }
+
+/// The words of [`seed_dense`]'s texts.
+pub const DENSE_WORDS: [&str; 8] = [
+    "amber", "basalt", "cobalt", "dune", "ember", "fjord", "garnet", "heath",
+];
+
+/// `count` articles in feed `alpha` whose texts repeat [`DENSE_WORDS`] about 150 times each:
+/// the pages on which ranking and snippets cost the most per query term.
+pub async fn seed_dense(store: &Store, count: u32) -> anyhow::Result<()> {
+    let feeds = store
+        .sync_feeds(&[feed("alpha", "https://alpha.example/feed.xml")?])
+        .await?;
+    for n in 0..count {
+        store.insert_article(&dense_article(feeds[0].id, n)).await?;
+    }
+    Ok(())
+}
+
+/// An article of [`seed_dense`]: number `n` of feed `feed_id`.
+pub fn dense_article(feed_id: i64, n: u32) -> NewArticle {
+    let text: Vec<&str> = (0..1200)
+        .map(|i| DENSE_WORDS[(i * 7 + n as usize) % DENSE_WORDS.len()])
+        .collect();
+    let text = text.join(" ");
+    NewArticle {
+        feed_id,
+        guid: Some(format!("urn:dense:{n}")),
+        url: format!("https://dense.example/articles/{n}"),
+        canonical_url: None,
+        title: format!("Dense {n}"),
+        author: None,
+        summary: None,
+        published_at: None,
+        fetched_at: db_time(Utc::now()),
+        language: Some("en".to_string()),
+        extractor: "cuter".to_string(),
+        confidence: 0.5,
+        html: format!("<p>{text}</p>"),
+        text,
+        raw_page: None,
+        raw_content_type: None,
+        images: Vec::new(),
+    }
+}

@@ -1,0 +1,374 @@
+//! The nesting cap: elements nested deeper than [`MAX_DEPTH`] lose their tags (their content
+//! stays), before the HTML parser sees the page.
+//!
+//! The HTML tree builder walks the stack of open elements on many start tags (closing a `<p>`
+//! "in button scope", looking for a formatting element), so parsing costs the square of the
+//! nesting depth: 100,000 nested `<div>`s take over a minute. Browsers bound the depth too
+//! (Blink at 512). [`cap_depth`] is one linear pass over the text that tracks open elements
+//! the way the tree builder would, closely enough for its purpose: void elements, raw-text
+//! elements (`<script>`, `<style>`, …), comments, quoted attributes, self-closing tags in
+//! SVG/MathML, and the usual implied ends (`<li>`, `<p>`, table cells) are understood. Below
+//! the cap the page is returned untouched and uncopied; the tags it drops are only those of
+//! elements opened while the cap was reached, and their matching end tags.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// The deepest element nesting kept (Blink's limit).
+pub const MAX_DEPTH: usize = 512;
+
+/// `text` with the tags of elements nested beyond [`MAX_DEPTH`] removed.
+pub fn cap_depth(text: &str) -> Cow<'_, str> {
+    let mut walk = Walk::new(text);
+    walk.run();
+    match walk.out {
+        None => Cow::Borrowed(text),
+        Some(mut out) => {
+            out.push_str(&text[walk.copied..]);
+            Cow::Owned(out)
+        }
+    }
+}
+
+/// Void elements: never opened, never closed.
+const VOID: &[&str] = &[
+    "area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param",
+    "source", "track", "wbr", "basefont", "bgsound", "frame",
+];
+
+/// Elements whose content is text up to their end tag.
+const RAW_TEXT: &[&str] = &[
+    "script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "noscript",
+];
+
+/// Start tags that close an open `<p>` at the top of the stack.
+const CLOSES_P: &[&str] = &[
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "details",
+    "div",
+    "dl",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hgroup",
+    "hr",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "table",
+    "ul",
+    "li",
+    "dd",
+    "dt",
+];
+
+/// The elements a start tag implicitly ends when they are at the top of the stack.
+fn implied_ends(name: &str) -> &'static [&'static str] {
+    match name {
+        "li" => &["li", "p"],
+        "dt" | "dd" => &["dt", "dd", "p"],
+        "option" => &["option"],
+        "optgroup" => &["option", "optgroup"],
+        "tr" => &["td", "th", "tr"],
+        "td" | "th" => &["td", "th"],
+        "thead" | "tbody" | "tfoot" => &["td", "th", "tr", "thead", "tbody", "tfoot"],
+        "rb" | "rt" | "rtc" | "rp" => &["rb", "rt", "rtc", "rp"],
+        name if CLOSES_P.contains(&name) => &["p"],
+        _ => &[],
+    }
+}
+
+/// The pass over one page.
+struct Walk<'a> {
+    text: &'a str,
+    /// Byte offset of the next unread character.
+    at: usize,
+    /// Open elements that were kept, innermost last (lowercase names).
+    open: Vec<String>,
+    /// How many of each name `open` holds: an end tag with none open costs nothing, one
+    /// with some open pops down to the innermost, so each element is pushed and popped once.
+    open_by_name: HashMap<String, usize>,
+    /// Open SVG/MathML elements among `open`: there, `/>` closes a tag.
+    foreign: usize,
+    /// Elements opened beyond the cap whose tags were dropped, by name, still open.
+    dropped: HashMap<String, usize>,
+    dropped_open: usize,
+    /// The capped text so far, once a tag was dropped; `None` while the page is untouched.
+    out: Option<String>,
+    /// Bytes of `text` already copied into `out`.
+    copied: usize,
+}
+
+/// What one tag is.
+struct Tag {
+    name: String,
+    end: bool,
+    self_closing: bool,
+    /// Byte range of the whole tag in the text.
+    start: usize,
+    stop: usize,
+}
+
+impl<'a> Walk<'a> {
+    fn new(text: &'a str) -> Walk<'a> {
+        Walk {
+            text,
+            at: 0,
+            open: Vec::new(),
+            open_by_name: HashMap::new(),
+            foreign: 0,
+            dropped: HashMap::new(),
+            dropped_open: 0,
+            out: None,
+            copied: 0,
+        }
+    }
+
+    fn run(&mut self) {
+        let bytes = self.text.as_bytes();
+        while let Some(offset) = memchr(b'<', &bytes[self.at..]) {
+            let start = self.at + offset;
+            let rest = &bytes[start + 1..];
+            if rest.starts_with(b"!--") {
+                self.at = find(bytes, start + 4, b"-->").map_or(bytes.len(), |end| end + 3);
+            } else if rest.first().is_some_and(|b| matches!(b, b'!' | b'?')) {
+                self.at = memchr(b'>', rest).map_or(bytes.len(), |end| start + 2 + end);
+            } else if let Some(tag) = self.tag_at(start) {
+                self.at = tag.stop;
+                self.handle(tag);
+            } else {
+                self.at = start + 1;
+            }
+        }
+    }
+
+    /// The tag starting at `start` (a `<`), if it is one.
+    fn tag_at(&self, start: usize) -> Option<Tag> {
+        let bytes = self.text.as_bytes();
+        let mut at = start + 1;
+        let end = bytes.get(at) == Some(&b'/');
+        if end {
+            at += 1;
+        }
+        if !bytes.get(at).is_some_and(u8::is_ascii_alphabetic) {
+            return None;
+        }
+        let name_start = at;
+        while bytes
+            .get(at)
+            .is_some_and(|b| !b.is_ascii_whitespace() && *b != b'/' && *b != b'>')
+        {
+            at += 1;
+        }
+        let name = self.text[name_start..at].to_ascii_lowercase();
+        let (stop, self_closing) = tag_end(bytes, at);
+        Some(Tag {
+            name,
+            end,
+            self_closing,
+            start,
+            stop,
+        })
+    }
+
+    fn handle(&mut self, tag: Tag) {
+        if tag.end {
+            self.close(tag);
+            return;
+        }
+        if VOID.contains(&tag.name.as_str()) || (tag.self_closing && self.foreign > 0) {
+            if self.dropped_open > 0 {
+                self.drop_text(tag.start, tag.stop);
+            }
+            return;
+        }
+        let raw_text = RAW_TEXT.contains(&tag.name.as_str());
+        let name = tag.name.clone();
+        self.open_element(tag);
+        if raw_text {
+            self.skip_raw_text(&name);
+        }
+    }
+
+    fn open_element(&mut self, tag: Tag) {
+        if self.dropped_open == 0 {
+            let ends = implied_ends(&tag.name);
+            while self
+                .open
+                .last()
+                .is_some_and(|top| ends.contains(&top.as_str()))
+            {
+                self.pop();
+            }
+            if self.open.len() < MAX_DEPTH {
+                if is_foreign(&tag.name) {
+                    self.foreign += 1;
+                }
+                *self.open_by_name.entry(tag.name.clone()).or_default() += 1;
+                self.open.push(tag.name);
+                return;
+            }
+        }
+        self.drop_text(tag.start, tag.stop);
+        *self.dropped.entry(tag.name).or_default() += 1;
+        self.dropped_open += 1;
+    }
+
+    fn close(&mut self, tag: Tag) {
+        if let Some(count) = self.dropped.get_mut(&tag.name).filter(|count| **count > 0) {
+            *count -= 1;
+            self.dropped_open -= 1;
+            self.drop_text(tag.start, tag.stop);
+            return;
+        }
+        if self
+            .open_by_name
+            .get(&tag.name)
+            .is_some_and(|count| *count > 0)
+        {
+            while let Some(name) = self.pop() {
+                if name == tag.name {
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Closes the innermost kept element; returns its name.
+    fn pop(&mut self) -> Option<String> {
+        let name = self.open.pop()?;
+        if is_foreign(&name) {
+            self.foreign -= 1;
+        }
+        if let Some(count) = self.open_by_name.get_mut(&name) {
+            *count -= 1;
+        }
+        Some(name)
+    }
+
+    /// Moves past the content of a raw-text element, up to (not over) its end tag.
+    fn skip_raw_text(&mut self, name: &str) {
+        let bytes = self.text.as_bytes();
+        let closing = format!("</{name}");
+        let mut from = self.at;
+        while let Some(found) = find(bytes, from, b"</") {
+            let candidate = &bytes[found..];
+            if candidate.len() >= closing.len()
+                && candidate[..closing.len()].eq_ignore_ascii_case(closing.as_bytes())
+            {
+                self.at = found;
+                return;
+            }
+            from = found + 2;
+        }
+        self.at = bytes.len();
+    }
+
+    /// Leaves `text[start..stop]` out of the capped text.
+    fn drop_text(&mut self, start: usize, stop: usize) {
+        let capacity = self.text.len();
+        let out = self
+            .out
+            .get_or_insert_with(|| String::with_capacity(capacity));
+        out.push_str(&self.text[self.copied..start]);
+        self.copied = stop;
+    }
+}
+
+fn is_foreign(name: &str) -> bool {
+    name == "svg" || name == "math"
+}
+
+/// Where the tag whose name ends at `at` ends (after its `>`), and whether it ends in `/>`.
+/// Quoted attribute values may hold `>`.
+fn tag_end(bytes: &[u8], mut at: usize) -> (usize, bool) {
+    let mut after_equals = false;
+    while let Some(&byte) = bytes.get(at) {
+        match byte {
+            b'>' => return (at + 1, at > 0 && bytes[at - 1] == b'/'),
+            b'"' | b'\'' if after_equals => {
+                at = memchr(byte, &bytes[at + 1..]).map_or(bytes.len(), |end| at + 1 + end);
+                after_equals = false;
+            }
+            b'=' => after_equals = true,
+            byte if byte.is_ascii_whitespace() => {}
+            _ => after_equals = false,
+        }
+        at += 1;
+    }
+    (bytes.len(), false)
+}
+
+fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
+    haystack.iter().position(|b| *b == needle)
+}
+
+/// The offset of `needle` in `bytes` at or after `from`.
+fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    bytes
+        .get(from..)?
+        .windows(needle.len())
+        .position(|window| window == needle)
+        .map(|offset| from + offset)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{MAX_DEPTH, cap_depth};
+
+    fn nested(depth: usize) -> String {
+        format!(
+            "<body>{}<p>deep text</p>{}</body>",
+            "<div>".repeat(depth),
+            "</div>".repeat(depth)
+        )
+    }
+
+    #[test]
+    fn a_page_within_the_cap_is_untouched() {
+        let page = nested(300);
+        assert!(matches!(cap_depth(&page), std::borrow::Cow::Borrowed(_)));
+        let list = format!("<ul>{}</ul>", "<li>item<p>para".repeat(2000));
+        assert!(matches!(cap_depth(&list), std::borrow::Cow::Borrowed(_)));
+        let script = format!("<script>{}</script><p>after</p>", "<div>".repeat(5000));
+        assert!(matches!(cap_depth(&script), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn deeper_elements_lose_their_tags_and_keep_their_text() {
+        let capped = cap_depth(&nested(2000)).into_owned();
+        // `<body>` is one of the open elements.
+        assert_eq!(capped.matches("<div>").count(), MAX_DEPTH - 1);
+        assert_eq!(capped.matches("</div>").count(), MAX_DEPTH - 1);
+        assert!(capped.contains("deep text"));
+    }
+
+    #[test]
+    fn long_runs_of_unclosed_elements_are_closed_by_their_container() {
+        let cell = format!("<div>{}text</div>", "<font>".repeat(100));
+        let page = format!("<body>{}</body>", cell.repeat(20));
+        assert!(matches!(cap_depth(&page), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn self_closing_divs_still_nest() {
+        let page = "<div/>".repeat(2000);
+        assert_eq!(cap_depth(&page).matches("<div/>").count(), MAX_DEPTH);
+    }
+}

@@ -1,0 +1,171 @@
+//! Setting a database up: processes that start together on a fresh database all succeed
+//! (SQLite and PostgreSQL), and a read-only SQLite file can still be read.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use anyhow::Context as _;
+use gleaner::config::DatabaseTarget;
+use gleaner::store::Store;
+use sqlx::Connection as _;
+
+const BINARY: &str = env!("CARGO_BIN_EXE_gleaner");
+
+/// How many processes or connections start at once.
+const RACERS: usize = 10;
+
+const CONFIG: &str = "[[feeds]]\nname = \"news\"\nurl = \"https://news.example/feed\"\n";
+
+fn gleaner(dir: &Path, database_url: &str) -> Command {
+    let mut command = Command::new(BINARY);
+    command
+        .current_dir(dir)
+        .env("GLEANER_DATABASE_URL", database_url)
+        .env_remove("GLEANER_CONFIG")
+        .env_remove("RUST_LOG");
+    command
+}
+
+/// `gleaner migrate`, `run`-like and read commands started together on `database_url`.
+fn race_processes(dir: &Path, database_url: &str) -> anyhow::Result<Vec<Output>> {
+    let commands: [&[&str]; 3] = [&["migrate"], &["export"], &["articles", "list"]];
+    let children: Vec<std::process::Child> = (0..RACERS)
+        .map(|n| {
+            gleaner(dir, database_url)
+                .args(commands[n % commands.len()])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+        })
+        .collect::<Result<_, _>>()?;
+    Ok(children
+        .into_iter()
+        .map(|child| child.wait_with_output())
+        .collect::<Result<_, _>>()?)
+}
+
+fn assert_all_succeeded(outputs: &[Output]) {
+    for output in outputs {
+        assert!(
+            output.status.success(),
+            "{:?}: {}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+}
+
+#[test]
+fn processes_starting_together_on_a_fresh_sqlite_file_all_succeed() -> anyhow::Result<()> {
+    for _ in 0..3 {
+        let dir = tempfile::tempdir()?;
+        std::fs::write(dir.path().join("config.toml"), CONFIG)?;
+        let url = format!("sqlite://{}", dir.path().join("data/gleaner.db").display());
+        assert_all_succeeded(&race_processes(dir.path(), &url)?);
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_racing_on_a_fresh_database_all_succeed() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let sqlite = DatabaseTarget::Sqlite {
+        path: dir.path().join("gleaner.db"),
+    };
+    race_connections(&sqlite).await?;
+    let Some(admin_url) = common::postgres_url() else {
+        common::skipped("connections_racing_on_a_fresh_database_all_succeed");
+        return Ok(());
+    };
+    let schema = common::unique_name("gleaner_setup");
+    let mut admin = sqlx::PgConnection::connect(&admin_url).await?;
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}")))
+        .execute(&mut admin)
+        .await?;
+    let separator = if admin_url.contains('?') { '&' } else { '?' };
+    let postgres = DatabaseTarget::Postgres {
+        url: format!("{admin_url}{separator}options=-c%20search_path%3D{schema}"),
+    };
+    let raced = race_connections(&postgres).await;
+    sqlx::query(sqlx::AssertSqlSafe(format!("DROP SCHEMA {schema} CASCADE")))
+        .execute(&mut admin)
+        .await?;
+    raced
+}
+
+async fn race_connections(target: &DatabaseTarget) -> anyhow::Result<()> {
+    let mut racers = tokio::task::JoinSet::new();
+    for _ in 0..RACERS {
+        let target = target.clone();
+        racers.spawn(async move { Store::connect(&target).await });
+    }
+    while let Some(connected) = racers.join_next().await {
+        let store = connected?.with_context(|| target.display_redacted())?;
+        assert_eq!(store.applied_migrations().await?.len(), migrations_known());
+        store.close().await;
+    }
+    Ok(())
+}
+
+fn migrations_known() -> usize {
+    std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations/sqlite"))
+        .map(|dir| dir.count())
+        .unwrap_or(0)
+}
+
+/// The read commands on an SQLite file that the user running them cannot write (0444 in a
+/// 0555 directory), run as `nobody` since root ignores file permissions.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_read_only_sqlite_file_can_be_read() -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let setpriv = Path::new("/usr/bin/setpriv");
+    let is_root = std::fs::metadata("/proc/self").is_ok_and(|m| {
+        use std::os::unix::fs::MetadataExt as _;
+        m.uid() == 0
+    });
+    if !setpriv.exists() || !is_root {
+        eprintln!("skipped: a_read_only_sqlite_file_can_be_read needs root and setpriv");
+        return Ok(());
+    }
+    let root = tempfile::tempdir()?;
+    std::fs::set_permissions(root.path(), std::fs::Permissions::from_mode(0o755))?;
+    std::fs::write(root.path().join("config.toml"), CONFIG)?;
+    let data = root.path().join("data");
+    let path = data.join("gleaner.db");
+    let store = Store::connect(&DatabaseTarget::Sqlite { path: path.clone() }).await?;
+    let config = gleaner::config::Config::parse(CONFIG, &root.path().join("config.toml"), None)?;
+    store.sync_feeds(&config.feeds).await?;
+    store.close().await;
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444))?;
+    std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o555))?;
+
+    let url = format!("sqlite://{}", path.display());
+    for args in [
+        vec!["articles", "list"],
+        vec!["articles", "search", "word"],
+        vec!["export"],
+        vec!["feeds"],
+        vec!["failures"],
+    ] {
+        let output = Command::new(setpriv)
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", BINARY])
+            .args(&args)
+            .current_dir(root.path())
+            .env("GLEANER_DATABASE_URL", &url)
+            .env_remove("GLEANER_CONFIG")
+            .env_remove("RUST_LOG")
+            .output()?;
+        assert!(
+            output.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    // Nothing was created beside the file.
+    let entries = std::fs::read_dir(&data)?.count();
+    std::fs::set_permissions(&data, std::fs::Permissions::from_mode(0o755))?;
+    assert_eq!(entries, 1);
+    Ok(())
+}
