@@ -296,11 +296,15 @@ fn tuned_params(pairs: &[String]) -> Result<AutoParams, super::CliError> {
             "region_gap_cost" => c.region_gap_cost = value,
             "parent_change_cost" => c.parent_change_cost = value,
             "title_threshold" => c.title_threshold = value,
+            "title_earliest_margin" => c.title_earliest_margin = value,
+            "title_link_penalty" => c.title_link_penalty = value,
             "before_title_factor" => c.before_title_factor = value,
             "furniture_max_share" => c.furniture_max_share = value,
             "comments_max_share" => c.comments_max_share = value,
+            "spare_main_region" => c.spare_main_region = value != 0.0,
             "min_confidence" => params.min_confidence = value,
             "sigma" => params.sigma = value,
+            "econ_ratio" => params.econ_ratio = value,
             _ => return Err(bad()),
         }
     }

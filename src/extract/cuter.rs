@@ -73,7 +73,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use super::dom::{DomStats, RegionKind, TextBlock};
-use super::title::{TitleMatch, find_title};
+use super::title::{TitleMatch, TitleRule, find_title};
 
 /// The free parameters of CUTER.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -100,6 +100,10 @@ pub struct CuterParams {
     pub al: f64,
     /// The least similarity for a node to count as the title.
     pub title_threshold: f64,
+    /// Among title matches within this much of the best, the first wins ([`TitleRule`]).
+    pub title_earliest_margin: f64,
+    /// Subtracted from the title score of a block that is mostly link text.
+    pub title_link_penalty: f64,
     /// A group before the title wins only when longer than this × the best group after it.
     pub before_title_factor: f64,
     /// Leading and trailing nodes of the article shorter than this (bytes) and not ending a
@@ -116,6 +120,10 @@ pub struct CuterParams {
     pub furniture_max_share: f64,
     /// Omit nodes inside reader-comment containers holding at most this share of `SH`.
     pub comments_max_share: f64,
+    /// Never omit a furniture region that holds the main block (the longest block that is
+    /// neither link text nor a caption): a post container marked `widget` or `entry-author`
+    /// is the article, not a box beside it.
+    pub spare_main_region: bool,
 }
 
 impl Default for CuterParams {
@@ -132,12 +140,15 @@ impl Default for CuterParams {
             region_gap_cost: 0.5,
             al: 0.5,
             title_threshold: 0.7,
+            title_earliest_margin: 0.0,
+            title_link_penalty: 0.1,
             before_title_factor: 4.0,
             trim_below: 80,
             drop_short_below: 0,
             drop_credits_and_signoffs: true,
             furniture_max_share: 0.2,
             comments_max_share: 0.9,
+            spare_main_region: true,
         }
     }
 }
@@ -186,7 +197,12 @@ pub fn select(
 ) -> Option<CuterSelection> {
     let measures = characterize(stats, params);
     let groups = merge_neighbouring_nodes(&stats.blocks, &measures, params);
-    let title = title_hint.and_then(|t| find_title(&stats.blocks, t, params.title_threshold));
+    let rule = TitleRule {
+        threshold: params.title_threshold,
+        earliest_margin: params.title_earliest_margin,
+        link_penalty: params.title_link_penalty,
+    };
+    let title = title_hint.and_then(|t| find_title(&stats.blocks, t, &rule));
     let chosen = choose_article(&groups, title.map(|t| t.index), params)?;
     let group = &groups[chosen];
     // Step 6: the title cuts the group.
@@ -243,13 +259,20 @@ pub fn select(
 /// Steps 2–3: `SH`, then `LP`, `TP` and validity of every node.
 pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> {
     let sh = stats.sh.max(1) as f64;
+    let main = main_block(stats, params);
     let mut omitted_region = vec![false; stats.blocks.len()];
     for region in &stats.regions {
         let limit = match region.kind {
             RegionKind::Furniture => params.furniture_max_share,
             RegionKind::Comments => params.comments_max_share,
         };
-        if region.sl as f64 <= limit * sh {
+        // The region holds the main block and more besides: a container of the article's
+        // paragraphs, where a bio or teaser box holding one long paragraph is not.
+        let spared = params.spare_main_region
+            && region.kind == RegionKind::Furniture
+            && main
+                .is_some_and(|m| region.blocks.contains(&m) && region.sl >= 2 * stats.blocks[m].sl);
+        if region.sl as f64 <= limit * sh && !spared {
             for flag in omitted_region
                 .get_mut(region.blocks.clone())
                 .unwrap_or_default()
@@ -274,6 +297,18 @@ pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> 
             }
         })
         .collect()
+}
+
+/// The main block: the longest block that is neither mostly link text nor a caption, before
+/// any region is omitted.
+fn main_block(stats: &DomStats, params: &CuterParams) -> Option<usize> {
+    stats
+        .blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| !b.caption && b.lp() < params.max_lp)
+        .max_by_key(|&(ix, b)| (b.sl, std::cmp::Reverse(ix)))
+        .map(|(ix, _)| ix)
 }
 
 /// Step 4: unite neighbouring nodes around the strongest remaining node, repeatedly.

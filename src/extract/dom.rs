@@ -252,9 +252,12 @@ pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
                         } else {
                             parent.and_then(|f| f.figure)
                         },
-                        caption: parent.is_some_and(|f| f.caption)
-                            || name == "figcaption"
-                            || name == "figure",
+                        // A table wrapped in a figure (WordPress wraps every table so) is
+                        // content with a caption, not a caption.
+                        caption: name != "table"
+                            && (parent.is_some_and(|f| f.caption)
+                                || name == "figcaption"
+                                || name == "figure"),
                         region: region_kind(name, &marker),
                         first_block: stats.blocks.len(),
                         skipped,
@@ -428,14 +431,70 @@ fn region_kind(name: &str, marker: &str) -> Option<RegionKind> {
     if is_inline(name) {
         return None;
     }
-    if COMMENT_MARKERS.iter().any(|m| marker.contains(m)) {
+    if has_marker(marker, COMMENT_MARKERS) {
         Some(RegionKind::Comments)
-    } else if FURNITURE_TAGS.contains(&name) || FURNITURE_MARKERS.iter().any(|m| marker.contains(m))
-    {
+    } else if FURNITURE_TAGS.contains(&name) || has_marker(marker, FURNITURE_MARKERS) {
         Some(RegionKind::Furniture)
     } else {
         None
     }
+}
+
+/// What may follow a marker inside one word and still name the same thing (`navbar`,
+/// `sharebox`, `commentlist`, `relatedposts`).
+const MARKER_SUFFIXES: &[&str] = &[
+    "",
+    "s",
+    "bar",
+    "box",
+    "list",
+    "links",
+    "area",
+    "wrap",
+    "wrapper",
+    "block",
+    "container",
+    "posts",
+    "section",
+    "igation",
+    "ing",
+];
+
+/// Words that hold a marker and name something else: a post "authored by", a context menu
+/// that wraps a whole post.
+const NOT_MARKERS: &[&str] = &["authored", "contextmenu"];
+
+/// Whether one of `markers` names a class or id token of `marker` (space-separated, already
+/// lowercased). Tokens are split into words at `-` and `_`; a one-word marker matches a word
+/// that is the marker with a known suffix (`navbar`), or that begins or ends with it
+/// (`mainnav`, `socialshare`, camel-case names lowercased), unless the word is in
+/// [`NOT_MARKERS`]; a marker of several words (`read-more`) must match consecutive words.
+pub fn has_marker(marker: &str, markers: &[&str]) -> bool {
+    // Most elements hold no marker even as a substring: they cost one scan, as they did
+    // before words were told apart.
+    if !markers.iter().any(|m| marker.contains(m)) {
+        return false;
+    }
+    marker.split_whitespace().any(|token| {
+        let words: Vec<&str> = token
+            .split(['-', '_'])
+            .filter(|w| !w.is_empty() && !NOT_MARKERS.contains(w))
+            .collect();
+        markers.iter().any(|m| {
+            let parts: Vec<&str> = m.split('-').collect();
+            let Some((last, head)) = parts.split_last() else {
+                return false;
+            };
+            words.windows(parts.len()).any(|window| {
+                let word = window[head.len()];
+                window[..head.len()] == *head
+                    && (word
+                        .strip_prefix(last)
+                        .is_some_and(|rest| MARKER_SUFFIXES.contains(&rest))
+                        || (head.is_empty() && (word.starts_with(last) || word.ends_with(last))))
+            })
+        })
+    })
 }
 
 fn attach_captions(stats: &mut DomStats) {
