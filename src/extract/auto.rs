@@ -3,19 +3,12 @@
 //! [`AutoParams::min_confidence`]. Also the glue that turns each algorithm's selection into an
 //! [`Extraction`].
 //!
-//! The fallback rule was calibrated on the Scrapinghub bench (181 pages). CUTER's confidence
-//! (see [`super::cuter`]) against per-page F1 showed no page where CETR would do better
-//! below a confidence of 0.45 (the lowest on the bench is 0.47, a page CUTER gets exactly
-//! right); every higher threshold sends pages CUTER gets right to CETR, whose precision is
-//! much lower (0.635 against 0.970):
+//! Before the fallback, ECON (seed 002) gives a second opinion: when CUTER's article holds
+//! less than [`AutoParams::econ_ratio`] of ECON's summary-node text, ECON's is taken (CUTER
+//! kept a fragment of an article that ECON's punctuation walk finds whole).
 //!
-//! | `min_confidence` | 0 | 0.25 | 0.3 | 0.4 | 0.5 | 0.6 | 0.7 |
-//! |---|---|---|---|---|---|---|---|
-//! | `auto` F1 | 0.971 | 0.971 | 0.971 | 0.971 | 0.969 | 0.967 | 0.953 |
-//!
-//! Chosen: fall back when CUTER finds no article, or its confidence is below 0.25 (no page
-//! of the bench; the rule is there for pages unlike the bench's news articles, where CUTER
-//! finds only scattered groups).
+//! Parameters (sweeps with the suite's five columns in `docs/algorithms.md`, "`auto`"):
+//! `min_confidence` 0.25; `econ_ratio` 0.5; `sigma` CETR's.
 
 use super::cetr::{self, LineSelection};
 use super::cuter::{self, CuterParams, CuterSelection};
