@@ -12,7 +12,8 @@
 //! * [`dana`] — DANA (seed 001), [`bte`] — BTE (seed 004): line and token baselines;
 //! * [`coreex`] and [`econ`] over [`subtree`] — CoreEx and ECON (seed 002): DOM scoring
 //!   baselines;
-//! * [`auto`] — the production cascade: CUTER, then CETR when CUTER is not confident;
+//! * [`auto`] — the production cascade: CUTER, ECON as a second opinion, then CETR when
+//!   CUTER is not confident;
 //! * `alltext` — every visible text block: the floor.
 //!
 //! [`render`] turns chosen nodes into sanitized HTML, plain text and images.
