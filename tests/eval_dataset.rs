@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::Command;
 
-use gleaner::eval::dataset::{Dataset, run};
+use gleaner::eval::dataset::{Dataset, TitleHint, run};
 use gleaner::extract::{Algorithm, Extractor};
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -203,4 +203,87 @@ fn extract_command_formats_and_errors() {
             String::from_utf8_lossy(&output.stderr)
         );
     }
+}
+
+/// A suite: two datasets and a directory without `ground-truth.json`, which is skipped.
+fn write_suite(dir: &Path) {
+    write_dataset(&dir.join("alpha"));
+    write_dataset(&dir.join("beta"));
+    std::fs::create_dir_all(dir.join("unlabelled").join("html"))
+        .unwrap_or_else(|err| panic!("{err}"));
+}
+
+#[test]
+fn eval_over_a_directory_of_datasets_prints_one_row_per_set_and_a_mean() {
+    let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
+    write_suite(dir.path());
+    let output = gleaner()
+        .args(["eval", "--json"])
+        .arg(dir.path())
+        .output()
+        .unwrap_or_else(|err| panic!("{err}"));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let reports: serde_json::Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|err| panic!("{err}"));
+    let reports = reports.as_array().cloned().unwrap_or_default();
+    let datasets: Vec<&str> = reports
+        .iter()
+        .filter_map(|r| r["dataset"].as_str())
+        .collect();
+    assert_eq!(datasets, ["alpha", "beta", "mean"], "{reports:?}");
+    let f1 = |r: &serde_json::Value| r["f1"].as_f64().unwrap_or(f64::NAN);
+    let mean = (f1(&reports[0]) + f1(&reports[1])) / 2.0;
+    assert!((f1(&reports[2]) - mean).abs() < 1e-9, "{reports:?}");
+    assert_eq!(reports[2]["pages"], 4);
+
+    let table = gleaner()
+        .arg("eval")
+        .arg(dir.path())
+        .output()
+        .unwrap_or_else(|err| panic!("{err}"));
+    assert!(table.status.success());
+    let table = String::from_utf8_lossy(&table.stdout);
+    let first: Vec<&str> = table
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(first, ["dataset", "alpha", "beta", "mean"], "{table}");
+}
+
+#[test]
+fn no_title_hint_runs_without_the_pages_own_title() {
+    // Both fixture pages have a `<title>`: with the hint every page sees it, without it none.
+    let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
+    write_dataset(dir.path());
+    let dataset = Dataset::load(dir.path()).unwrap_or_else(|err| panic!("{err}"));
+    let seen = std::sync::Mutex::new(Vec::new());
+    let record = |hint| {
+        gleaner::eval::dataset::run_with(&dataset, "auto", hint, |page| {
+            seen.lock()
+                .unwrap_or_else(|err| panic!("{err}"))
+                .push(page.effective_title().map(str::to_string));
+            Algorithm::Auto.extract(page)
+        })
+    };
+    record(TitleHint::FromPage);
+    let with: Vec<_> = std::mem::take(&mut *seen.lock().unwrap_or_else(|err| panic!("{err}")));
+    assert!(with.iter().all(Option::is_some), "{with:?}");
+    record(TitleHint::Off);
+    let without = seen.lock().unwrap_or_else(|err| panic!("{err}")).clone();
+    assert_eq!(without, vec![None, None]);
+
+    let output = gleaner()
+        .args(["eval", "--no-title-hint", "--json"])
+        .arg(dir.path())
+        .output()
+        .unwrap_or_else(|err| panic!("{err}"));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }

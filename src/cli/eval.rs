@@ -7,15 +7,19 @@ use std::path::PathBuf;
 use super::Context as _;
 use clap::Args;
 
-use crate::eval::dataset::{AlgorithmReport, Dataset, DatasetError};
+use crate::eval::dataset::{AlgorithmReport, Dataset, DatasetError, TitleHint, suite_members};
 use crate::extract::auto::{self, AutoParams};
 use crate::extract::{Algorithm, Extractor, cetr};
 
 /// Arguments of `gleaner eval`.
 #[derive(Debug, Args)]
 pub struct EvalArgs {
-    /// A directory with `ground-truth.json` and `html/{id}.html[.gz]`.
+    /// A directory with `ground-truth.json` and `html/{id}.html[.gz]`, or a directory of
+    /// such directories (one row per dataset, and a `mean` row).
     pub dataset_dir: PathBuf,
+    /// Run with no title hint at all (neither a feed's nor the page's own).
+    #[arg(long)]
+    pub no_title_hint: bool,
     /// One algorithm name, or `all`.
     #[arg(long, default_value = "auto")]
     pub algorithm: String,
@@ -37,7 +41,8 @@ pub struct EvalArgs {
 
 /// Runs `gleaner eval`.
 pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
-    let algorithms: Vec<Algorithm> = if args.algorithm.trim().eq_ignore_ascii_case("all") {
+    let every = args.algorithm.trim().eq_ignore_ascii_case("all");
+    let algorithms: Vec<Algorithm> = if every {
         Algorithm::ALL.to_vec()
     } else {
         vec![
@@ -47,59 +52,144 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
         ]
     };
     let params = tuned_params(&args.tune)?;
-    let dataset = Dataset::load(&args.dataset_dir).map_err(|err| match err {
-        DatasetError::Missing(_) => super::CliError::Usage(err.to_string()),
-        other => super::CliError::runtime(other),
-    })?;
+    let hint = if args.no_title_hint {
+        TitleHint::Off
+    } else {
+        TitleHint::FromPage
+    };
+    let members = suite_members(&args.dataset_dir).map_err(super::CliError::runtime)?;
+    let suite = !members.is_empty();
+    let members = if suite {
+        members
+    } else {
+        vec![(String::new(), args.dataset_dir.clone())]
+    };
 
     let mut reports = Vec::new();
-    for algorithm in algorithms {
-        if !algorithm.is_implemented() {
-            if args.algorithm.eq_ignore_ascii_case("all") {
-                eprintln!("note: skipping `{algorithm}`: not implemented yet");
-                continue;
+    for (name, dir) in &members {
+        let dataset = load_dataset(dir)?;
+        for &algorithm in &algorithms {
+            let mut report = evaluate(&dataset, algorithm, hint, &params);
+            if let Some(out) = &args.out {
+                let out = if suite { out.join(name) } else { out.clone() };
+                let out = if every {
+                    out.join(algorithm.name())
+                } else {
+                    out
+                };
+                write_predictions(&out, &report)?;
             }
-            return Err(super::CliError::Usage(format!(
-                "extraction algorithm `{algorithm}` is not implemented yet"
-            )));
+            if suite {
+                report.dataset = Some(name.clone());
+            }
+            reports.push(report);
         }
-        let report =
-            crate::eval::dataset::run(&dataset, algorithm.name(), |page| match algorithm {
-                Algorithm::Auto => auto::extract_auto(page, &params),
-                Algorithm::Cuter => auto::extract_cuter(page, &params.cuter),
-                Algorithm::Cetr => Ok(auto::lines_extraction(
-                    page,
-                    Algorithm::Cetr,
-                    &cetr::select_2d(&page.source, params.sigma),
-                )),
-                other => other.extract(page),
-            });
-        if let Some(dir) = &args.out {
-            write_predictions(
-                dir,
-                algorithm,
-                &report,
-                args.algorithm.eq_ignore_ascii_case("all"),
-            )?;
+        if let Some(path) = &args.calibrate {
+            let path = if suite {
+                path.with_extension(format!("{name}.tsv"))
+            } else {
+                path.clone()
+            };
+            write_calibration(&path, &dataset, &params)?;
         }
-        reports.push(report);
     }
-    if let Some(path) = &args.calibrate {
-        write_calibration(path, &dataset, &params)?;
+    if suite {
+        for &algorithm in &algorithms {
+            reports.push(mean_row(&reports, algorithm.name()));
+        }
     }
     if args.json {
         let json = serde_json::to_string_pretty(&reports).context("serializing the report")?;
         println!("{json}");
     } else {
-        print!("{}", table(&reports));
+        print!("{}", table(&reports, suite));
     }
     Ok(())
 }
 
-/// The report as an aligned table.
-fn table(reports: &[AlgorithmReport]) -> String {
-    let mut out = format!(
-        "{:<10} {:>5} {:>9} {:>6} {:>6} {:>8} {:>5} {:>7} {:>8}\n",
+fn load_dataset(dir: &std::path::Path) -> Result<Dataset, super::CliError> {
+    Dataset::load(dir).map_err(|err| match err {
+        DatasetError::Missing(_) => super::CliError::Usage(err.to_string()),
+        other => super::CliError::runtime(other),
+    })
+}
+
+/// One algorithm over one dataset, with the `--tune` parameters where they apply.
+fn evaluate(
+    dataset: &Dataset,
+    algorithm: Algorithm,
+    hint: TitleHint,
+    params: &AutoParams,
+) -> AlgorithmReport {
+    crate::eval::dataset::run_with(dataset, algorithm.name(), hint, |page| match algorithm {
+        Algorithm::Auto => auto::extract_auto(page, params),
+        Algorithm::Cuter => auto::extract_cuter(page, &params.cuter),
+        Algorithm::Cetr => Ok(auto::lines_extraction(
+            page,
+            Algorithm::Cetr,
+            &cetr::select_2d(&page.source, params.sigma),
+        )),
+        other => other.extract(page),
+    })
+}
+
+/// The `mean` row of a suite: the unweighted mean of the datasets' figures (F1 is the mean
+/// of the datasets' F1, not the F1 of the mean precision and recall); pages, empty pages,
+/// seconds and CPU seconds are sums.
+fn mean_row(reports: &[AlgorithmReport], algorithm: &str) -> AlgorithmReport {
+    let rows: Vec<&AlgorithmReport> = reports
+        .iter()
+        .filter(|r| r.algorithm == algorithm && r.dataset.is_some())
+        .collect();
+    let n = rows.len().max(1) as f64;
+    let mean = |field: fn(&AlgorithmReport) -> f64| rows.iter().map(|r| field(r)).sum::<f64>() / n;
+    let seconds: f64 = rows.iter().map(|r| r.seconds).sum();
+    let cpu_seconds: f64 = rows.iter().map(|r| r.cpu_seconds).sum();
+    let megabytes: f64 = rows.iter().map(|r| r.mb_per_s * r.seconds).sum();
+    let per_second = |s: f64| if s > 0.0 { megabytes / s } else { 0.0 };
+    let mut produced_by = std::collections::BTreeMap::new();
+    for row in &rows {
+        for (name, count) in &row.produced_by {
+            *produced_by.entry(name.clone()).or_insert(0) += count;
+        }
+    }
+    AlgorithmReport {
+        dataset: Some(MEAN.to_string()),
+        algorithm: algorithm.to_string(),
+        pages: rows.iter().map(|r| r.pages).sum(),
+        precision: mean(|r| r.precision),
+        recall: mean(|r| r.recall),
+        f1: mean(|r| r.f1),
+        accuracy: mean(|r| r.accuracy),
+        empty: rows.iter().map(|r| r.empty).sum(),
+        seconds,
+        mb_per_s: per_second(seconds),
+        cpu_seconds,
+        mb_per_s_per_core: per_second(cpu_seconds),
+        fallbacks: rows.iter().map(|r| r.fallbacks).sum(),
+        produced_by,
+        results: Vec::new(),
+    }
+}
+
+/// The `dataset` of the suite's summary rows.
+const MEAN: &str = "mean";
+
+/// The report as an aligned table; a suite's has a `dataset` column first.
+fn table(reports: &[AlgorithmReport], suite: bool) -> String {
+    let width = reports
+        .iter()
+        .filter_map(|r| r.dataset.as_ref().map(String::len))
+        .max()
+        .unwrap_or(0)
+        .max("dataset".len());
+    let mut out = String::new();
+    if suite {
+        let _ = write!(out, "{:<width$} ", "dataset");
+    }
+    let _ = writeln!(
+        out,
+        "{:<10} {:>5} {:>9} {:>6} {:>6} {:>8} {:>5} {:>7} {:>8}",
         "algorithm",
         "pages",
         "precision",
@@ -111,6 +201,9 @@ fn table(reports: &[AlgorithmReport]) -> String {
         "mb_per_s"
     );
     for r in reports {
+        if suite {
+            let _ = write!(out, "{:<width$} ", r.dataset.as_deref().unwrap_or(""));
+        }
         let _ = writeln!(
             out,
             "{:<10} {:>5} {:>9.3} {:>6.3} {:>6.3} {:>8.3} {:>5} {:>7.2} {:>8.1}",
@@ -130,16 +223,9 @@ fn table(reports: &[AlgorithmReport]) -> String {
 
 fn write_predictions(
     dir: &std::path::Path,
-    algorithm: Algorithm,
     report: &AlgorithmReport,
-    per_algorithm: bool,
 ) -> Result<(), super::CliError> {
-    let dir = if per_algorithm {
-        dir.join(algorithm.name())
-    } else {
-        dir.to_path_buf()
-    };
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     for result in &report.results {
         let path = dir.join(format!("{}.txt", result.id));
         std::fs::write(&path, &result.text)
@@ -210,11 +296,15 @@ fn tuned_params(pairs: &[String]) -> Result<AutoParams, super::CliError> {
             "region_gap_cost" => c.region_gap_cost = value,
             "parent_change_cost" => c.parent_change_cost = value,
             "title_threshold" => c.title_threshold = value,
+            "title_earliest_margin" => c.title_earliest_margin = value,
+            "title_link_penalty" => c.title_link_penalty = value,
             "before_title_factor" => c.before_title_factor = value,
             "furniture_max_share" => c.furniture_max_share = value,
             "comments_max_share" => c.comments_max_share = value,
+            "spare_main_region" => c.spare_main_region = value != 0.0,
             "min_confidence" => params.min_confidence = value,
             "sigma" => params.sigma = value,
+            "econ_ratio" => params.econ_ratio = value,
             _ => return Err(bad()),
         }
     }

@@ -69,10 +69,7 @@ pub fn run(args: &ExtractArgs, config_path: Option<&Path>) -> Result<(), super::
         args.title.as_deref(),
         algorithm,
     )
-    .map_err(|err| match err {
-        ExtractError::NotImplemented(_) => super::CliError::Usage(err.to_string()),
-        ExtractError::NoContent(_) => super::CliError::runtime(err),
-    })?;
+    .map_err(|err @ ExtractError::NoContent(_)| super::CliError::runtime(err))?;
     let output = match args.format.as_str() {
         "html" => extraction.html,
         "json" => {

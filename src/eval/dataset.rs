@@ -50,6 +50,29 @@ pub struct DatasetPage {
     pub html: Vec<u8>,
 }
 
+/// The datasets of a suite directory: its subdirectories that hold `ground-truth.json`, in
+/// name order. Empty when `dir` is itself a dataset or holds none.
+pub fn suite_members(dir: &Path) -> Result<Vec<(String, PathBuf)>, DatasetError> {
+    if !dir.is_dir() || dir.join("ground-truth.json").is_file() {
+        return Ok(Vec::new());
+    }
+    let entries = std::fs::read_dir(dir).map_err(|source| DatasetError::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let mut members: Vec<(String, PathBuf)> = entries
+        .filter_map(Result::ok)
+        .map(|entry| entry.path())
+        .filter(|path| path.join("ground-truth.json").is_file())
+        .filter_map(|path| {
+            let name = path.file_name()?.to_string_lossy().into_owned();
+            Some((name, path))
+        })
+        .collect();
+    members.sort();
+    Ok(members)
+}
+
 /// A loaded dataset, pages in id order.
 #[derive(Debug, Clone)]
 pub struct Dataset {
@@ -122,6 +145,9 @@ pub struct PageResult {
 /// The outcome of one algorithm over a dataset.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct AlgorithmReport {
+    /// The dataset's directory name, when `eval` ran over a directory of datasets.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dataset: Option<String>,
     pub algorithm: String,
     pub pages: usize,
     pub precision: f64,
@@ -145,8 +171,27 @@ pub struct AlgorithmReport {
     pub results: Vec<PageResult>,
 }
 
-/// Runs `extract` over every page in parallel and scores it.
+/// Where the title hint comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TitleHint {
+    /// The page's own `og:title`, else `<title>` (a dataset has no feed).
+    #[default]
+    FromPage,
+    /// No title at all (`eval --no-title-hint`): the hint's worth is the difference.
+    Off,
+}
+
+/// Runs `extract` over every page in parallel and scores it, with the page's own title as
+/// the hint.
 pub fn run<F>(dataset: &Dataset, name: &str, extract: F) -> AlgorithmReport
+where
+    F: Fn(&Page) -> Result<Extraction, ExtractError> + Sync,
+{
+    run_with(dataset, name, TitleHint::FromPage, extract)
+}
+
+/// Runs `extract` over every page in parallel and scores it, with the title hint `hint`.
+pub fn run_with<F>(dataset: &Dataset, name: &str, hint: TitleHint, extract: F) -> AlgorithmReport
 where
     F: Fn(&Page) -> Result<Extraction, ExtractError> + Sync,
 {
@@ -159,7 +204,10 @@ where
             // CPU time of this thread: unaffected by other processes sharing the cores.
             let wall_started = Instant::now();
             let cpu_started = cpu_time::ThreadTime::try_now().ok();
-            let parsed = Page::parse(&page.html, None, page.url.as_ref(), None);
+            let mut parsed = Page::parse(&page.html, None, page.url.as_ref(), None);
+            if hint == TitleHint::Off {
+                parsed.stats.page_title = None;
+            }
             let extraction = extract(&parsed).ok();
             let cpu = cpu_started
                 .and_then(|t| t.try_elapsed().ok())
@@ -213,6 +261,7 @@ where
         0
     };
     AlgorithmReport {
+        dataset: None,
         algorithm: name.to_string(),
         pages,
         precision,

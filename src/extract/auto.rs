@@ -3,22 +3,16 @@
 //! [`AutoParams::min_confidence`]. Also the glue that turns each algorithm's selection into an
 //! [`Extraction`].
 //!
-//! The fallback rule was calibrated on the Scrapinghub bench (181 pages). CUTER's confidence
-//! (see [`super::cuter`]) against per-page F1 showed no page where CETR would do better
-//! below a confidence of 0.45 (the lowest on the bench is 0.47, a page CUTER gets exactly
-//! right); every higher threshold sends pages CUTER gets right to CETR, whose precision is
-//! much lower (0.635 against 0.970):
+//! Before the fallback, ECON (seed 002) gives a second opinion: when CUTER's article holds
+//! less than [`AutoParams::econ_ratio`] of ECON's summary-node text, ECON's is taken (CUTER
+//! kept a fragment of an article that ECON's punctuation walk finds whole).
 //!
-//! | `min_confidence` | 0 | 0.25 | 0.3 | 0.4 | 0.5 | 0.6 | 0.7 |
-//! |---|---|---|---|---|---|---|---|
-//! | `auto` F1 | 0.971 | 0.971 | 0.971 | 0.971 | 0.969 | 0.967 | 0.953 |
-//!
-//! Chosen: fall back when CUTER finds no article, or its confidence is below 0.25 (no page
-//! of the bench; the rule is there for pages unlike the bench's news articles, where CUTER
-//! finds only scattered groups).
+//! Parameters (sweeps with the suite's five columns in `docs/algorithms.md`, "`auto`"):
+//! `min_confidence` 0.25; `econ_ratio` 0.5; `sigma` CETR's.
 
 use super::cetr::{self, LineSelection};
 use super::cuter::{self, CuterParams, CuterSelection};
+use super::econ;
 use super::render::{self, Rendered};
 use super::{Algorithm, ExtractError, Extraction, Page};
 use crate::tidy;
@@ -31,6 +25,9 @@ pub struct AutoParams {
     pub min_confidence: f64,
     /// σ of CETR's kernel.
     pub sigma: f64,
+    /// ECON's summary-node replaces CUTER's article when CUTER's text is less than this
+    /// share of ECON's (0 turns the second opinion off).
+    pub econ_ratio: f64,
 }
 
 impl Default for AutoParams {
@@ -39,6 +36,7 @@ impl Default for AutoParams {
             cuter: CuterParams::default(),
             min_confidence: 0.25,
             sigma: cetr::SIGMA,
+            econ_ratio: 0.5,
         }
     }
 }
@@ -46,6 +44,33 @@ impl Default for AutoParams {
 /// `auto`: CUTER, or CETR when CUTER fails or is not confident.
 pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, ExtractError> {
     let selection = cuter::select(&page.stats, page.effective_title(), &params.cuter);
+    let text = |blocks: &[usize]| -> usize {
+        blocks
+            .iter()
+            .filter_map(|&ix| page.stats.blocks.get(ix))
+            .map(|b| b.sl)
+            .sum()
+    };
+    let cuter_len = selection.as_ref().map_or(0, |s| text(&s.blocks));
+    // ECON's news is text outside links and captions, so it can only be long enough to win
+    // when CUTER's is below the ratio of all such text: most pages never pay for the second
+    // opinion.
+    let unlinked: usize = page
+        .stats
+        .blocks
+        .iter()
+        .filter(|b| !b.caption && b.lp() < econ::MAX_LINK_SHARE)
+        .map(|b| b.sl)
+        .sum();
+    if (cuter_len as f64) < params.econ_ratio * unlinked as f64 {
+        let econ = econ::select(page);
+        let econ_len = text(&econ);
+        if econ_len > 0 && (cuter_len as f64) < params.econ_ratio * econ_len as f64 {
+            let mut extraction = blocks_extraction(page, Algorithm::Econ, &econ);
+            extraction.confidence = selection.as_ref().map_or(0.5, |s| s.confidence);
+            return Ok(extraction);
+        }
+    }
     if let Some(selection) = &selection
         && selection.confidence >= params.min_confidence
     {

@@ -35,45 +35,24 @@
 //! high-`LP` nodes when the marked element holds a small share of `SH`: a `sidebar` class on
 //! a wrapper of the whole page is no evidence.
 //!
-//! # Calibration
+//! # Parameters
 //!
-//! Every free parameter was chosen on the Scrapinghub bench (181 pages), by F1 of `cuter`
-//! alone, sweeping one parameter with the others at the values of the time; the sweeps are
-//! in the order they were run, so earlier figures are lower.
+//! Chosen by the unweighted mean F1 of `auto` over the five sets of the development suite;
+//! every sweep, with its five columns, is in `docs/algorithms.md` ("CUTER's parameters").
 //!
-//! | parameter | values tried → F1 | chosen |
-//! |---|---|---|
-//! | `max_gap` (divisor 3) | 1 → 0.853, 2 → 0.893, 3 → 0.908, 4 → 0.922, 6 → 0.932, 8 → 0.938, 12 → 0.936, 20 → 0.939 | |
-//! | `unite_divisor` (gap 8) | 2 → 0.903, 3 (paper) → 0.938, 5 → 0.948, 8 → 0.950, 15 → 0.949, 30 → 0.945 | 5 (precision 0.961 vs 0.954 at 8) |
-//! | `weak_gap_cost` | 0 → 0.941, 0.1 → 0.939, 0.25 → 0.938, 0.5 → 0.932, 1 → 0.922 | 0 |
-//! | `AL` | 0.2 → 0.939, 0.35 → 0.949, 0.5 → 0.951, 0.7 → 0.945, 0.9 → 0.940; finally 0.3–0.6 → 0.967 | 0.5 |
-//! | `furniture_max_share` | off → 0.928, 0.1 → 0.953, 0.15 → 0.955, 0.2 → 0.956, 0.3 → 0.951, 0.5 → 0.932, 0.8 → 0.886 | 0.2 |
-//! | `comments_max_share` | off → 0.940, 0.3 … 1.0 → 0.951 | 0.9 |
-//! | `minTP` | 0 → 0.956, 0.001 → 0.950, 0.002 → 0.946, 0.005 → 0.934 | 0 |
-//! | `before_title_factor` | 0.5 → 0.959, 1 → 0.959, 2 → 0.960, 4 → 0.960, 8 → 0.958 | 4 |
-//! | `parent_change_cost` | 0 → 0.958, 0.5 … 4 → 0.957, 8 → 0.955 | 0 (off) |
-//! | `region_gap_cost` | 0 → 0.958, 0.1 → 0.960, 0.25 → 0.960, 0.5 → 0.962, 1 → 0.960 | 0.5 |
-//! | `trim_below` | 0 → 0.967, 40 → 0.968, 80 → 0.969, 120 → 0.968 | 80 |
-//! | `drop_short_below` | 0 → 0.963, 10 → 0.958, 16 → 0.960, 25 → 0.959, 60 → 0.957 | 0 (off) |
-//! | `unite_min_bytes` | off → 0.964, 100 → 0.964, 150 → 0.965, 200 … 600 → 0.964 | 150 |
-//! | `drop_credits_and_signoffs` | off → 0.965, on → 0.966, with wider patterns → 0.969 | on |
-//! | `max_gap` (final) | 6 → 0.964, 8 → 0.967, 10 → 0.963, 12 → 0.963 | 8 |
-//! | `title_threshold` (final) | 0.5 → 0.966, 0.6 → 0.965, 0.7 … 0.9 → 0.967, no hint → 0.960 | 0.7 |
-//!
-//! The title hint is worth +0.007 F1 (precision 0.950 → 0.963). Furniture markers were
-//! ablated one by one: dropping `caption` costs 0.007, `header` 0.004, `author` 0.003,
-//! `footer`/`widget`/`tags` 0.002–0.003; `social` was removed (+0.001, it marks embedded
-//! posts that are part of articles), `excerpt` added (+0.001: teaser summaries above the
-//! body); `standfirst`, `dek`, `subtitle`, `summary`, `description`, `intro` and others were
-//! tried and left out (neutral or worse). Words around line breaks and nested blocks were
-//! first glued together ("Hello<br>World" read "HelloWorld"); separating them: +0.001.
+//! - `max_lp` 0.5 (the paper's); `min_tp` 0; `unite_divisor` 8; `unite_min_bytes` 150;
+//! - `max_gap` 8; `weak_gap_cost` 0; `parent_change_cost` 0 (off); `region_gap_cost` 0.5;
+//! - `al` 0.3; `trim_below` 80; `drop_short_below` 0 (off); `drop_credits_and_signoffs` on;
+//! - `furniture_max_share` 0.2; `comments_max_share` 0.9; `spare_main_region` on;
+//! - `title_threshold` 0.7; `title_earliest_margin` 0 (off); `title_link_penalty` 0.1;
+//!   `before_title_factor` 4.
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
 use super::dom::{DomStats, RegionKind, TextBlock};
-use super::title::{TitleMatch, find_title};
+use super::title::{TitleMatch, TitleRule, find_title};
 
 /// The free parameters of CUTER.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -100,6 +79,10 @@ pub struct CuterParams {
     pub al: f64,
     /// The least similarity for a node to count as the title.
     pub title_threshold: f64,
+    /// Among title matches within this much of the best, the first wins ([`TitleRule`]).
+    pub title_earliest_margin: f64,
+    /// Subtracted from the title score of a block that is mostly link text.
+    pub title_link_penalty: f64,
     /// A group before the title wins only when longer than this × the best group after it.
     pub before_title_factor: f64,
     /// Leading and trailing nodes of the article shorter than this (bytes) and not ending a
@@ -116,6 +99,10 @@ pub struct CuterParams {
     pub furniture_max_share: f64,
     /// Omit nodes inside reader-comment containers holding at most this share of `SH`.
     pub comments_max_share: f64,
+    /// Never omit a furniture region that holds the main block (the longest block that is
+    /// neither link text nor a caption): a post container marked `widget` or `entry-author`
+    /// is the article, not a box beside it.
+    pub spare_main_region: bool,
 }
 
 impl Default for CuterParams {
@@ -124,20 +111,23 @@ impl Default for CuterParams {
         CuterParams {
             max_lp: 0.5,
             min_tp: 0.0,
-            unite_divisor: 5.0,
+            unite_divisor: 8.0,
             max_gap: 8.0,
             unite_min_bytes: 150,
             weak_gap_cost: 0.0,
             parent_change_cost: 0.0,
             region_gap_cost: 0.5,
-            al: 0.5,
+            al: 0.3,
             title_threshold: 0.7,
+            title_earliest_margin: 0.0,
+            title_link_penalty: 0.1,
             before_title_factor: 4.0,
             trim_below: 80,
             drop_short_below: 0,
             drop_credits_and_signoffs: true,
             furniture_max_share: 0.2,
             comments_max_share: 0.9,
+            spare_main_region: true,
         }
     }
 }
@@ -186,7 +176,12 @@ pub fn select(
 ) -> Option<CuterSelection> {
     let measures = characterize(stats, params);
     let groups = merge_neighbouring_nodes(&stats.blocks, &measures, params);
-    let title = title_hint.and_then(|t| find_title(&stats.blocks, t, params.title_threshold));
+    let rule = TitleRule {
+        threshold: params.title_threshold,
+        earliest_margin: params.title_earliest_margin,
+        link_penalty: params.title_link_penalty,
+    };
+    let title = title_hint.and_then(|t| find_title(&stats.blocks, t, &rule));
     let chosen = choose_article(&groups, title.map(|t| t.index), params)?;
     let group = &groups[chosen];
     // Step 6: the title cuts the group.
@@ -243,13 +238,20 @@ pub fn select(
 /// Steps 2–3: `SH`, then `LP`, `TP` and validity of every node.
 pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> {
     let sh = stats.sh.max(1) as f64;
+    let main = main_block(stats, params);
     let mut omitted_region = vec![false; stats.blocks.len()];
     for region in &stats.regions {
         let limit = match region.kind {
             RegionKind::Furniture => params.furniture_max_share,
             RegionKind::Comments => params.comments_max_share,
         };
-        if region.sl as f64 <= limit * sh {
+        // The region holds the main block and more besides: a container of the article's
+        // paragraphs, where a bio or teaser box holding one long paragraph is not.
+        let spared = params.spare_main_region
+            && region.kind == RegionKind::Furniture
+            && main
+                .is_some_and(|m| region.blocks.contains(&m) && region.sl >= 2 * stats.blocks[m].sl);
+        if region.sl as f64 <= limit * sh && !spared {
             for flag in omitted_region
                 .get_mut(region.blocks.clone())
                 .unwrap_or_default()
@@ -274,6 +276,18 @@ pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> 
             }
         })
         .collect()
+}
+
+/// The main block: the longest block that is neither mostly link text nor a caption, before
+/// any region is omitted.
+fn main_block(stats: &DomStats, params: &CuterParams) -> Option<usize> {
+    stats
+        .blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| !b.caption && b.lp() < params.max_lp)
+        .max_by_key(|&(ix, b)| (b.sl, std::cmp::Reverse(ix)))
+        .map(|(ix, _)| ix)
 }
 
 /// Step 4: unite neighbouring nodes around the strongest remaining node, repeatedly.

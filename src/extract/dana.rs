@@ -21,10 +21,6 @@
 //! * [`CharacterClasses::Markup`], the generalization: `T1` = non-whitespace characters of
 //!   text outside tags, `T2` = bytes of the tags. Chosen for every other page.
 //!
-//! The threshold does not matter on the bench, whose pages are either almost all Latin or
-//! almost all not: any share from 0.1 to 0.8 gives the same figures (0.9 hands one of the 8
-//! non-ASCII pages to the generalized classes: 0.920 there instead of 0.924, at width 300).
-//!
 //! *Phase Two: Finding areas Comprising MC.* The smoothed column
 //! `diffᵢ = Σ (T1 − T2)` over lines `i−1..=i+1`; the walk starts at the longest column if it
 //! stands above the x-axis (`diff > 0`; the peak line itself may be a `<br>` or `</p>` line
@@ -36,47 +32,14 @@
 //!
 //! *Phase Three: Extracting MC.* The chosen lines' text, entities decoded.
 //!
-//! # Measured (`gleaner eval ../shared/bench/scrapinghub --algorithm dana`)
+//! # Parameters
 //!
-//! Whole bench (181 pages, mostly Latin script; all text of the page, the floor: F1 0.694):
-//! F1 0.846 (P 0.813, R 0.882, 1 empty). With the paper's byte classes alone it was 0.080:
-//! on a Latin page every letter, like all markup, is one ASCII byte, no column stands above
-//! the x-axis, and DANA returned nothing on 171 pages.
+//! Figures and sweeps in `docs/algorithms.md` ("`dana`"):
 //!
-//! The 8 bench pages whose gold text is mostly non-ASCII (over 50 % of its letters: 2 Korean,
-//! 4 Russian, 2 Japanese; the floor there: 0.741): F1 0.935 (P 0.924, R 0.945, 0 empty),
-//! up from 0.705 (P 0.601, R 0.852). The generalized classes on those pages too give 0.926,
-//! so the paper's classes are kept where they apply.
-//!
-//! # The walk
-//!
-//! Content line tried in the walk, other choices as below (whole bench / non-ASCII pages):
-//!
-//! * any text outside tags: 0.747 / 0.935 — the walk runs through menus and footers;
-//! * `T1 > k·T2`, k = 0.5: 0.832 / 0.868; **k = 1: 0.846 / 0.935**; k = 1.5: 0.844 / 0.916;
-//!   k = 2: 0.841 / 0.914;
-//! * additionally at least 10 text characters: 0.849 / 0.935, 20: 0.848 / 0.935 (not worth
-//!   another parameter);
-//! * on non-ASCII pages, the paper's "any non-ASCII byte": 0.792 there, against 0.935: a
-//!   navigation link in Cyrillic or Hangul holds non-ASCII bytes, so the paper's walk crossed
-//!   menus; `T1 > T2` on the line is the same test the peak's column passes.
-//! * only the lines found, not the span between them: 0.808 / 0.920.
-//! * the chain of content lines (gaps ≤ P) with the largest sum instead of the one reached
-//!   from the peak: 0.577 — long chains of markup-heavy lines win; the paper's peak is kept.
-//!
-//! # Lines
-//!
-//! The paper reads the HTML file line by line. Many pages carry their whole body on one
-//! server-rendered line; the line model cannot split it, and before this the region was the
-//! whole body (the loss on the non-ASCII pages). Lines are now cut at [`LINE_WIDTH`]
-//! characters (markup included), at the next whitespace or tag. Swept with the walk above
-//! (whole bench / non-ASCII pages, P = 20): uncut 0.780 / 0.815; 100: 0.811 / 0.945;
-//! 150: 0.813 / 0.906; 200: 0.834 / 0.941; **250: 0.846 / 0.935**; 300: 0.847 / 0.924;
-//! 350: 0.834 / 0.907; 400: 0.840 / 0.909. Wider lines mix markup and text until no column
-//! stands above the axis (4 empty pages at 400, 16 at 1000); narrower ones make the walk's
-//! `P` lines too short a distance. `P` was swept with the widths: 10: 0.835 / 0.935,
-//! 15: 0.851 / 0.935, **20: 0.846 / 0.935**, 25: 0.840 / 0.935, 30: 0.832 / 0.935 (at 250);
-//! the paper's value is kept.
+//! - [`P`] 20 (the paper's);
+//! - [`LINE_WIDTH`] 250 characters;
+//! - [`NON_ASCII_PAGE_SHARE`] 0.5 (0.1 to 0.8 give the same figures);
+//! - the walk's content line: `T1 > T2`.
 //!
 //! # Where it fails
 //!

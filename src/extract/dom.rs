@@ -210,138 +210,190 @@ struct Frame {
 
 /// Runs the statistics pass over a parsed page.
 pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
-    let mut stats = DomStats::default();
-    let mut stack: Vec<Frame> = Vec::with_capacity(64);
-    let mut position = 0usize;
-    let mut figures = 0usize;
-    let mut og_title: Option<String> = None;
-    let mut title_tag: Option<String> = None;
-    let mut in_title = false;
-    let mut regions: Vec<(RegionKind, std::ops::Range<usize>)> = Vec::new();
-
+    let mut walk = Walk::new(document, base);
     for edge in document.tree.root().traverse() {
         match edge {
             Edge::Open(node) => match node.value() {
-                Node::Element(element) => {
-                    let name = element.name();
-                    position += 1;
-                    let parent = stack.last();
-                    let parent_skipped = parent.is_some_and(|f| f.skipped);
-                    if name == "meta"
-                        && og_title.is_none()
-                        && (element.attr("property") == Some("og:title")
-                            || element.attr("name") == Some("og:title"))
-                    {
-                        og_title = element.attr("content").map(collapse_whitespace);
-                    }
-                    in_title = name == "title" && title_tag.is_none();
-                    let skipped =
-                        parent_skipped || tidy::is_dropped(name) || tidy::is_hidden(element);
-                    let marker = class_and_id(element);
-                    let is_figure = name == "figure";
-                    if is_figure {
-                        figures += 1;
-                    }
-                    let frame = Frame {
-                        id: node.id(),
-                        block: None,
-                        inline: is_inline(name),
-                        link: parent.is_some_and(|f| f.link) || name == "a",
-                        figure: if is_figure {
-                            Some(figures)
-                        } else {
-                            parent.and_then(|f| f.figure)
-                        },
-                        caption: parent.is_some_and(|f| f.caption)
-                            || name == "figcaption"
-                            || name == "figure",
-                        region: region_kind(name, &marker),
-                        first_block: stats.blocks.len(),
-                        skipped,
-                    };
-                    if name == "img"
-                        && !skipped
-                        && let Some(image) = image_node(element, base, position, frame.figure)
-                    {
-                        stats.images.push(image);
-                    }
-                    // A line break or a nested block separates the words around it.
-                    if name == "br" || !frame.inline {
-                        separate_words(&mut stats.blocks, &stack);
-                    }
-                    stack.push(frame);
-                }
-                Node::Text(text) => {
-                    if in_title {
-                        title_tag = Some(collapse_whitespace(text));
-                        continue;
-                    }
-                    if stack.last().is_none_or(|f| f.skipped) {
-                        continue;
-                    }
-                    add_text(&mut stats.blocks, &mut stack, text, position, document);
-                }
+                Node::Element(element) => walk.open(node.id(), element),
+                Node::Text(text) => walk.text(text),
                 _ => {}
             },
-            Edge::Close(node) => {
-                if node.value().is_element() {
-                    in_title = false;
-                    if let Some(frame) = stack.pop() {
-                        if let Some(block) = frame.block.and_then(|b| stats.blocks.get_mut(b)) {
-                            block.end = position;
-                        }
-                        if !frame.inline {
-                            separate_words(&mut stats.blocks, &stack);
-                        }
-                        if let Some(kind) = frame.region
-                            && frame.first_block < stats.blocks.len()
-                        {
-                            regions.push((kind, frame.first_block..stats.blocks.len()));
-                        }
-                    }
-                }
-            }
+            Edge::Close(node) if node.value().is_element() => walk.close(),
+            Edge::Close(_) => {}
+        }
+    }
+    walk.finish()
+}
+
+/// The state of one depth-first walk over the DOM: what [`analyze`] has seen so far.
+struct Walk<'a> {
+    document: &'a Html,
+    base: Option<&'a Url>,
+    stats: DomStats,
+    /// The open elements, innermost last.
+    stack: Vec<Frame>,
+    /// Depth-first position of the last opened element.
+    position: usize,
+    /// Figures opened so far (a figure's number ties its caption to its images).
+    figures: usize,
+    og_title: Option<String>,
+    title_tag: Option<String>,
+    /// Inside the first `<title>`: its text is the page's title, not a block.
+    in_title: bool,
+    /// Marked regions with their block ranges before empty blocks are dropped.
+    regions: Vec<(RegionKind, std::ops::Range<usize>)>,
+}
+
+impl<'a> Walk<'a> {
+    fn new(document: &'a Html, base: Option<&'a Url>) -> Walk<'a> {
+        Walk {
+            document,
+            base,
+            stats: DomStats::default(),
+            stack: Vec::with_capacity(64),
+            position: 0,
+            figures: 0,
+            og_title: None,
+            title_tag: None,
+            in_title: false,
+            regions: Vec::new(),
         }
     }
 
-    for block in &mut stats.blocks {
-        let trimmed_len = block.text.trim_end().len();
-        block.text.truncate(trimmed_len);
-        block.sl = block.text.len();
-        block.sa = block.sa.min(block.sl);
+    fn open(&mut self, id: NodeId, element: &scraper::node::Element) {
+        let name = element.name();
+        self.position += 1;
+        let parent = self.stack.last();
+        let parent_skipped = parent.is_some_and(|f| f.skipped);
+        if name == "meta"
+            && self.og_title.is_none()
+            && (element.attr("property") == Some("og:title")
+                || element.attr("name") == Some("og:title"))
+        {
+            self.og_title = element.attr("content").map(collapse_whitespace);
+        }
+        self.in_title = name == "title" && self.title_tag.is_none();
+        let skipped = parent_skipped || tidy::is_dropped(name) || tidy::is_hidden(element);
+        let marker = class_and_id(element);
+        let is_figure = name == "figure";
+        if is_figure {
+            self.figures += 1;
+        }
+        let frame = Frame {
+            id,
+            block: None,
+            inline: is_inline(name),
+            link: parent.is_some_and(|f| f.link) || name == "a",
+            figure: if is_figure {
+                Some(self.figures)
+            } else {
+                parent.and_then(|f| f.figure)
+            },
+            // A table wrapped in a figure (WordPress wraps every table so) is content with
+            // a caption, not a caption.
+            caption: name != "table"
+                && (parent.is_some_and(|f| f.caption) || name == "figcaption" || name == "figure"),
+            region: region_kind(name, &marker),
+            first_block: self.stats.blocks.len(),
+            skipped,
+        };
+        if name == "img"
+            && !skipped
+            && let Some(image) = image_node(element, self.base, self.position, frame.figure)
+        {
+            self.stats.images.push(image);
+        }
+        // A line break or a nested block separates the words around it.
+        if name == "br" || !frame.inline {
+            separate_words(&mut self.stats.blocks, &self.stack);
+        }
+        self.stack.push(frame);
     }
-    // Drop empty blocks and renumber the regions' ranges.
-    let mut new_index = Vec::with_capacity(stats.blocks.len() + 1);
-    let mut kept = 0usize;
-    for block in &stats.blocks {
+
+    fn text(&mut self, text: &str) {
+        if self.in_title {
+            self.title_tag = Some(collapse_whitespace(text));
+            return;
+        }
+        if self.stack.last().is_none_or(|f| f.skipped) {
+            return;
+        }
+        add_text(
+            &mut self.stats.blocks,
+            &mut self.stack,
+            text,
+            self.position,
+            self.document,
+        );
+    }
+
+    fn close(&mut self) {
+        self.in_title = false;
+        let Some(frame) = self.stack.pop() else {
+            return;
+        };
+        if let Some(block) = frame.block.and_then(|b| self.stats.blocks.get_mut(b)) {
+            block.end = self.position;
+        }
+        if !frame.inline {
+            separate_words(&mut self.stats.blocks, &self.stack);
+        }
+        if let Some(kind) = frame.region
+            && frame.first_block < self.stats.blocks.len()
+        {
+            self.regions
+                .push((kind, frame.first_block..self.stats.blocks.len()));
+        }
+    }
+
+    /// Trims the blocks, drops the empty ones (renumbering the regions' ranges), attaches
+    /// captions to images and sets `SH` and the page's title.
+    fn finish(self) -> DomStats {
+        let Walk {
+            mut stats,
+            regions,
+            og_title,
+            title_tag,
+            ..
+        } = self;
+        for block in &mut stats.blocks {
+            let trimmed_len = block.text.trim_end().len();
+            block.text.truncate(trimmed_len);
+            block.sl = block.text.len();
+            block.sa = block.sa.min(block.sl);
+        }
+        let mut new_index = Vec::with_capacity(stats.blocks.len() + 1);
+        let mut kept = 0usize;
+        for block in &stats.blocks {
+            new_index.push(kept);
+            kept += usize::from(block.sl > 0);
+        }
         new_index.push(kept);
-        kept += usize::from(block.sl > 0);
-    }
-    new_index.push(kept);
-    stats.blocks.retain(|b| b.sl > 0);
-    let mut prefix = Vec::with_capacity(stats.blocks.len() + 1);
-    prefix.push(0usize);
-    for block in &stats.blocks {
-        prefix.push(prefix.last().copied().unwrap_or(0) + block.sl);
-    }
-    stats.regions = regions
-        .into_iter()
-        .filter_map(|(kind, range)| {
-            let start = *new_index.get(range.start)?;
-            let end = *new_index.get(range.end)?;
-            (start < end).then(|| Region {
-                kind,
-                sl: prefix[end] - prefix[start],
-                blocks: start..end,
+        stats.blocks.retain(|b| b.sl > 0);
+        let mut prefix = Vec::with_capacity(stats.blocks.len() + 1);
+        prefix.push(0usize);
+        for block in &stats.blocks {
+            prefix.push(prefix.last().copied().unwrap_or(0) + block.sl);
+        }
+        stats.regions = regions
+            .into_iter()
+            .filter_map(|(kind, range)| {
+                let start = *new_index.get(range.start)?;
+                let end = *new_index.get(range.end)?;
+                (start < end).then(|| Region {
+                    kind,
+                    sl: prefix[end] - prefix[start],
+                    blocks: start..end,
+                })
             })
-        })
-        .collect();
-    attach_captions(&mut stats);
-    stats.sh = stats.blocks.iter().map(|b| b.sl).sum();
-    stats.page_title = og_title
-        .filter(|t| !t.is_empty())
-        .or(title_tag.filter(|t| !t.is_empty()));
-    stats
+            .collect();
+        attach_captions(&mut stats);
+        stats.sh = stats.blocks.iter().map(|b| b.sl).sum();
+        stats.page_title = og_title
+            .filter(|t| !t.is_empty())
+            .or(title_tag.filter(|t| !t.is_empty()));
+        stats
+    }
 }
 
 /// Marks the block that text would go to next as needing a space before it.
@@ -428,14 +480,70 @@ fn region_kind(name: &str, marker: &str) -> Option<RegionKind> {
     if is_inline(name) {
         return None;
     }
-    if COMMENT_MARKERS.iter().any(|m| marker.contains(m)) {
+    if has_marker(marker, COMMENT_MARKERS) {
         Some(RegionKind::Comments)
-    } else if FURNITURE_TAGS.contains(&name) || FURNITURE_MARKERS.iter().any(|m| marker.contains(m))
-    {
+    } else if FURNITURE_TAGS.contains(&name) || has_marker(marker, FURNITURE_MARKERS) {
         Some(RegionKind::Furniture)
     } else {
         None
     }
+}
+
+/// What may follow a marker inside one word and still name the same thing (`navbar`,
+/// `sharebox`, `commentlist`, `relatedposts`).
+const MARKER_SUFFIXES: &[&str] = &[
+    "",
+    "s",
+    "bar",
+    "box",
+    "list",
+    "links",
+    "area",
+    "wrap",
+    "wrapper",
+    "block",
+    "container",
+    "posts",
+    "section",
+    "igation",
+    "ing",
+];
+
+/// Words that hold a marker and name something else: a post "authored by", a context menu
+/// that wraps a whole post.
+const NOT_MARKERS: &[&str] = &["authored", "contextmenu"];
+
+/// Whether one of `markers` names a class or id token of `marker` (space-separated, already
+/// lowercased). Tokens are split into words at `-` and `_`; a one-word marker matches a word
+/// that is the marker with a known suffix (`navbar`), or that begins or ends with it
+/// (`mainnav`, `socialshare`, camel-case names lowercased), unless the word is in
+/// [`NOT_MARKERS`]; a marker of several words (`read-more`) must match consecutive words.
+pub fn has_marker(marker: &str, markers: &[&str]) -> bool {
+    // Most elements hold no marker even as a substring: they cost one scan, as they did
+    // before words were told apart.
+    if !markers.iter().any(|m| marker.contains(m)) {
+        return false;
+    }
+    marker.split_whitespace().any(|token| {
+        let words: Vec<&str> = token
+            .split(['-', '_'])
+            .filter(|w| !w.is_empty() && !NOT_MARKERS.contains(w))
+            .collect();
+        markers.iter().any(|m| {
+            let parts: Vec<&str> = m.split('-').collect();
+            let Some((last, head)) = parts.split_last() else {
+                return false;
+            };
+            words.windows(parts.len()).any(|window| {
+                let word = window[head.len()];
+                window[..head.len()] == *head
+                    && (word
+                        .strip_prefix(last)
+                        .is_some_and(|rest| MARKER_SUFFIXES.contains(&rest))
+                        || (head.is_empty() && (word.starts_with(last) || word.ends_with(last))))
+            })
+        })
+    })
 }
 
 fn attach_captions(stats: &mut DomStats) {

@@ -12,7 +12,8 @@
 //! * [`dana`] — DANA (seed 001), [`bte`] — BTE (seed 004): line and token baselines;
 //! * [`coreex`] and [`econ`] over [`subtree`] — CoreEx and ECON (seed 002): DOM scoring
 //!   baselines;
-//! * [`auto`] — the production cascade: CUTER, then CETR when CUTER is not confident;
+//! * [`auto`] — the production cascade: CUTER, ECON as a second opinion, then CETR when
+//!   CUTER is not confident;
 //! * `alltext` — every visible text block: the floor.
 //!
 //! [`render`] turns chosen nodes into sanitized HTML, plain text and images.
@@ -167,9 +168,6 @@ pub struct Extraction {
 /// Why extraction produced nothing.
 #[derive(Debug, thiserror::Error)]
 pub enum ExtractError {
-    /// The algorithm is named but belongs to a later stage of the project.
-    #[error("extraction algorithm `{0}` is not implemented yet")]
-    NotImplemented(Algorithm),
     /// The algorithm found no article body on the page.
     #[error("`{0}` found no article body on the page")]
     NoContent(Algorithm),
@@ -288,14 +286,6 @@ impl Extractor for Algorithm {
     }
 }
 
-impl Algorithm {
-    /// Whether the algorithm is implemented. Every registered algorithm is today; callers
-    /// (`eval --algorithm all`) still ask, so that a name can be registered before its code.
-    pub fn is_implemented(self) -> bool {
-        true
-    }
-}
-
 /// Extracts the article from raw page bytes: decode (HTTP charset, BOM, `<meta>`, detection),
 /// parse once, run `algorithm`. Pure: no I/O, no global state.
 pub fn extract_page(
@@ -305,9 +295,6 @@ pub fn extract_page(
     title_hint: Option<&str>,
     algorithm: Algorithm,
 ) -> Result<Extraction, ExtractError> {
-    if !algorithm.is_implemented() {
-        return Err(ExtractError::NotImplemented(algorithm));
-    }
     let page = Page::parse(raw, http_charset, page_url, title_hint);
     algorithm.extract(&page)
 }

@@ -22,16 +22,31 @@ pub struct TitleMatch {
     pub score: f64,
 }
 
-/// Finds the block that best matches `title`, if any scores at least `threshold`.
-pub fn find_title(blocks: &[TextBlock], title: &str, threshold: f64) -> Option<TitleMatch> {
+/// How a block is accepted as the title.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TitleRule {
+    /// The least score (similarity with heading bonus) of a match.
+    pub threshold: f64,
+    /// Among matches within this much of the best score, the first in reading order wins:
+    /// a page repeats its headline after the article (a citation box, a "you are reading"
+    /// bar, a share prompt), rarely before it.
+    pub earliest_margin: f64,
+    /// Subtracted from the score of a block that is mostly link text: a teaser's headline
+    /// links to another page, the article's own usually does not.
+    pub link_penalty: f64,
+}
+
+/// Finds the block that matches `title`, if any scores at least `rule.threshold`.
+pub fn find_title(blocks: &[TextBlock], title: &str, rule: &TitleRule) -> Option<TitleMatch> {
     let variants = title_variants(title);
     if variants.is_empty() {
         return None;
     }
+    let threshold = rule.threshold;
     let longest = variants.iter().map(|v| v.len()).max().unwrap_or(0);
     let shortest = variants.iter().map(|v| v.len()).min().unwrap_or(0);
     let variant_bigrams: Vec<Vec<u64>> = variants.iter().map(|v| sorted_bigrams(v)).collect();
-    let mut best: Option<TitleMatch> = None;
+    let mut matches: Vec<TitleMatch> = Vec::new();
     for (index, block) in blocks.iter().enumerate() {
         if block.caption || block.sl > longest * 4 + 64 || block.sl * 3 < shortest {
             continue;
@@ -51,12 +66,23 @@ pub fn find_title(blocks: &[TextBlock], title: &str, threshold: f64) -> Option<T
             "h3" => 0.03,
             _ => 0.0,
         };
-        let score = similarity + if similarity >= threshold { bonus } else { 0.0 };
-        if score >= threshold && best.is_none_or(|b| score > b.score) {
-            best = Some(TitleMatch { index, score });
+        let penalty = if block.lp() >= 0.5 {
+            rule.link_penalty
+        } else {
+            0.0
+        };
+        let score = similarity + if similarity >= threshold { bonus } else { 0.0 } - penalty;
+        if score >= threshold {
+            matches.push(TitleMatch { index, score });
         }
     }
-    best
+    let best = matches
+        .iter()
+        .map(|m| m.score)
+        .fold(f64::NEG_INFINITY, f64::max);
+    matches
+        .into_iter()
+        .find(|m| m.score >= best - rule.earliest_margin)
 }
 
 /// The title itself and its parts around site-name separators, normalized.

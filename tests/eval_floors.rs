@@ -1,0 +1,62 @@
+//! The measured quality of `auto`, pinned: when the development suite is present (the
+//! `GLEANER_BENCH_DIR` variable, else `../shared/bench` or `../../shared/bench` from the
+//! crate), every set's F1 must reach its floor in `tests/fixtures/extract/f1_floors.tsv`.
+//! Without the suite the test says that it skipped and passes.
+
+use std::path::PathBuf;
+
+use gleaner::eval::dataset::{Dataset, run};
+use gleaner::extract::{Algorithm, Extractor};
+
+fn bench_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("GLEANER_BENCH_DIR") {
+        return Some(PathBuf::from(dir)).filter(|dir| dir.is_dir());
+    }
+    let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    ["../shared/bench", "../../shared/bench"]
+        .into_iter()
+        .map(|relative| crate_dir.join(relative))
+        .find(|dir| dir.is_dir())
+}
+
+fn floors() -> Vec<(String, f64)> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/extract/f1_floors.tsv"
+    );
+    let text = std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{path}: {err}"));
+    text.lines()
+        .filter(|line| !line.trim().is_empty() && !line.starts_with('#'))
+        .map(|line| {
+            let (set, floor) = line
+                .split_once('\t')
+                .unwrap_or_else(|| panic!("{path}: bad line {line:?}"));
+            let floor = floor
+                .trim()
+                .parse()
+                .unwrap_or_else(|err| panic!("{path}: {line:?}: {err}"));
+            (set.to_string(), floor)
+        })
+        .collect()
+}
+
+#[test]
+fn auto_reaches_its_f1_floor_on_every_set_of_the_suite() {
+    let floors = floors();
+    assert!(!floors.is_empty());
+    let Some(bench) = bench_dir() else {
+        eprintln!("skipped: no development suite (set GLEANER_BENCH_DIR to run this test)");
+        return;
+    };
+    let mut failures = Vec::new();
+    for (set, floor) in &floors {
+        let dataset = Dataset::load(&bench.join(set))
+            .unwrap_or_else(|err| panic!("{}: {err}", bench.join(set).display()));
+        let report = run(&dataset, set, |page| Algorithm::Auto.extract(page));
+        eprintln!("{set}: F1 {:.4} (floor {floor:.3})", report.f1);
+        if report.f1 < *floor {
+            failures.push(format!("{set}: F1 {:.4} < floor {floor:.3}", report.f1));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
