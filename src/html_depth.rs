@@ -18,16 +18,28 @@ use std::collections::HashMap;
 pub const MAX_DEPTH: usize = 512;
 
 /// `text` with the tags of elements nested beyond [`MAX_DEPTH`] removed.
+///
+/// An `<object>` still open when its container ends loses its start tag too. The tree builder
+/// does not let a container's end tag close an `<object>` (it bounds the scope those end tags
+/// search), so an object left unclosed would hold the rest of the page, and its content is only
+/// a plugin's fallback. Such pages are rare: they take a second pass.
 pub fn cap_depth(text: &str) -> Cow<'_, str> {
     let mut walk = Walk::new(text);
     walk.run();
-    match walk.out {
-        None => Cow::Borrowed(text),
-        Some(mut out) => {
-            out.push_str(&text[walk.copied..]);
-            Cow::Owned(out)
-        }
+    if walk.unclosed_objects.is_empty() {
+        return walk.finish();
     }
+    let mut without = String::with_capacity(text.len());
+    let mut copied = 0;
+    walk.unclosed_objects.sort_unstable();
+    for (start, stop) in walk.unclosed_objects {
+        without.push_str(&text[copied..start]);
+        copied = stop;
+    }
+    without.push_str(&text[copied..]);
+    let mut walk = Walk::new(&without);
+    walk.run();
+    Cow::Owned(walk.finish().into_owned())
 }
 
 /// Void elements: never opened, never closed.
@@ -113,6 +125,10 @@ struct Walk<'a> {
     out: Option<String>,
     /// Bytes of `text` already copied into `out`.
     copied: usize,
+    /// Start tags (byte ranges) of the kept `<object>`s among `open`, innermost last.
+    open_objects: Vec<(usize, usize)>,
+    /// Start tags of `<object>`s that their container's end, or the page's, left open.
+    unclosed_objects: Vec<(usize, usize)>,
 }
 
 /// What one tag is.
@@ -137,6 +153,19 @@ impl<'a> Walk<'a> {
             dropped_open: 0,
             out: None,
             copied: 0,
+            open_objects: Vec::new(),
+            unclosed_objects: Vec::new(),
+        }
+    }
+
+    /// The capped text.
+    fn finish(mut self) -> Cow<'a, str> {
+        match self.out.take() {
+            None => Cow::Borrowed(self.text),
+            Some(mut out) => {
+                out.push_str(&self.text[self.copied..]);
+                Cow::Owned(out)
+            }
         }
     }
 
@@ -156,6 +185,7 @@ impl<'a> Walk<'a> {
                 self.at = start + 1;
             }
         }
+        self.unclosed_objects.append(&mut self.open_objects);
     }
 
     /// The tag starting at `start` (a `<`), if it is one.
@@ -221,6 +251,9 @@ impl<'a> Walk<'a> {
                     self.foreign += 1;
                 }
                 *self.open_by_name.entry(tag.name.clone()).or_default() += 1;
+                if tag.name == "object" {
+                    self.open_objects.push((tag.start, tag.stop));
+                }
                 self.open.push(tag.name);
                 return;
             }
@@ -243,6 +276,13 @@ impl<'a> Walk<'a> {
             .is_some_and(|count| *count > 0)
         {
             while let Some(name) = self.pop() {
+                if name == "object" {
+                    if let Some(object) = self.open_objects.pop() {
+                        if tag.name != "object" {
+                            self.unclosed_objects.push(object);
+                        }
+                    }
+                }
                 if name == tag.name {
                     break;
                 }
@@ -364,6 +404,20 @@ mod tests {
         let cell = format!("<div>{}text</div>", "<font>".repeat(100));
         let page = format!("<body>{}</body>", cell.repeat(20));
         assert!(matches!(cap_depth(&page), std::borrow::Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn an_object_left_open_loses_its_start_tag_and_a_closed_one_stays() {
+        let closed =
+            "<div><object data=\"a.swf\"><p>Get the plugin.</p></object><p>Text.</p></div>";
+        assert_eq!(cap_depth(closed), closed);
+        let unclosed = "<div><p>One.</p><object data=\"a.swf\"><param name=\"m\" value=\"1\"></div><p>Two.</p>";
+        assert_eq!(
+            cap_depth(unclosed),
+            "<div><p>One.</p><param name=\"m\" value=\"1\"></div><p>Two.</p>"
+        );
+        let at_the_end = "<p>One.</p><object data=\"a.swf\"><p>Two.</p>";
+        assert_eq!(cap_depth(at_the_end), "<p>One.</p><p>Two.</p>");
     }
 
     #[test]

@@ -13,8 +13,7 @@
 //! 2. [`parse`]: html5ever (through `scraper`) builds the DOM once; every extractor reads it.
 //! 3. [`write_subtree`] serializes a part of the DOM with every `href`/`src`/`srcset` made
 //!    absolute against the page URL (`<base href>` honoured) and lazy-loaded images
-//!    (`data-src` and friends) resolved into `src`, `<object>` unwrapped to its fallback
-//!    content, media a reader plays kept ([`is_kept_media`]: video, audio, an allow-listed
+//!    (`data-src` and friends) resolved into `src`, media a reader plays kept ([`is_kept_media`]: video, audio, an allow-listed
 //!    player's `<iframe>`); [`sanitize`] then applies [`policy`].
 //!
 //! Trade-off: the page is parsed once. Instead of sanitizing the whole page and parsing the
@@ -35,12 +34,13 @@ use url::Url;
 /// Elements whose content is never text of the page (executable, styling, form controls,
 /// embedded documents and players). Extractors skip these subtrees; the serializer and the
 /// policy remove them with their content, except the media a reader plays
-/// ([`is_kept_media`]). `<object>` is not one of them: its content is the fallback a reader
-/// shows, and an unclosed `<object>` holds the rest of the page.
+/// ([`is_kept_media`]). An `<object>`'s content is a plugin's fallback ("get the player"); one
+/// left unclosed, which would hold the rest of the page, loses its tag before parsing
+/// ([`crate::html_depth::cap_depth`]).
 pub const DROPPED_ELEMENTS: &[&str] = &[
-    "script", "style", "noscript", "template", "iframe", "embed", "applet", "canvas", "svg",
-    "math", "select", "option", "textarea", "button", "input", "head", "title", "meta", "link",
-    "audio", "video", "source", "track", "map", "dialog", "param",
+    "script", "style", "noscript", "template", "iframe", "object", "embed", "applet", "canvas",
+    "svg", "math", "select", "option", "textarea", "button", "input", "head", "title", "meta",
+    "link", "audio", "video", "source", "track", "map", "dialog", "param",
 ];
 
 /// Whether `name` is one of [`DROPPED_ELEMENTS`] (a `match`, which the compiler turns into a
@@ -53,6 +53,7 @@ pub fn is_dropped(name: &str) -> bool {
             | "noscript"
             | "template"
             | "iframe"
+            | "object"
             | "embed"
             | "applet"
             | "canvas"
@@ -75,11 +76,6 @@ pub fn is_dropped(name: &str) -> bool {
             | "dialog"
             | "param"
     )
-}
-
-/// Elements the serializer unwraps: the tag goes, the content (fallback) stays.
-fn is_unwrapped(name: &str) -> bool {
-    name == "object"
 }
 
 /// Video and audio players a reader may embed, as (host, path prefix); always over https,
@@ -603,7 +599,7 @@ pub fn write_subtree(
                             write_start_tag(out, element, base);
                             out.push_str("</iframe>");
                             skipping = Some(current.id());
-                        } else if !is_unwrapped(name) {
+                        } else {
                             write_start_tag(out, element, base);
                         }
                     }
@@ -620,7 +616,7 @@ pub fn write_subtree(
                 }
                 if let Node::Element(element) = current.value() {
                     let name = element.name();
-                    if !VOID_ELEMENTS.contains(&name) && !is_unwrapped(name) {
+                    if !VOID_ELEMENTS.contains(&name) {
                         let _ = write!(out, "</{name}>");
                     }
                 }
@@ -709,7 +705,9 @@ thread_local! {
 
 /// Applies [`policy`] to an HTML fragment whose URLs are already absolute.
 pub fn sanitize(fragment: &str) -> String {
-    POLICY.with(|policy| policy.clean(fragment).to_string())
+    // Parsed as a page is: nesting capped, an unclosed `<object>` unable to swallow the rest.
+    let fragment = crate::html_depth::cap_depth(fragment);
+    POLICY.with(|policy| policy.clean(&fragment).to_string())
 }
 
 /// A whole page, tidied.
