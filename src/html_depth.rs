@@ -276,12 +276,11 @@ impl<'a> Walk<'a> {
             .is_some_and(|count| *count > 0)
         {
             while let Some(name) = self.pop() {
-                if name == "object" {
-                    if let Some(object) = self.open_objects.pop() {
-                        if tag.name != "object" {
-                            self.unclosed_objects.push(object);
-                        }
-                    }
+                if name == "object"
+                    && let Some(object) = self.open_objects.pop()
+                    && tag.name != "object"
+                {
+                    self.unclosed_objects.push(object);
                 }
                 if name == tag.name {
                     break;
