@@ -649,16 +649,18 @@ async fn feeds_with_entries_never_poll_ok_with_nothing_stored_or_said(
         "/nothing.xml",
         farm::ok("application/rss+xml", nothing_usable.into()),
     );
-    let ctx = daemon::prepare(config(
-        &db,
-        &[
-            ("atom03", farm.url("/atom03.xml")),
-            ("latin1", farm.url("/latin1.xml")),
-            ("mixed", farm.url("/mixed.xml")),
-            ("nothing", farm.url("/nothing.xml")),
-        ],
+    let ctx = daemon::prepare(
+        config(
+            &db,
+            &[
+                ("atom03", farm.url("/atom03.xml")),
+                ("latin1", farm.url("/latin1.xml")),
+                ("mixed", farm.url("/mixed.xml")),
+                ("nothing", farm.url("/nothing.xml")),
+            ],
+        )
+        .parse()?,
     )
-    .parse()?)
     .await?;
     let (summary, reports) = poll(&ctx).await?;
     let counts: Vec<(&str, &str, usize, usize)> = reports

@@ -103,6 +103,8 @@ enum Pool {
 pub struct Store {
     pool: Pool,
     target: String,
+    /// Article writes waiting to share a transaction (`articles.rs`).
+    writes: std::sync::Arc<articles::ArticleWrites>,
 }
 
 /// Runs `$body` with `$pool` bound to the backend's pool; the body is written once and
@@ -170,6 +172,7 @@ impl Store {
         Ok(Store {
             pool,
             target: described,
+            writes: Default::default(),
         })
     }
 
