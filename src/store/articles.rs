@@ -48,6 +48,66 @@ fn image_rows<'a>(
     (rows, blobs)
 }
 
+/// Writes the image rows of an article in positions 0..: one statement per row on SQLite
+/// (in-process, no round trip), one statement for all of them on PostgreSQL, where each round
+/// trip would be paid while the cursor lock is held.
+trait ImageRows {
+    async fn insert(&mut self, article_id: i64, rows: &[ImageRow<'_>]) -> Result<(), StoreError>;
+}
+
+impl ImageRows for sqlx::SqliteConnection {
+    async fn insert(&mut self, article_id: i64, rows: &[ImageRow<'_>]) -> Result<(), StoreError> {
+        for (position, row) in rows.iter().enumerate() {
+            sqlx::query(sql::INSERT_IMAGE)
+                .bind(article_id)
+                .bind(position as i64)
+                .bind(&row.image.url)
+                .bind(&row.image.alt)
+                .bind(&row.image.caption)
+                .bind(row.image.width)
+                .bind(row.image.height)
+                .bind(&row.mime)
+                .bind(row.size)
+                .bind(&row.sha256)
+                .execute(&mut *self)
+                .await
+                .context("storing an image")?;
+        }
+        Ok(())
+    }
+}
+
+impl ImageRows for sqlx::PgConnection {
+    async fn insert(&mut self, article_id: i64, rows: &[ImageRow<'_>]) -> Result<(), StoreError> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let column =
+            |pick: fn(&ImageRow<'_>) -> Option<String>| rows.iter().map(pick).collect::<Vec<_>>();
+        let number =
+            |pick: fn(&ImageRow<'_>) -> Option<i64>| rows.iter().map(pick).collect::<Vec<_>>();
+        sqlx::query(sql::INSERT_IMAGES_UNNEST)
+            .bind(article_id)
+            .bind((0..rows.len() as i64).collect::<Vec<_>>())
+            .bind(
+                rows.iter()
+                    .map(|row| row.image.url.clone())
+                    .collect::<Vec<_>>(),
+            )
+            .bind(column(|row| row.image.alt.clone()))
+            .bind(column(|row| row.image.caption.clone()))
+            .bind(number(|row| row.image.width))
+            .bind(number(|row| row.image.height))
+            .bind(column(|row| row.mime.clone()))
+            .bind(number(|row| row.size))
+            .bind(column(|row| row.sha256.clone()))
+            .execute(&mut *self)
+            .await
+            .context("storing images")?;
+        Ok(())
+    }
+}
+
 /// Writes blobs (once per SHA-256) and image rows in positions 0.. inside transaction `$tx`.
 macro_rules! insert_images {
     ($tx:ident, $article_id:expr, $rows:expr, $blobs:expr, $stored_at:expr) => {
@@ -62,22 +122,7 @@ macro_rules! insert_images {
                 .await
                 .context("storing image bytes")?;
         }
-        for (position, row) in $rows.iter().enumerate() {
-            sqlx::query(sql::INSERT_IMAGE)
-                .bind($article_id)
-                .bind(position as i64)
-                .bind(&row.image.url)
-                .bind(&row.image.alt)
-                .bind(&row.image.caption)
-                .bind(row.image.width)
-                .bind(row.image.height)
-                .bind(&row.mime)
-                .bind(row.size)
-                .bind(&row.sha256)
-                .execute(&mut *$tx)
-                .await
-                .context("storing an image")?;
-        }
+        ImageRows::insert(&mut *$tx, $article_id, $rows).await?;
     };
 }
 

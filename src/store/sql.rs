@@ -276,6 +276,17 @@ pub(super) const INSERT_IMAGE: &str = "
                         sha256)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
 
+/// All the images of article `$1` in one statement (PostgreSQL): `$2`.. are arrays of
+/// positions, URLs, alts, captions, widths, heights, media types, sizes and SHA-256s.
+pub(super) const INSERT_IMAGES_UNNEST: &str = "
+    INSERT INTO images (article_id, position, url, alt, caption, width, height, mime, size,
+                        sha256)
+    SELECT $1, image.position, image.url, image.alt, image.caption, image.width, image.height,
+           image.mime, image.size, image.sha256
+    FROM UNNEST($2::BIGINT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::BIGINT[], $7::BIGINT[],
+                $8::TEXT[], $9::BIGINT[], $10::TEXT[])
+         AS image (position, url, alt, caption, width, height, mime, size, sha256)";
+
 pub(super) const UPDATE_EXTRACTION: &str = "
     UPDATE articles
     SET extractor = $2, confidence = $3, text = $4, html = $5, word_count = $6,
