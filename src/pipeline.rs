@@ -59,9 +59,24 @@ pub struct Context {
     pub in_flight: InFlight,
 }
 
-/// A set of article URLs claimed by the poll that downloads them.
-#[derive(Clone, Default)]
-pub struct InFlight(Arc<Mutex<HashSet<String>>>);
+/// What is in flight across all polls: the article URLs claimed by the poll that downloads
+/// them, and the permits to extract a page.
+#[derive(Clone)]
+pub struct InFlight(Arc<Mutex<HashSet<String>>>, Arc<tokio::sync::Semaphore>);
+
+impl Default for InFlight {
+    /// As many extractions at once as the machine has cores: a page waiting for its turn holds
+    /// only its bytes, not a parsed DOM (tens of times its size), and the async runtime's
+    /// threads are not crowded out by dozens of extraction threads, which would stretch every
+    /// database transaction they drive.
+    fn default() -> Self {
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        InFlight(
+            Default::default(),
+            Arc::new(tokio::sync::Semaphore::new(cores)),
+        )
+    }
+}
 
 /// Releases a claimed URL when dropped (also when the poll is abandoned).
 struct Claim {
@@ -70,6 +85,11 @@ struct Claim {
 }
 
 impl InFlight {
+    /// Waits for a turn to extract a page; the turn ends when the permit is dropped.
+    async fn extraction_permit(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        self.1.clone().acquire_owned().await.ok()
+    }
+
     fn claim(&self, url: &str) -> Option<Claim> {
         let mut set = self
             .0
@@ -450,16 +470,15 @@ async fn process_entry(ctx: &Context, entry: &PendingEntry) -> EntryOutcome {
         Err(error) => Err(StepFailure::database(error)),
     };
     match outcome {
-        Ok(inserted) => {
+        // The article's transaction settled the entry too.
+        Ok(InsertOutcome::Inserted(id)) => {
+            metrics::article_stored();
+            tracing::debug!(article = id, url = %entry.url, "article stored");
+            EntryOutcome::Stored
+        }
+        Ok(InsertOutcome::Duplicate(_)) => {
             settle(ctx, entry, EntryAttempt::stored(entry.attempts, now())).await;
-            match inserted {
-                InsertOutcome::Inserted(id) => {
-                    metrics::article_stored();
-                    tracing::debug!(article = id, url = %entry.url, "article stored");
-                    EntryOutcome::Stored
-                }
-                InsertOutcome::Duplicate(_) => EntryOutcome::Known,
-            }
+            EntryOutcome::Known
         }
         Err(failure) => {
             tracing::warn!(url = %entry.url, stage = failure.stage.as_str(), kind = failure.kind, error = %failure.message, "article failed");

@@ -166,7 +166,8 @@ async fn migrate_creates_the_postgres_schema_through_the_url_override() -> anyho
             "initial".to_string(),
             "claims".to_string(),
             "feed leases".to_string(),
-            "feed entries".to_string()
+            "feed entries".to_string(),
+            "raw page encoding".to_string()
         ]
     );
     Ok(())

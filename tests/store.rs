@@ -10,12 +10,13 @@ use gleaner::config::FeedConfig;
 use gleaner::schedule::CronSchedule;
 use gleaner::store::{
     ArticleFilter, CompressedPage, FeedPoll, ImageContent, InsertOutcome, NewArticle, NewFailure,
-    NewImage, Store, db_time, sha256_hex,
+    NewImage, PageEncoding, Store, db_time, sha256_hex,
 };
 
 on_both_backends!(
     migrations_are_idempotent,
     article_with_images_round_trips,
+    raw_pages_are_read_by_their_own_encoding,
     the_same_article_twice_keeps_one_row,
     ids_are_a_strictly_increasing_cursor,
     concurrent_writers_never_hide_an_id_from_a_cursor_reader,
@@ -82,10 +83,39 @@ async fn migrations_are_idempotent(store: Store) -> anyhow::Result<()> {
             "initial".to_string(),
             "claims".to_string(),
             "feed leases".to_string(),
-            "feed entries".to_string()
+            "feed entries".to_string(),
+            "raw page encoding".to_string()
         ]
     );
     store.ping().await?;
+    Ok(())
+}
+
+/// Pages stored as gzip before migration 0005 and as zstd since: each row is read back by its
+/// own `raw_encoding`.
+async fn raw_pages_are_read_by_their_own_encoding(store: Store) -> anyhow::Result<()> {
+    let feed_id = one_feed(&store).await?;
+    let raw = "<html><body><p>An older page, and a newer one.</p></body></html>".repeat(40);
+    let mut ids = Vec::new();
+    for (n, page) in [
+        CompressedPage::compress_gzip(raw.as_bytes())?,
+        CompressedPage::compress(raw.as_bytes())?,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut new = article(feed_id, n as u32 + 1);
+        new.raw_page = Some(page);
+        ids.push(store.insert_article(&new).await?.id());
+    }
+    for (id, encoding) in ids
+        .into_iter()
+        .zip([PageEncoding::Gzip, PageEncoding::Zstd])
+    {
+        let (page, _) = store.raw_page(id).await?.context("raw page is kept")?;
+        assert_eq!(page.encoding(), encoding);
+        assert_eq!(page.decompress()?, raw.as_bytes());
+    }
     Ok(())
 }
 
@@ -155,9 +185,10 @@ async fn article_with_images_round_trips(store: Store) -> anyhow::Result<()> {
     let (page, content_type) = store.raw_page(id).await?.context("raw page is kept")?;
     assert_eq!(page.decompress()?, raw.as_bytes());
     assert!(
-        page.as_gzip().len() < raw.len() / 4,
+        page.as_bytes().len() < raw.len() / 4,
         "the raw page is compressed"
     );
+    assert_eq!(page.encoding(), PageEncoding::Zstd);
     assert_eq!(content_type, new.raw_content_type);
 
     let images = store.article_images(id).await?;

@@ -15,7 +15,8 @@ use crate::feed::normalize_url;
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, ResourceKind};
 use crate::metrics;
 use crate::store::{
-    CompressedPage, ImageContent, InsertOutcome, NewArticle, NewImage, PendingEntry, now,
+    CompressedPage, EntryAttempt, ImageContent, InsertOutcome, NewArticle, NewImage, PendingEntry,
+    now,
 };
 
 /// Images of one article downloaded at the same time.
@@ -92,8 +93,10 @@ pub(super) async fn download_and_store(
         raw_content_type: page.content_type,
         images,
     };
+    // The entry becomes `stored` in the article's own transaction: one commit for both.
+    let stored = EntryAttempt::stored(entry.attempts, now());
     ctx.store
-        .insert_article(&article)
+        .insert_entry_article(&article, Some((entry.id, &stored)))
         .await
         .map_err(StepFailure::database)
 }
@@ -149,7 +152,7 @@ fn looks_like_text(bytes: &[u8], charset: Option<&str>) -> bool {
     (controls as f64) <= sample.len() as f64 * MAX_CONTROL_SHARE
 }
 
-/// Extraction and compression are CPU work: they run on the blocking pool so that they never
+/// Extraction and compression (zstd) are CPU work: they run on the blocking pool so that they never
 /// stall the async runtime. A panic in an extractor becomes a recorded failure; so does an
 /// extraction that runs past `[extract] timeout_seconds` (its thread cannot be stopped and
 /// finishes on its own, its result dropped).
@@ -160,7 +163,10 @@ async fn extract_off_runtime(
 ) -> Result<(Extraction, CompressedPage, Fetched), StepFailure> {
     let algorithm = ctx.config.extract.algorithm;
     let title = entry.title.clone();
+    // Held by the blocking thread until it finishes, also past the budget.
+    let permit = ctx.in_flight.extraction_permit().await;
     let joined = tokio::task::spawn_blocking(move || {
+        let _permit = permit;
         let started = Instant::now();
         let extraction = extract_page(
             &page.bytes,
@@ -180,6 +186,11 @@ async fn extract_off_runtime(
             );
         }
         let compressed = CompressedPage::compress(&page.bytes);
+        // The compressed copy is what is stored: the page's bytes need not wait with it.
+        let page = Fetched {
+            bytes: Vec::new(),
+            ..page
+        };
         (extraction, compressed, page)
     });
     let budget = ctx.config.extract.timeout;

@@ -48,6 +48,66 @@ fn image_rows<'a>(
     (rows, blobs)
 }
 
+/// Writes the image rows of an article in positions 0..: one statement per row on SQLite
+/// (in-process, no round trip), one statement for all of them on PostgreSQL, where each round
+/// trip would be paid while the cursor lock is held.
+trait ImageRows {
+    async fn insert(&mut self, article_id: i64, rows: &[ImageRow<'_>]) -> Result<(), StoreError>;
+}
+
+impl ImageRows for sqlx::SqliteConnection {
+    async fn insert(&mut self, article_id: i64, rows: &[ImageRow<'_>]) -> Result<(), StoreError> {
+        for (position, row) in rows.iter().enumerate() {
+            sqlx::query(sql::INSERT_IMAGE)
+                .bind(article_id)
+                .bind(position as i64)
+                .bind(&row.image.url)
+                .bind(&row.image.alt)
+                .bind(&row.image.caption)
+                .bind(row.image.width)
+                .bind(row.image.height)
+                .bind(&row.mime)
+                .bind(row.size)
+                .bind(&row.sha256)
+                .execute(&mut *self)
+                .await
+                .context("storing an image")?;
+        }
+        Ok(())
+    }
+}
+
+impl ImageRows for sqlx::PgConnection {
+    async fn insert(&mut self, article_id: i64, rows: &[ImageRow<'_>]) -> Result<(), StoreError> {
+        if rows.is_empty() {
+            return Ok(());
+        }
+        let column =
+            |pick: fn(&ImageRow<'_>) -> Option<String>| rows.iter().map(pick).collect::<Vec<_>>();
+        let number =
+            |pick: fn(&ImageRow<'_>) -> Option<i64>| rows.iter().map(pick).collect::<Vec<_>>();
+        sqlx::query(sql::INSERT_IMAGES_UNNEST)
+            .bind(article_id)
+            .bind((0..rows.len() as i64).collect::<Vec<_>>())
+            .bind(
+                rows.iter()
+                    .map(|row| row.image.url.clone())
+                    .collect::<Vec<_>>(),
+            )
+            .bind(column(|row| row.image.alt.clone()))
+            .bind(column(|row| row.image.caption.clone()))
+            .bind(number(|row| row.image.width))
+            .bind(number(|row| row.image.height))
+            .bind(column(|row| row.mime.clone()))
+            .bind(number(|row| row.size))
+            .bind(column(|row| row.sha256.clone()))
+            .execute(&mut *self)
+            .await
+            .context("storing images")?;
+        Ok(())
+    }
+}
+
 /// Writes blobs (once per SHA-256) and image rows in positions 0.. inside transaction `$tx`.
 macro_rules! insert_images {
     ($tx:ident, $article_id:expr, $rows:expr, $blobs:expr, $stored_at:expr) => {
@@ -62,23 +122,51 @@ macro_rules! insert_images {
                 .await
                 .context("storing image bytes")?;
         }
-        for (position, row) in $rows.iter().enumerate() {
-            sqlx::query(sql::INSERT_IMAGE)
-                .bind($article_id)
-                .bind(position as i64)
-                .bind(&row.image.url)
-                .bind(&row.image.alt)
-                .bind(&row.image.caption)
-                .bind(row.image.width)
-                .bind(row.image.height)
-                .bind(&row.mime)
-                .bind(row.size)
-                .bind(&row.sha256)
-                .execute(&mut *$tx)
-                .await
-                .context("storing an image")?;
-        }
+        ImageRows::insert(&mut *$tx, $article_id, $rows).await?;
     };
+}
+
+/// The most articles one transaction writes.
+const MAX_BATCH: usize = 32;
+
+/// Article writes waiting for a writer, and the right to be the writer.
+///
+/// Every task that stores an article queues it and then either waits for its outcome or, when
+/// no other task is writing, becomes the writer: it takes everything queued (at most
+/// [`MAX_BATCH`]) and writes it in one transaction under one hold of the cursor lock. A lone
+/// article is written at once; under load, the articles that arrive during one commit share the
+/// next. Nothing waits for a timer and nothing is held in memory beyond the articles whose
+/// tasks are waiting, so a shutdown has nothing to flush.
+#[derive(Debug, Default)]
+pub(crate) struct ArticleWrites {
+    queued: std::sync::Mutex<Vec<QueuedWrite>>,
+    writer: tokio::sync::Mutex<()>,
+}
+
+#[derive(Debug)]
+struct QueuedWrite {
+    article: NewArticle,
+    settled: Option<(i64, EntryAttempt)>,
+    done: tokio::sync::oneshot::Sender<Result<InsertOutcome, StoreError>>,
+}
+
+impl ArticleWrites {
+    fn queue(&self, write: QueuedWrite) {
+        self.queued
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(write);
+    }
+
+    /// The oldest queued writes, at most [`MAX_BATCH`].
+    fn take(&self) -> Vec<QueuedWrite> {
+        let mut queued = self
+            .queued
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let n = queued.len().min(MAX_BATCH);
+        queued.drain(..n).collect()
+    }
 }
 
 /// A new extraction of a stored article, from its raw page.
@@ -97,58 +185,149 @@ impl Store {
     /// normalized URL, or same GUID in the same feed) is left as it is and reported as a
     /// duplicate. Image bytes are stored once per SHA-256.
     pub async fn insert_article(&self, article: &NewArticle) -> Result<InsertOutcome, StoreError> {
-        let word_count = word_count(&article.text);
-        let content_hash = sha256_hex(article.text.as_bytes());
-        let (rows, blobs) = image_rows(&article.images, &[]);
-        let stored_at = now();
+        self.insert_entry_article(article, None).await
+    }
 
+    /// Stores an article like [`Store::insert_article`] and, in the same transaction, writes
+    /// `settled` (an entry id and the attempt that stored it) to `feed_entries`: the entry is
+    /// `stored` exactly when its article is (or was already: a duplicate), with no commit of
+    /// its own.
+    ///
+    /// Concurrent calls share transactions (see [`ArticleWrites`]): one commit and one hold of
+    /// the cursor lock for every article queued meanwhile. When a shared transaction fails,
+    /// its articles are written again one by one, so that one bad article fails alone. A call
+    /// dropped while it waits may still see its article written; one dropped while it writes
+    /// rolls the batch back, and the other callers queue theirs again.
+    pub async fn insert_entry_article(
+        &self,
+        article: &NewArticle,
+        settled: Option<(i64, &EntryAttempt)>,
+    ) -> Result<InsertOutcome, StoreError> {
+        loop {
+            let (done, mut outcome) = tokio::sync::oneshot::channel();
+            self.writes.queue(QueuedWrite {
+                article: article.clone(),
+                settled: settled.map(|(id, attempt)| (id, attempt.clone())),
+                done,
+            });
+            let written = loop {
+                tokio::select! {
+                    biased;
+                    written = &mut outcome => break written,
+                    writer = self.writes.writer.lock() => {
+                        let batch = self.writes.take();
+                        if batch.is_empty() {
+                            // Ours was taken by the writer before: its outcome has been sent.
+                            drop(writer);
+                            break (&mut outcome).await;
+                        }
+                        self.write_queued(batch).await;
+                    }
+                }
+            };
+            match written {
+                Ok(result) => return result,
+                // The writer that took it was dropped mid-write: it rolled back. Again.
+                Err(_) => continue,
+            }
+        }
+    }
+
+    /// Writes a batch, then tells each caller its outcome.
+    async fn write_queued(&self, batch: Vec<QueuedWrite>) {
+        match self.write_batch(&batch).await {
+            Ok(outcomes) => {
+                for (write, outcome) in batch.into_iter().zip(outcomes) {
+                    let _ = write.done.send(Ok(outcome));
+                }
+            }
+            Err(error) if batch.len() == 1 => {
+                if let Some(write) = batch.into_iter().next() {
+                    let _ = write.done.send(Err(error));
+                }
+            }
+            Err(error) => {
+                tracing::warn!(articles = batch.len(), %error, "a batch of articles failed; writing them one by one");
+                for write in batch {
+                    let result = self
+                        .write_batch(std::slice::from_ref(&write))
+                        .await
+                        .map(|outcomes| outcomes[0]);
+                    let _ = write.done.send(result);
+                }
+            }
+        }
+    }
+
+    /// Writes articles with their images, and settles their entries, in one transaction. On
+    /// PostgreSQL the cursor lock (`sql::LOCK_ARTICLE_CURSOR`) is taken after the entry
+    /// updates, so that it is held only from the first article's id to the commit.
+    async fn write_batch(&self, batch: &[QueuedWrite]) -> Result<Vec<InsertOutcome>, StoreError> {
+        let stored_at = now();
         on_pool!(self, pool => {
             let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
+            for (entry_id, attempt) in batch.iter().filter_map(|write| write.settled.as_ref()) {
+                sqlx::query(sql::UPDATE_FEED_ENTRY)
+                    .bind(entry_id)
+                    .bind(attempt.state.as_str())
+                    .bind(attempt.attempts)
+                    .bind(db_time(attempt.next_attempt_at))
+                    .bind(&attempt.error)
+                    .execute(&mut *tx)
+                    .await
+                    .context("recording an entry attempt")?;
+            }
             sqlx::query(self.sql(&sql::LOCK_ARTICLE_CURSOR))
                 .execute(&mut *tx)
                 .await
                 .context("locking the article cursor")?;
-            let inserted: Option<i64> = sqlx::query_scalar(sql::INSERT_ARTICLE)
-                .bind(article.feed_id)
-                .bind(&article.guid)
-                .bind(&article.url)
-                .bind(&article.canonical_url)
-                .bind(&article.title)
-                .bind(&article.author)
-                .bind(&article.summary)
-                .bind(article.published_at.map(db_time))
-                .bind(db_time(article.fetched_at))
-                .bind(&article.language)
-                .bind(&article.extractor)
-                .bind(article.confidence)
-                .bind(&article.text)
-                .bind(&article.html)
-                .bind(word_count)
-                .bind(&content_hash)
-                .bind(article.raw_page.as_ref().map(CompressedPage::as_gzip))
-                .bind(&article.raw_content_type)
-                .fetch_optional(&mut *tx)
-                .await
-                .context("inserting an article")?;
-            let Some(id) = inserted else {
-                let existing: i64 = sqlx::query_scalar(sql::SELECT_KNOWN_ARTICLE)
-                    .bind(&article.url)
+            let mut outcomes = Vec::with_capacity(batch.len());
+            for write in batch {
+                let article = &write.article;
+                let (rows, blobs) = image_rows(&article.images, &[]);
+                let raw_encoding = article
+                    .raw_page
+                    .as_ref()
+                    .map_or(PageEncoding::Zstd, CompressedPage::encoding);
+                let inserted: Option<i64> = sqlx::query_scalar(self.sql(&sql::INSERT_ARTICLE))
                     .bind(article.feed_id)
                     .bind(&article.guid)
-                    .fetch_one(&mut *tx)
+                    .bind(&article.url)
+                    .bind(&article.canonical_url)
+                    .bind(&article.title)
+                    .bind(&article.author)
+                    .bind(&article.summary)
+                    .bind(article.published_at.map(db_time))
+                    .bind(db_time(article.fetched_at))
+                    .bind(&article.language)
+                    .bind(&article.extractor)
+                    .bind(article.confidence)
+                    .bind(&article.text)
+                    .bind(&article.html)
+                    .bind(word_count(&article.text))
+                    .bind(sha256_hex(article.text.as_bytes()))
+                    .bind(article.raw_page.as_ref().map(CompressedPage::as_bytes))
+                    .bind(&article.raw_content_type)
+                    .bind(raw_encoding.as_str())
+                    .fetch_optional(&mut *tx)
                     .await
-                    .context("finding the article an insert duplicated")?;
-                tx.rollback().await.context("ending a transaction")?;
-                return Ok(InsertOutcome::Duplicate(existing));
-            };
-            insert_images!(tx, id, &rows, &blobs, stored_at);
-            sqlx::query(self.sql(&sql::NOTIFY_NEW_ARTICLE))
-                .bind(id.to_string())
-                .execute(&mut *tx)
-                .await
-                .context("announcing a new article")?;
-            tx.commit().await.context("committing an article")?;
-            Ok(InsertOutcome::Inserted(id))
+                    .context("inserting an article")?;
+                let Some(id) = inserted else {
+                    let existing: i64 = sqlx::query_scalar(sql::SELECT_KNOWN_ARTICLE)
+                        .bind(&article.url)
+                        .bind(article.feed_id)
+                        .bind(&article.guid)
+                        .fetch_one(&mut *tx)
+                        .await
+                        .context("finding the article an insert duplicated")?;
+                    outcomes.push(InsertOutcome::Duplicate(existing));
+                    continue;
+                };
+                insert_images!(tx, id, &rows, &blobs, stored_at);
+                outcomes.push(InsertOutcome::Inserted(id));
+            }
+            tx.commit().await.context("committing articles")?;
+            Ok(outcomes)
         })
     }
 
@@ -222,13 +401,24 @@ impl Store {
         &self,
         id: i64,
     ) -> Result<Option<(CompressedPage, Option<String>)>, StoreError> {
-        let row: Option<(Option<Vec<u8>>, Option<String>)> = on_pool!(self, pool => {
+        let row: Option<(Option<Vec<u8>>, Option<String>, String)> = on_pool!(self, pool => {
             sqlx::query_as(sql::SELECT_RAW_PAGE).bind(id).fetch_optional(pool).await
         })
         .context("reading a raw page")?;
-        Ok(row.and_then(|(page, content_type)| {
-            page.map(|gzip| (CompressedPage::from_gzip(gzip), content_type))
-        }))
+        let Some((Some(bytes), content_type, encoding)) = row else {
+            return Ok(None);
+        };
+        let encoding = PageEncoding::parse(&encoding).ok_or_else(|| StoreError::Io {
+            context: "reading a raw page",
+            source: std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("article {id}: unknown raw_encoding {encoding:?}"),
+            ),
+        })?;
+        Ok(Some((
+            CompressedPage::from_stored(encoding, bytes),
+            content_type,
+        )))
     }
 
     pub async fn list_articles(

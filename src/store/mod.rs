@@ -147,6 +147,8 @@ pub struct Store {
     target: String,
     /// How long one search may run.
     search_budget: Duration,
+    /// Article writes waiting to share a transaction (`articles.rs`).
+    writes: std::sync::Arc<articles::ArticleWrites>,
 }
 
 /// Runs `$body` with `$pool` bound to the backend's pool; the body is written once and
@@ -207,6 +209,7 @@ impl Store {
             pool: Pool::Sqlite(pool),
             target: target.display_redacted(),
             search_budget: search::DEFAULT_SEARCH_BUDGET,
+            writes: Default::default(),
         };
         if store.schema_is_current().await {
             tracing::debug!(database = %store.target, "opened read-only");
@@ -278,6 +281,7 @@ impl Store {
             pool,
             target: described,
             search_budget: search::DEFAULT_SEARCH_BUDGET,
+            writes: Default::default(),
         })
     }
 

@@ -23,14 +23,6 @@ pub(super) const LOCK_ARTICLE_CURSOR: Dialects = Dialects {
     postgres: "SELECT pg_advisory_xact_lock(7460032165418217)",
 };
 
-/// Tells listeners about a new article (`LISTEN gleaner_articles`, payload: the id). Sent
-/// inside the inserting transaction, so it is delivered only if the article commits.
-/// SQLite has no notifications: the statement only evaluates its parameter.
-pub(super) const NOTIFY_NEW_ARTICLE: Dialects = Dialects {
-    sqlite: "SELECT $1",
-    postgres: "SELECT pg_notify('gleaner_articles', $1)",
-};
-
 /// Full-text search: `$1` the query (FTS5 syntax on SQLite, web-search syntax on PostgreSQL,
 /// both built by `SearchQuery`), `$2` the limit. Both rank title matches above body matches;
 /// snippets, the costly part, are made for the returned hits only.
@@ -238,19 +230,43 @@ pub(super) const SELECT_RECENT_FAILURES: &str = "
 
 // --- articles ---
 
-pub(super) const INSERT_ARTICLE: &str = "
-    INSERT INTO articles (feed_id, guid, url, canonical_url, title, author, summary,
-                          published_at, fetched_at, language, extractor, confidence, text,
-                          html, word_count, content_hash, raw_page, raw_content_type)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
-    ON CONFLICT DO NOTHING
-    RETURNING id";
+/// The columns and values of a new article; `$19` is how `raw_page` is compressed.
+macro_rules! insert_article {
+    () => {
+        "INSERT INTO articles (feed_id, guid, url, canonical_url, title, author, summary,
+                               published_at, fetched_at, language, extractor, confidence, text,
+                               html, word_count, content_hash, raw_page, raw_content_type,
+                               raw_encoding)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+                 $19)
+         ON CONFLICT DO NOTHING
+         RETURNING id"
+    };
+}
+
+/// Inserts an article, returning its id (no row when it is a duplicate). On PostgreSQL the
+/// same statement tells listeners about it (`LISTEN gleaner_articles`, payload: the id):
+/// inside the inserting transaction, so delivered only if the article commits, and without a
+/// round trip of its own while the cursor lock is held. SQLite has no notifications.
+pub(super) const INSERT_ARTICLE: Dialects = Dialects {
+    sqlite: insert_article!(),
+    postgres: concat!(
+        "WITH inserted AS (",
+        insert_article!(),
+        ") SELECT id, pg_notify('gleaner_articles', id::text)::text AS announced FROM inserted"
+    ),
+};
 
 /// The stored article that an entry would duplicate: same normalized URL, or same GUID in
-/// the same feed.
+/// the same feed. Two lookups, each on its unique index, whatever the planner thinks of the
+/// table's size (an `OR` of the two got sequential scans on a young table); a NULL `$3`
+/// finds nothing by GUID.
 pub(super) const SELECT_KNOWN_ARTICLE: &str = "
-    SELECT id FROM articles
-    WHERE url = $1 OR (feed_id = $2 AND guid = $3)
+    SELECT id FROM (
+        SELECT id FROM articles WHERE url = $1
+        UNION ALL
+        SELECT id FROM articles WHERE feed_id = $2 AND guid = $3
+    ) known
     ORDER BY id
     LIMIT 1";
 
@@ -263,6 +279,17 @@ pub(super) const INSERT_IMAGE: &str = "
     INSERT INTO images (article_id, position, url, alt, caption, width, height, mime, size,
                         sha256)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+
+/// All the images of article `$1` in one statement (PostgreSQL): `$2`.. are arrays of
+/// positions, URLs, alts, captions, widths, heights, media types, sizes and SHA-256s.
+pub(super) const INSERT_IMAGES_UNNEST: &str = "
+    INSERT INTO images (article_id, position, url, alt, caption, width, height, mime, size,
+                        sha256)
+    SELECT $1, image.position, image.url, image.alt, image.caption, image.width, image.height,
+           image.mime, image.size, image.sha256
+    FROM UNNEST($2::BIGINT[], $3::TEXT[], $4::TEXT[], $5::TEXT[], $6::BIGINT[], $7::BIGINT[],
+                $8::TEXT[], $9::BIGINT[], $10::TEXT[])
+         AS image (position, url, alt, caption, width, height, mime, size, sha256)";
 
 pub(super) const UPDATE_EXTRACTION: &str = "
     UPDATE articles
@@ -280,8 +307,9 @@ pub(super) const SELECT_ARTICLE: &str = "
     JOIN feeds f ON f.id = a.feed_id
     WHERE a.id = $1";
 
+/// The raw page of article `$1` with its `Content-Type` and how it is compressed.
 pub(super) const SELECT_RAW_PAGE: &str =
-    "SELECT raw_page, raw_content_type FROM articles WHERE id = $1";
+    "SELECT raw_page, raw_content_type, raw_encoding FROM articles WHERE id = $1";
 
 /// Listings: `$1` feed name, `$2` fetched at or after, `$3` id greater than, `$4` limit; a
 /// NULL filter matches everything. The two orders are two statements so that each can use
