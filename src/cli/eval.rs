@@ -302,6 +302,8 @@ fn tuned_params(pairs: &[String]) -> Result<AutoParams, super::CliError> {
             "furniture_max_share" => c.furniture_max_share = value,
             "comments_max_share" => c.comments_max_share = value,
             "spare_main_region" => c.spare_main_region = value != 0.0,
+            "rejoin_max_share" => c.rejoin_max_share = value,
+            "rejoin_min_share" => c.rejoin_min_share = value,
             "min_confidence" => params.min_confidence = value,
             "sigma" => params.sigma = value,
             "econ_ratio" => params.econ_ratio = value,
