@@ -48,7 +48,7 @@
 //! - `furniture_max_share` 0.2; `comments_max_share` 0.9; `spare_main_region` on;
 //! - `title_threshold` 0.7; `title_earliest_margin` 0 (off); `title_link_penalty` 0.1;
 //!   `before_title_factor` 4;
-//! - `rejoin_max_share` 1, `rejoin_min_share` 0.1.
+//! - `rejoin_max_share` 1, `rejoin_min_share` 0.1, `rejoin_across_omitted` on.
 
 use std::sync::LazyLock;
 
@@ -114,6 +114,9 @@ pub struct CuterParams {
     /// The least length of a re-joined group, as a share of the article's: teaser summaries
     /// after a "Related" list are short, the article's second half is not.
     pub rejoin_min_share: f64,
+    /// An interruption made only of omitted nodes (furniture, captions, links) counts like
+    /// a link-dense one for the re-joining.
+    pub rejoin_across_omitted: bool,
 }
 
 impl Default for CuterParams {
@@ -141,6 +144,7 @@ impl Default for CuterParams {
             spare_main_region: true,
             rejoin_max_share: 1.0,
             rejoin_min_share: 0.1,
+            rejoin_across_omitted: true,
         }
     }
 }
@@ -446,6 +450,8 @@ fn rejoin_across_links(
             .iter()
             .fold((0, 0), |(sl, sa), b| (sl + b.sl, sa + b.sa));
         let link_dense = between.clone().any(|ix| measures[ix].linky) && 2 * sa >= sl;
+        // Only omitted nodes (links, furniture, captions): an embedded gallery or ad box.
+        let omitted = params.rejoin_across_omitted && between.clone().all(|ix| !measures[ix].valid);
         let short = sl as f64 <= params.rejoin_max_share * article.length as f64;
         let same_container = next.members.iter().any(|&n| {
             article
@@ -454,7 +460,7 @@ fn rejoin_across_links(
                 .any(|&a| blocks[a].parent.is_some() && blocks[a].parent == blocks[n].parent)
         });
         let continues = next.length as f64 >= params.rejoin_min_share * article.length as f64;
-        if !(link_dense && short && same_container && continues) {
+        if !((link_dense || omitted) && short && same_container && continues) {
             break;
         }
         article.members.extend(next.members.iter().copied());
