@@ -531,6 +531,42 @@ fn a_post_container_marked_as_a_widget_is_kept_when_it_holds_the_main_block() {
 }
 
 #[test]
+fn a_table_of_contents_inside_the_article_does_not_cut_the_paragraphs_after_it() {
+    // Twelve linked items are more than a group may bridge, so the article splits in two
+    // groups; the second continues the same container after a link-dense interruption.
+    let result = extract("contents_inside_article.html", None, Algorithm::Auto);
+    assert_eq!(result.algorithm, Algorithm::Cuter);
+    assert_contains_all(
+        &result.text,
+        &[
+            "housing cooperative on Tanner Street",
+            "came second-hand from a retired keeper",
+            "facing south-east, away from the gusts",
+        ],
+    );
+    assert_contains_none(
+        &result.text,
+        &["Is the roof strong enough?", "Contact us", "newsletter"],
+    );
+}
+
+#[test]
+fn an_embedded_gallery_inside_the_article_does_not_cut_the_paragraphs_after_it() {
+    // Eighteen omitted slide counters are more than a group may bridge; nothing between the
+    // two halves is body text, and the second continues the same container.
+    let result = extract("gallery_inside_article.html", None, Algorithm::Auto);
+    assert_eq!(result.algorithm, Algorithm::Cuter);
+    assert_contains_all(
+        &result.text,
+        &[
+            "housing cooperative on Tanner Street",
+            "facing south-east, away from the gusts",
+        ],
+    );
+    assert_contains_none(&result.text, &["Photo 3 of 18", "Contact us"]);
+}
+
+#[test]
 fn a_table_wrapped_in_a_figure_is_body_text_and_its_caption_is_not() {
     let result = extract("figure_table.html", None, Algorithm::Auto);
     assert_contains_all(

@@ -18,7 +18,9 @@
 //!    but weak one `weak_gap_cost`); repeat with the remaining nodes. Valid nodes between
 //!    united ones belong to the group too.
 //! 5. `acceptableLength = AL * maxLength`; the article is the FIRST group longer than that
-//!    ([`choose_article`]), which leaves comments after the article out.
+//!    ([`choose_article`]), which leaves comments after the article out. Groups that follow
+//!    it across a short link-dense interruption in the same container join it
+//!    ([`rejoin_across_links`]).
 //! 6. The title hint (the paper's fourth observation, see [`super::title`]): groups that end
 //!    after the title node are preferred; a group before it wins only with overwhelming
 //!    evidence (longer than `before_title_factor` × the best group after it), and inside the
@@ -45,7 +47,8 @@
 //! - `al` 0.3; `trim_below` 80; `drop_short_below` 0 (off); `drop_credits_and_signoffs` on;
 //! - `furniture_max_share` 0.2; `comments_max_share` 0.9; `spare_main_region` on;
 //! - `title_threshold` 0.7; `title_earliest_margin` 0 (off); `title_link_penalty` 0.1;
-//!   `before_title_factor` 4.
+//!   `before_title_factor` 4;
+//! - `rejoin_max_share` 1, `rejoin_min_share` 0.1, `rejoin_across_omitted` on.
 
 use std::sync::LazyLock;
 
@@ -103,6 +106,17 @@ pub struct CuterParams {
     /// neither link text nor a caption): a post container marked `widget` or `entry-author`
     /// is the article, not a box beside it.
     pub spare_main_region: bool,
+    /// A group that follows the article across a link-dense interruption (a table of
+    /// contents, an inline "read also" list) joins it when the interruption holds at most
+    /// this share of the article's length and the group shares a parent element with the
+    /// article ([`rejoin_across_links`]); 0 turns the rule off.
+    pub rejoin_max_share: f64,
+    /// The least length of a re-joined group, as a share of the article's: teaser summaries
+    /// after a "Related" list are short, the article's second half is not.
+    pub rejoin_min_share: f64,
+    /// An interruption made only of omitted nodes (furniture, captions, links) counts like
+    /// a link-dense one for the re-joining.
+    pub rejoin_across_omitted: bool,
 }
 
 impl Default for CuterParams {
@@ -128,6 +142,9 @@ impl Default for CuterParams {
             furniture_max_share: 0.2,
             comments_max_share: 0.9,
             spare_main_region: true,
+            rejoin_max_share: 1.0,
+            rejoin_min_share: 0.1,
+            rejoin_across_omitted: true,
         }
     }
 }
@@ -183,7 +200,7 @@ pub fn select(
     };
     let title = title_hint.and_then(|t| find_title(&stats.blocks, t, &rule));
     let chosen = choose_article(&groups, title.map(|t| t.index), params)?;
-    let group = &groups[chosen];
+    let group = &rejoin_across_links(&stats.blocks, &measures, &groups, chosen, params);
     // Step 6: the title cuts the group.
     // A group that lies wholly before the title won on overwhelming evidence: the title
     // match is then not the article's headline and does not cut the group.
@@ -405,6 +422,52 @@ pub fn choose_article(
     allowed
         .into_iter()
         .find(|&i| groups[i].length as f64 >= acceptable && groups[i].length > 0)
+}
+
+/// Re-joins the article's groups across a short link-dense interruption: a following group
+/// whose nodes share a parent element with the article's, separated from it only by nodes
+/// that are mostly link text (or omitted, weak) holding at most `rejoin_max_share` of the
+/// article's length. A table of contents or an inline "read also" list inside the article's
+/// container splits it into groups when it has more items than `max_gap`; the paragraphs
+/// after it stay children of the same container, where a teaser list or footer after the
+/// article sits in another.
+fn rejoin_across_links(
+    blocks: &[TextBlock],
+    measures: &[NodeMeasure],
+    groups: &[Group],
+    chosen: usize,
+    params: &CuterParams,
+) -> Group {
+    let mut article = groups[chosen].clone();
+    if params.rejoin_max_share <= 0.0 {
+        return article;
+    }
+    for next in &groups[chosen + 1..] {
+        let between = article.last + 1..next.first;
+        let (sl, sa) = blocks
+            .get(between.clone())
+            .unwrap_or_default()
+            .iter()
+            .fold((0, 0), |(sl, sa), b| (sl + b.sl, sa + b.sa));
+        let link_dense = between.clone().any(|ix| measures[ix].linky) && 2 * sa >= sl;
+        // Only omitted nodes (links, furniture, captions): an embedded gallery or ad box.
+        let omitted = params.rejoin_across_omitted && between.clone().all(|ix| !measures[ix].valid);
+        let short = sl as f64 <= params.rejoin_max_share * article.length as f64;
+        let same_container = next.members.iter().any(|&n| {
+            article
+                .members
+                .iter()
+                .any(|&a| blocks[a].parent.is_some() && blocks[a].parent == blocks[n].parent)
+        });
+        let continues = next.length as f64 >= params.rejoin_min_share * article.length as f64;
+        if !((link_dense || omitted) && short && same_container && continues) {
+            break;
+        }
+        article.members.extend(next.members.iter().copied());
+        article.last = next.last;
+        article.length += next.length;
+    }
+    article
 }
 
 /// Drops short non-sentence nodes from both ends of the article (datelines, bylines, share
