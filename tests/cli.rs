@@ -305,3 +305,37 @@ async fn extract_from_a_url_follows_the_configured_fetch_settings() -> anyhow::R
     assert_eq!(farm.hits("/story.html"), 1);
     Ok(())
 }
+
+#[test]
+fn extract_reads_a_gzip_page_and_refuses_binary_input() -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir()?;
+    let page = common::farm::article_page("Storm", &common::farm::paragraphs(3), None);
+    let gz_path = dir.path().join("page.html.gz");
+    let mut encoder =
+        flate2::write::GzEncoder::new(std::fs::File::create(&gz_path)?, Default::default());
+    encoder.write_all(page.as_bytes())?;
+    encoder.finish()?;
+    let output = gleaner(dir.path())
+        .args(["extract", "page.html.gz"])
+        .output()?;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("Paragraph 0 of story 3"),
+        "{}",
+        stdout(&output)
+    );
+
+    let binary = dir.path().join("photo.jpg");
+    std::fs::write(
+        &binary,
+        [0xff, 0xd8, 0xff, 0xe0, 0, 0x10, b'J', b'F', b'I', b'F', 0],
+    )?;
+    let output = gleaner(dir.path())
+        .args(["extract", "photo.jpg"])
+        .output()?;
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stdout(&output).is_empty(), "{}", stdout(&output));
+    assert!(stderr(&output).contains("binary"), "{}", stderr(&output));
+    Ok(())
+}
