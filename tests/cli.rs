@@ -339,3 +339,22 @@ fn extract_reads_a_gzip_page_and_refuses_binary_input() -> anyhow::Result<()> {
     assert!(stderr(&output).contains("binary"), "{}", stderr(&output));
     Ok(())
 }
+
+#[test]
+fn extract_json_names_the_language_declared_or_detected() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let english = common::farm::article_page("Storm", &common::farm::paragraphs(3), None);
+    let declared = english.replacen("<html", "<html lang=\"pt-BR\"", 1);
+    assert_ne!(declared, english, "the page has an <html> tag");
+    std::fs::write(dir.path().join("declared.html"), &declared)?;
+    std::fs::write(dir.path().join("undeclared.html"), &english)?;
+    for (file, language) in [("declared.html", "pt"), ("undeclared.html", "en")] {
+        let output = gleaner(dir.path())
+            .args(["extract", file, "--format", "json"])
+            .output()?;
+        assert!(output.status.success(), "{}", stderr(&output));
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout)?;
+        assert_eq!(json["language"], language, "{file}");
+    }
+    Ok(())
+}
