@@ -325,6 +325,16 @@ fn extract_reads_a_gzip_page_and_refuses_binary_input() -> anyhow::Result<()> {
         "{}",
         stdout(&output)
     );
+    let output = gleaner(dir.path())
+        .args(["extract", "page.html.gz", "--format", "markdown"])
+        .output()?;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(!stdout(&output).contains("<p>"), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("Paragraph 4 of story 3"),
+        "{}",
+        stdout(&output)
+    );
 
     let binary = dir.path().join("photo.jpg");
     std::fs::write(

@@ -178,6 +178,12 @@ async fn articles_list_show_and_search(db: TestDb) -> anyhow::Result<()> {
         "<p>The council approved the budget for the library.</p>"
     );
     let (out, _) =
+        run(gleaner(dir.path(), &db).args(["articles", "show", &id, "--format", "markdown"]))?;
+    assert_eq!(
+        out.trim(),
+        "The council approved the budget for the library."
+    );
+    let (out, _) =
         run(gleaner(dir.path(), &db).args(["articles", "show", &id, "--format", "json"]))?;
     let article: serde_json::Value = serde_json::from_str(&out)?;
     assert_eq!(article["images"][0]["url"], "https://news.example/0.png");

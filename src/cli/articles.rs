@@ -198,6 +198,10 @@ pub async fn show(config: &Config, id: i64, format: &str) -> Result<(), CliError
             println!("{}", text_block(&article.html));
             Ok(())
         }
+        "markdown" => {
+            println!("{}", text_block(&crate::markdown::from_html(&article.html)));
+            Ok(())
+        }
         _ => {
             println!("{}", one_line(&article.title));
             println!("{}", one_line(&article.url));

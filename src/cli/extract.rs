@@ -25,7 +25,7 @@ pub struct ExtractArgs {
     #[arg(long, default_value = "auto")]
     pub algorithm: String,
     /// Output format.
-    #[arg(long, default_value = "text", value_parser = ["text", "html", "json"])]
+    #[arg(long, default_value = "text", value_parser = ["text", "html", "json", "markdown"])]
     pub format: String,
 }
 
@@ -73,6 +73,7 @@ pub fn run(args: &ExtractArgs, config_path: Option<&Path>) -> Result<(), super::
     .map_err(|err @ ExtractError::NoContent(_)| super::CliError::runtime(err))?;
     let output = match args.format.as_str() {
         "html" => extraction.html,
+        "markdown" => crate::markdown::from_html(&extraction.html),
         "json" => {
             serde_json::to_string_pretty(&extraction).context("serializing the extraction")?
         }

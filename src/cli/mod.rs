@@ -222,7 +222,7 @@ pub enum ArticlesCommand {
         /// The article's id.
         id: i64,
         /// Output format.
-        #[arg(long, default_value = "text", value_parser = ["text", "html", "json"])]
+        #[arg(long, default_value = "text", value_parser = ["text", "html", "json", "markdown"])]
         format: String,
     },
     /// Full-text search over titles and bodies, best match first.
