@@ -368,3 +368,71 @@ fn extract_json_names_the_language_declared_or_detected() -> anyhow::Result<()> 
     }
     Ok(())
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn poll_once_fails_when_a_feed_failed_and_speaks_json() -> anyhow::Result<()> {
+    let farm = common::farm::Farm::start().await?;
+    let good = farm.story_feed(1, 1, false, common::farm::html_route);
+    let missing = farm.url("/missing.xml");
+    let dir = tempfile::tempdir()?;
+    write_config(
+        dir.path(),
+        &format!(
+            "[database]\nurl = \"sqlite://gleaner.db\"\n\
+             [fetch]\nallow_private_networks = true\nrespect_robots_txt = false\n\
+             [[feeds]]\nname = \"good\"\nurl = \"{good}\"\n\
+             [[feeds]]\nname = \"missing\"\nurl = \"{missing}\"\n"
+        ),
+    );
+    let dir_path = dir.path().to_path_buf();
+    let output = tokio::task::spawn_blocking(move || {
+        gleaner(&dir_path)
+            .args(["poll", "--once", "--all", "--json"])
+            .output()
+    })
+    .await??;
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let lines: Vec<serde_json::Value> = stdout(&output)
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()?;
+    assert_eq!(lines.len(), 3, "{}", stdout(&output));
+    let feed = |name: &str| lines.iter().find(|l| l["feed"] == name).cloned();
+    assert_eq!(
+        feed("good").map(|l| l["new_articles"].clone()),
+        Some(1.into())
+    );
+    assert!(feed("missing").is_some_and(|l| l["error"].is_string()));
+    let total = lines.last().cloned().unwrap_or_default();
+    assert_eq!(total["total"], true);
+    assert_eq!(total["errors"], 1);
+    assert_eq!(total["feeds"], 2);
+    assert!(
+        stderr(&output).contains("1 of 2 feeds failed"),
+        "{}",
+        stderr(&output)
+    );
+
+    // Once the failing feed is gone, the same command succeeds.
+    let config = dir.path().join("config.toml");
+    let text = std::fs::read_to_string(&config)?;
+    let without = text
+        .split("[[feeds]]\nname = \"missing\"")
+        .next()
+        .unwrap_or_default();
+    std::fs::write(&config, without)?;
+    let dir_path = dir.path().to_path_buf();
+    let output = tokio::task::spawn_blocking(move || {
+        gleaner(&dir_path)
+            .args(["poll", "--once", "--all"])
+            .output()
+    })
+    .await??;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("feeds=1 new_articles=0"),
+        "{}",
+        stdout(&output)
+    );
+    Ok(())
+}

@@ -156,6 +156,16 @@ async fn articles_list_show_and_search(db: TestDb) -> anyhow::Result<()> {
         Some(1)
     );
 
+    // A date is its midnight UTC: every seeded article is later than 2000-01-01, none later
+    // than 2999-01-01.
+    for (since, expected) in [("2000-01-01", 3), ("2999-01-01", 0)] {
+        let (out, output) =
+            run(gleaner(dir.path(), &db).args(["articles", "list", "--since", since, "--json"]))?;
+        assert!(output.status.success(), "{since}: {output:?}");
+        let rows: serde_json::Value = serde_json::from_str(&out)?;
+        assert_eq!(rows.as_array().map(Vec::len), Some(expected), "{since}");
+    }
+
     for bad in [vec!["--since", "yesterday"], vec!["--limit", "0"]] {
         let output = gleaner(dir.path(), &db)
             .args(["articles", "list"])

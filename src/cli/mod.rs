@@ -163,6 +163,10 @@ pub struct PollArgs {
     /// Poll every feed, due or not.
     #[arg(long)]
     pub all: bool,
+    /// Print one JSON object per feed and one for the totals (`"total": true`), one per line,
+    /// instead of the summary lines.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -297,7 +301,9 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             "`gleaner poll` runs one cycle: use `gleaner poll --once` (or `gleaner run` for the service)"
                 .to_string(),
         )),
-        Command::Poll(PollArgs { all, .. }) => block_on(poll::poll_once(config, *all)),
+        Command::Poll(PollArgs { all, json, .. }) => {
+            block_on(poll::poll_once(config, *all, *json))
+        }
         Command::Articles(ArticlesCommand::List {
             feed,
             since,
