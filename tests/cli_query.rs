@@ -300,15 +300,16 @@ async fn reextract_rebuilds_text_from_the_raw_page(db: TestDb) -> anyhow::Result
 
 async fn failures_are_listed_newest_first(db: TestDb) -> anyhow::Result<()> {
     let (dir, _) = seed(&db).await?;
-    for (kind, url) in [
-        ("http_status", "https://news.example/gone"),
-        ("timeout", "https://news.example/slow"),
+    for (feed, stage, kind, url) in [
+        ("news", "page", "http_status", "https://news.example/gone"),
+        ("blog", "image", "http_status", "https://blog.example/a.png"),
+        ("news", "page", "timeout", "https://news.example/slow"),
     ] {
         db.store
             .record_failure(&gleaner::store::NewFailure {
-                feed_id: db.store.feed_by_name("news").await?.map(|f| f.id),
+                feed_id: db.store.feed_by_name(feed).await?.map(|f| f.id),
                 article_url: Some(url.into()),
-                stage: "page".into(),
+                stage: stage.into(),
                 kind: kind.into(),
                 message: format!("{url}: {kind}"),
             })
@@ -318,9 +319,27 @@ async fn failures_are_listed_newest_first(db: TestDb) -> anyhow::Result<()> {
     assert!(output.status.success(), "{output:?}");
     let rows: serde_json::Value = serde_json::from_str(&out)?;
     assert_eq!(rows[0]["kind"], "timeout");
-    assert_eq!(rows[1]["feed"], "news");
+    assert_eq!(rows[1]["feed"], "blog");
     let (table, _) = run(gleaner(dir.path(), &db).args(["failures", "--limit", "1"]))?;
     assert_eq!(table.lines().count(), 2, "{table}");
+
+    let count = |args: &[&str]| -> anyhow::Result<usize> {
+        let (out, output) = run(gleaner(dir.path(), &db)
+            .args(["failures", "--json"])
+            .args(args))?;
+        assert!(output.status.success(), "{args:?}: {output:?}");
+        let rows: serde_json::Value = serde_json::from_str(&out)?;
+        Ok(rows.as_array().map_or(0, Vec::len))
+    };
+    assert_eq!(count(&["--feed", "blog"])?, 1);
+    assert_eq!(count(&["--stage", "page"])?, 2);
+    assert_eq!(count(&["--feed", "news", "--stage", "image"])?, 0);
+    assert_eq!(count(&["--since", "2000-01-01"])?, 3);
+    assert_eq!(count(&["--since", "2999-01-01"])?, 0);
+    let output = gleaner(dir.path(), &db)
+        .args(["failures", "--stage", "parse"])
+        .output()?;
+    assert_eq!(output.status.code(), Some(2));
     Ok(())
 }
 

@@ -138,6 +138,15 @@ pub enum Command {
         /// At most this many rows, newest first.
         #[arg(long, default_value_t = 50)]
         limit: i64,
+        /// Only this feed's failures.
+        #[arg(long)]
+        feed: Option<String>,
+        /// Only failures at this stage (feed, page, extract, image, store).
+        #[arg(long)]
+        stage: Option<String>,
+        /// Only failures since this time: RFC 3339, or a date meaning its midnight UTC.
+        #[arg(long)]
+        since: Option<String>,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -295,7 +304,22 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             command: Some(FeedsCommand::ExportOpml),
             ..
         }) => feeds_edit::export_opml(&config),
-        Command::Failures { limit, json } => block_on(feeds::failures(&config, *limit, *json)),
+        Command::Failures {
+            limit,
+            feed,
+            stage,
+            since,
+            json,
+        } => block_on(feeds::failures(
+            &config,
+            feeds::FailureQuery {
+                limit: *limit,
+                feed: feed.clone(),
+                stage: stage.as_deref(),
+                since: since.as_deref(),
+            },
+            *json,
+        )),
         Command::Run => block_on(poll::run(config)),
         Command::Poll(PollArgs { once: false, .. }) => Err(CliError::Usage(
             "`gleaner poll` runs one cycle: use `gleaner poll --once` (or `gleaner run` for the service)"
