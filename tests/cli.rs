@@ -211,6 +211,17 @@ fn feeds_lists_every_configured_feed_as_a_table_and_as_json() {
 }
 
 #[test]
+fn config_help_states_the_lookup_order_the_code_follows() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = gleaner(dir.path()).arg("--help").output().expect("runs");
+    let help = stdout(&output);
+    assert!(
+        help.contains("$GLEANER_CONFIG when set, else ./config.toml"),
+        "{help}"
+    );
+}
+
+#[test]
 fn every_command_has_help() {
     let dir = tempfile::tempdir().expect("tempdir");
     for args in [

@@ -455,6 +455,15 @@ fn opml_round_trips() -> anyhow::Result<()> {
     assert!(output.status.success());
     let opml = String::from_utf8(output.stdout)?;
     assert!(
+        opml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"),
+        "{opml}"
+    );
+    let outlines: Vec<&str> = opml.lines().filter(|l| l.contains("<outline")).collect();
+    assert!(
+        outlines.iter().all(|l| l.matches("<outline").count() == 1),
+        "one outline per line: {opml}"
+    );
+    assert!(
         opml.contains("xmlUrl=\"https://news.example/feed\""),
         "{opml}"
     );

@@ -106,27 +106,27 @@ fn plan_import(current: &Config, outlines: &[&opml::Outline]) -> (Vec<NewFeed>, 
 
 /// `feeds export-opml`: the configured feeds as OPML 2.0 on standard output.
 pub fn export_opml(config: &Config) -> Result<(), CliError> {
-    let mut document = opml::OPML {
-        head: Some(opml::Head {
-            title: Some("gleaner feeds".to_string()),
-            ..Default::default()
-        }),
-        ..Default::default()
-    };
-    for feed in &config.feeds {
-        document.body.outlines.push(opml::Outline {
-            text: feed.name.clone(),
-            title: Some(feed.name.clone()),
-            r#type: Some("rss".to_string()),
-            xml_url: Some(feed.url.to_string()),
-            ..Default::default()
-        });
-    }
-    let xml = document
-        .to_string()
-        .map_err(|e| CliError::runtime(std::io::Error::other(e.to_string())))?;
-    println!("{xml}");
+    print!("{}", opml_document(config));
     Ok(())
+}
+
+/// The feeds as an OPML 2.0 document: an XML declaration first, then one `<outline>` per line,
+/// so that the file reads and diffs well.
+fn opml_document(config: &Config) -> String {
+    use quick_xml::escape::escape;
+    let mut xml = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<opml version=\"2.0\">\n  \
+         <head>\n    <title>gleaner feeds</title>\n  </head>\n  <body>\n",
+    );
+    for feed in &config.feeds {
+        let name = escape(feed.name.as_str());
+        xml.push_str(&format!(
+            "    <outline text=\"{name}\" title=\"{name}\" type=\"rss\" xmlUrl=\"{}\"/>\n",
+            escape(feed.url.as_str())
+        ));
+    }
+    xml.push_str("  </body>\n</opml>\n");
+    xml
 }
 
 fn collect_outlines<'a>(outlines: &'a [opml::Outline], into: &mut Vec<&'a opml::Outline>) {

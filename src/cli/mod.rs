@@ -101,7 +101,7 @@ impl CliError {
 #[derive(Debug, Parser)]
 #[command(name = "gleaner", version, about, long_about)]
 pub struct Cli {
-    /// The configuration file [default: ./config.toml, then $GLEANER_CONFIG].
+    /// The configuration file [default: $GLEANER_CONFIG when set, else ./config.toml].
     #[arg(long, global = true, value_name = "PATH")]
     pub config: Option<PathBuf>,
     /// Log format: human-readable lines or one JSON object per line.
