@@ -159,6 +159,17 @@ async fn migrate_creates_the_postgres_schema_through_the_url_override() -> anyho
         !dir.path().join("gleaner.db").exists(),
         "the override replaced SQLite"
     );
+    // Running it again says nothing of the server's `… already exists, skipping` NOTICEs.
+    let again = gleaner(dir.path())
+        .env("GLEANER_DATABASE_URL", db.url())
+        .arg("migrate")
+        .output()?;
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(
+        !stderr(&again).contains("already exists"),
+        "{}",
+        stderr(&again)
+    );
     db.store.ping().await?;
     assert_eq!(
         db.store.applied_migrations().await?,
@@ -445,5 +456,50 @@ async fn poll_once_fails_when_a_feed_failed_and_speaks_json() -> anyhow::Result<
         "{}",
         stdout(&output)
     );
+    Ok(())
+}
+
+#[test]
+fn postgres_mistakes_end_quickly_saying_what_to_check() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    write_config(dir.path(), TWO_FEEDS);
+    // Nothing listens on port 1: refused at once.
+    let output = gleaner(dir.path())
+        .env(
+            "GLEANER_DATABASE_URL",
+            "postgres://postgres@127.0.0.1:1/gleaner",
+        )
+        .arg("migrate")
+        .output()?;
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.contains("cannot reach PostgreSQL at 127.0.0.1:1"),
+        "{err}"
+    );
+    assert!(err.contains("server is running"), "{err}");
+    assert!(!err.contains("pool timed out"), "{err}");
+
+    let Some(server) = common::postgres_url() else {
+        common::skipped("postgres_mistakes_end_quickly_saying_what_to_check (missing database)");
+        return Ok(());
+    };
+    let mut missing = url::Url::parse(&server)?;
+    missing.set_path("/gleaner_no_such_database");
+    missing.set_query(None);
+    let output = gleaner(dir.path())
+        .env("GLEANER_DATABASE_URL", missing.as_str())
+        .arg("migrate")
+        .output()?;
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.contains(
+            "database gleaner_no_such_database does not exist; \
+             create it with createdb gleaner_no_such_database"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("at line"), "{err}");
     Ok(())
 }
