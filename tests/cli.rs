@@ -266,6 +266,17 @@ fn every_command_has_help() {
 }
 
 #[test]
+fn logs_to_a_file_or_pipe_carry_no_colour_codes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_config(dir.path(), TWO_FEEDS);
+    let output = gleaner(dir.path()).arg("migrate").output().expect("runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let err = stderr(&output);
+    assert!(err.contains("schema is up to date"), "{err}");
+    assert!(!err.contains('\u{1b}'), "{err:?}");
+}
+
+#[test]
 fn json_logs_are_one_object_per_line() {
     let dir = tempfile::tempdir().expect("tempdir");
     write_config(dir.path(), TWO_FEEDS);
