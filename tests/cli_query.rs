@@ -392,6 +392,33 @@ fn feeds_add_keeps_comments_and_refuses_a_bad_result() -> anyhow::Result<()> {
     Ok(())
 }
 
+#[test]
+fn feeds_remove_takes_out_one_feed_and_keeps_comments() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("config.toml");
+    let kept = "# my feeds\n[schedule]\ndefault = \"0 * * * *\" # hourly\n\n[[feeds]]\nname = \"one\" # first\nurl = \"https://one.example/feed\"\n";
+    std::fs::write(
+        &path,
+        format!("{kept}\n[[feeds]]\nname = \"two\"\nurl = \"https://two.example/feed\"\n"),
+    )?;
+    let output = Command::new(BINARY)
+        .current_dir(dir.path())
+        .args(["feeds", "remove", "two"])
+        .output()?;
+    assert!(output.status.success(), "{output:?}");
+    let edited = std::fs::read_to_string(&path)?;
+    assert_eq!(edited.trim_end(), kept.trim_end());
+
+    let output = Command::new(BINARY)
+        .current_dir(dir.path())
+        .args(["feeds", "remove", "three"])
+        .output()?;
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no feed is named `three`"));
+    assert_eq!(std::fs::read_to_string(&path)?, edited);
+    Ok(())
+}
+
 /// `feeds add` through a symbolic link, 20 at once: the link stays a link, the file it points
 /// to keeps its mode (0600) and owner, and every feed lands.
 #[test]

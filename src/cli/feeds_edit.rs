@@ -1,4 +1,5 @@
-//! `gleaner feeds add`, `feeds import-opml` and `feeds export-opml`: editing the feed list.
+//! `gleaner feeds add`, `feeds remove`, `feeds import-opml` and `feeds export-opml`: editing
+//! the feed list.
 //!
 //! Edits go through `toml_edit`, so the file keeps its comments and layout; the edited text is
 //! validated as a whole configuration before it replaces the file (write to a temporary file
@@ -49,6 +50,40 @@ pub fn add(
         "added feed `{name}` ({parsed}) to {}",
         config.path.display()
     );
+    Ok(())
+}
+
+/// `feeds remove NAME`: deletes the feed's `[[feeds]]` table, keeping the rest of the file
+/// (comments included) as it is. Its stored articles stay in the database.
+pub fn remove(config: &Config, name: &str) -> Result<(), CliError> {
+    let target = std::fs::canonicalize(&config.path)
+        .with_context(|| format!("reading {}", config.path.display()))?;
+    let _lock = lock_beside(&target)?;
+    let text = std::fs::read_to_string(&target)
+        .with_context(|| format!("reading {}", config.path.display()))?;
+    let mut document: DocumentMut = text
+        .parse()
+        .map_err(|e| CliError::Usage(format!("{}: {e}", config.path.display())))?;
+    let list = document
+        .get_mut("feeds")
+        .and_then(Item::as_array_of_tables_mut);
+    let position = list.as_ref().and_then(|list| {
+        list.iter()
+            .position(|table| table.get("name").and_then(Item::as_str) == Some(name))
+    });
+    let (Some(list), Some(position)) = (list, position) else {
+        return Err(CliError::Usage(format!(
+            "no feed is named `{name}` in {}",
+            config.path.display()
+        )));
+    };
+    list.remove(position);
+    let edited = document.to_string();
+    Config::parse(&edited, &config.path, None).map_err(|e| {
+        CliError::Usage(format!("nothing changed, the result would be invalid: {e}"))
+    })?;
+    replace_keeping_metadata(&target, &edited)?;
+    println!("removed feed `{name}` from {}", config.path.display());
     Ok(())
 }
 

@@ -201,6 +201,12 @@ pub enum FeedsCommand {
         #[arg(long)]
         schedule: Option<String>,
     },
+    /// Remove a feed from config.toml, keeping the file's comments and layout (its stored
+    /// articles stay).
+    Remove {
+        /// The feed's name.
+        name: String,
+    },
     /// Add every feed of an OPML file to config.toml.
     ImportOpml {
         /// The OPML file.
@@ -296,6 +302,10 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             }),
             ..
         }) => feeds_edit::add(&config, url, name.as_deref(), schedule.as_deref()),
+        Command::Feeds(FeedsArgs {
+            command: Some(FeedsCommand::Remove { name }),
+            ..
+        }) => feeds_edit::remove(&config, name),
         Command::Feeds(FeedsArgs {
             command: Some(FeedsCommand::ImportOpml { file }),
             ..
