@@ -514,3 +514,28 @@ fn postgres_mistakes_end_quickly_saying_what_to_check() -> anyhow::Result<()> {
     assert!(!err.contains("at line"), "{err}");
     Ok(())
 }
+
+#[test]
+fn init_writes_a_commented_valid_config_and_never_overwrites() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = gleaner(dir.path()).arg("init").output().expect("runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let written = std::fs::read_to_string(dir.path().join("config.toml")).expect("written");
+    assert!(written.starts_with("# gleaner configuration"), "{written}");
+    let check = gleaner(dir.path())
+        .arg("check-config")
+        .output()
+        .expect("runs");
+    assert!(check.status.success(), "{}", stderr(&check));
+
+    std::fs::write(dir.path().join("config.toml"), "# mine\n").expect("write");
+    let again = gleaner(dir.path()).arg("init").output().expect("runs");
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        stderr(&again).contains("already exists"),
+        "{}",
+        stderr(&again)
+    );
+    let kept = std::fs::read_to_string(dir.path().join("config.toml")).expect("read");
+    assert_eq!(kept, "# mine\n");
+}

@@ -9,6 +9,7 @@ pub mod eval;
 pub mod extract;
 mod feeds;
 mod feeds_edit;
+mod init;
 mod poll;
 mod reextract;
 mod setup;
@@ -123,6 +124,8 @@ pub enum LogFormat {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Write a commented config.toml to start from (never over an existing file).
+    Init,
     /// Run the long-lived service: schedule, fetch, extract, store, serve the API.
     Run,
     /// Poll the feeds that are due once, print a summary, and exit.
@@ -284,6 +287,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         // by `extract` reads `[fetch]` if there is a configuration).
         Command::Extract(args) => return extract::run(args, cli.config.as_deref()),
         Command::Eval(args) => return eval::run(args),
+        Command::Init => return init::run(&Config::resolve_path(cli.config.as_deref())),
         _ => {}
     }
     let config = load_config(&cli)?;
@@ -364,7 +368,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             algorithm.as_deref(),
             feed.as_deref(),
         )),
-        Command::Extract(_) | Command::Eval(_) => Ok(()),
+        Command::Extract(_) | Command::Eval(_) | Command::Init => Ok(()),
     }
 }
 
