@@ -10,6 +10,7 @@ pub mod extract;
 pub mod feed;
 pub mod fetch;
 pub mod html_depth;
+pub mod markdown;
 pub mod metrics;
 pub mod pipeline;
 pub mod schedule;

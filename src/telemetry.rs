@@ -4,6 +4,8 @@
 //! structured fields (`feed = %name`, `url = %url`), never with secrets: database URLs are
 //! logged through [`crate::config::DatabaseTarget::display_redacted`] and the API token never.
 
+use std::io::IsTerminal as _;
+
 use tracing_subscriber::EnvFilter;
 
 use crate::cli::LogFormat;
@@ -26,7 +28,11 @@ pub fn init(format: LogFormat, filter: Option<&str>) {
         .with_env_filter(filter)
         .with_writer(std::io::stderr);
     let _already_set = match format {
-        LogFormat::Human => builder.with_target(false).try_init(),
+        // Colours are for a person at a terminal; in a file or a journal they are noise.
+        LogFormat::Human => builder
+            .with_target(false)
+            .with_ansi(std::io::stderr().is_terminal())
+            .try_init(),
         LogFormat::Json => builder.json().flatten_event(true).try_init(),
     };
 }

@@ -159,6 +159,33 @@ async fn an_article_as_json_text_and_html(db: TestDb) -> anyhow::Result<()> {
     let html = response.text().await?;
     assert!(html.contains("<title>Headline number 0</title>"), "{html}");
     assert!(html.contains("<p>The opening of story 0.</p>"), "{html}");
+    // The stored image is served from here; the one never downloaded keeps its address.
+    let local = format!(
+        "<img src=\"/images/{}\" alt=\"a figure\">",
+        seeded.image_sha256
+    );
+    assert!(html.contains(&local), "{html}");
+    assert!(!html.contains("https://news.example/img/a.webp"), "{html}");
+    assert!(
+        html.contains("src=\"https://news.example/img/b.png\""),
+        "{html}"
+    );
+
+    let response = app.get(&format!("/articles/{id}?format=markdown")).await?;
+    assert_eq!(response.status(), 200);
+    assert_eq!(
+        response.headers()["content-type"],
+        "text/markdown; charset=utf-8"
+    );
+    let markdown = response.text().await?;
+    assert!(
+        markdown.starts_with("The opening of story 0."),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("![a figure](https://news.example/img/a.webp)"),
+        "{markdown}"
+    );
 
     let (status, body) = app.get_json(&format!("/articles/{id}?format=xml")).await?;
     assert_eq!(status, 400, "{body}");

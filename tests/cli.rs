@@ -159,6 +159,17 @@ async fn migrate_creates_the_postgres_schema_through_the_url_override() -> anyho
         !dir.path().join("gleaner.db").exists(),
         "the override replaced SQLite"
     );
+    // Running it again says nothing of the server's `… already exists, skipping` NOTICEs.
+    let again = gleaner(dir.path())
+        .env("GLEANER_DATABASE_URL", db.url())
+        .arg("migrate")
+        .output()?;
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(
+        !stderr(&again).contains("already exists"),
+        "{}",
+        stderr(&again)
+    );
     db.store.ping().await?;
     assert_eq!(
         db.store.applied_migrations().await?,
@@ -212,6 +223,17 @@ fn feeds_lists_every_configured_feed_as_a_table_and_as_json() {
 }
 
 #[test]
+fn config_help_states_the_lookup_order_the_code_follows() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = gleaner(dir.path()).arg("--help").output().expect("runs");
+    let help = stdout(&output);
+    assert!(
+        help.contains("$GLEANER_CONFIG when set, else ./config.toml"),
+        "{help}"
+    );
+}
+
+#[test]
 fn every_command_has_help() {
     let dir = tempfile::tempdir().expect("tempdir");
     for args in [
@@ -242,6 +264,17 @@ fn every_command_has_help() {
         .output()
         .expect("runs");
     assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn logs_to_a_file_or_pipe_carry_no_colour_codes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_config(dir.path(), TWO_FEEDS);
+    let output = gleaner(dir.path()).arg("migrate").output().expect("runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let err = stderr(&output);
+    assert!(err.contains("schema is up to date"), "{err}");
+    assert!(!err.contains('\u{1b}'), "{err:?}");
 }
 
 #[test]
@@ -305,4 +338,205 @@ async fn extract_from_a_url_follows_the_configured_fetch_settings() -> anyhow::R
     );
     assert_eq!(farm.hits("/story.html"), 1);
     Ok(())
+}
+
+#[test]
+fn extract_reads_a_gzip_page_and_refuses_binary_input() -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir()?;
+    let page = common::farm::article_page("Storm", &common::farm::paragraphs(3), None);
+    let gz_path = dir.path().join("page.html.gz");
+    let mut encoder =
+        flate2::write::GzEncoder::new(std::fs::File::create(&gz_path)?, Default::default());
+    encoder.write_all(page.as_bytes())?;
+    encoder.finish()?;
+    let output = gleaner(dir.path())
+        .args(["extract", "page.html.gz"])
+        .output()?;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("Paragraph 0 of story 3"),
+        "{}",
+        stdout(&output)
+    );
+    let output = gleaner(dir.path())
+        .args(["extract", "page.html.gz", "--format", "markdown"])
+        .output()?;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(!stdout(&output).contains("<p>"), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("Paragraph 4 of story 3"),
+        "{}",
+        stdout(&output)
+    );
+
+    let binary = dir.path().join("photo.jpg");
+    std::fs::write(
+        &binary,
+        [0xff, 0xd8, 0xff, 0xe0, 0, 0x10, b'J', b'F', b'I', b'F', 0],
+    )?;
+    let output = gleaner(dir.path())
+        .args(["extract", "photo.jpg"])
+        .output()?;
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stdout(&output).is_empty(), "{}", stdout(&output));
+    assert!(stderr(&output).contains("binary"), "{}", stderr(&output));
+    Ok(())
+}
+
+#[test]
+fn extract_json_names_the_language_declared_or_detected() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let english = common::farm::article_page("Storm", &common::farm::paragraphs(3), None);
+    let declared = english.replacen("<html", "<html lang=\"pt-BR\"", 1);
+    assert_ne!(declared, english, "the page has an <html> tag");
+    std::fs::write(dir.path().join("declared.html"), &declared)?;
+    std::fs::write(dir.path().join("undeclared.html"), &english)?;
+    for (file, language) in [("declared.html", "pt"), ("undeclared.html", "en")] {
+        let output = gleaner(dir.path())
+            .args(["extract", file, "--format", "json"])
+            .output()?;
+        assert!(output.status.success(), "{}", stderr(&output));
+        let json: serde_json::Value = serde_json::from_slice(&output.stdout)?;
+        assert_eq!(json["language"], language, "{file}");
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn poll_once_fails_when_a_feed_failed_and_speaks_json() -> anyhow::Result<()> {
+    let farm = common::farm::Farm::start().await?;
+    let good = farm.story_feed(1, 1, false, common::farm::html_route);
+    let missing = farm.url("/missing.xml");
+    let dir = tempfile::tempdir()?;
+    write_config(
+        dir.path(),
+        &format!(
+            "[database]\nurl = \"sqlite://gleaner.db\"\n\
+             [fetch]\nallow_private_networks = true\nrespect_robots_txt = false\n\
+             [[feeds]]\nname = \"good\"\nurl = \"{good}\"\n\
+             [[feeds]]\nname = \"missing\"\nurl = \"{missing}\"\n"
+        ),
+    );
+    let dir_path = dir.path().to_path_buf();
+    let output = tokio::task::spawn_blocking(move || {
+        gleaner(&dir_path)
+            .args(["poll", "--once", "--all", "--json"])
+            .output()
+    })
+    .await??;
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let lines: Vec<serde_json::Value> = stdout(&output)
+        .lines()
+        .map(serde_json::from_str)
+        .collect::<Result<_, _>>()?;
+    assert_eq!(lines.len(), 3, "{}", stdout(&output));
+    let feed = |name: &str| lines.iter().find(|l| l["feed"] == name).cloned();
+    assert_eq!(
+        feed("good").map(|l| l["new_articles"].clone()),
+        Some(1.into())
+    );
+    assert!(feed("missing").is_some_and(|l| l["error"].is_string()));
+    let total = lines.last().cloned().unwrap_or_default();
+    assert_eq!(total["total"], true);
+    assert_eq!(total["errors"], 1);
+    assert_eq!(total["feeds"], 2);
+    assert!(
+        stderr(&output).contains("1 of 2 feeds failed"),
+        "{}",
+        stderr(&output)
+    );
+
+    // Once the failing feed is gone, the same command succeeds.
+    let config = dir.path().join("config.toml");
+    let text = std::fs::read_to_string(&config)?;
+    let without = text
+        .split("[[feeds]]\nname = \"missing\"")
+        .next()
+        .unwrap_or_default();
+    std::fs::write(&config, without)?;
+    let dir_path = dir.path().to_path_buf();
+    let output = tokio::task::spawn_blocking(move || {
+        gleaner(&dir_path)
+            .args(["poll", "--once", "--all"])
+            .output()
+    })
+    .await??;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("feeds=1 new_articles=0"),
+        "{}",
+        stdout(&output)
+    );
+    Ok(())
+}
+
+#[test]
+fn postgres_mistakes_end_quickly_saying_what_to_check() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    write_config(dir.path(), TWO_FEEDS);
+    // Nothing listens on port 1: refused at once.
+    let output = gleaner(dir.path())
+        .env(
+            "GLEANER_DATABASE_URL",
+            "postgres://postgres@127.0.0.1:1/gleaner",
+        )
+        .arg("migrate")
+        .output()?;
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.contains("cannot reach PostgreSQL at 127.0.0.1:1"),
+        "{err}"
+    );
+    assert!(err.contains("server is running"), "{err}");
+    assert!(!err.contains("pool timed out"), "{err}");
+
+    let Some(server) = common::postgres_url() else {
+        common::skipped("postgres_mistakes_end_quickly_saying_what_to_check (missing database)");
+        return Ok(());
+    };
+    let mut missing = url::Url::parse(&server)?;
+    missing.set_path("/gleaner_no_such_database");
+    missing.set_query(None);
+    let output = gleaner(dir.path())
+        .env("GLEANER_DATABASE_URL", missing.as_str())
+        .arg("migrate")
+        .output()?;
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.contains(
+            "database gleaner_no_such_database does not exist; \
+             create it with createdb gleaner_no_such_database"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("at line"), "{err}");
+    Ok(())
+}
+
+#[test]
+fn init_writes_a_commented_valid_config_and_never_overwrites() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = gleaner(dir.path()).arg("init").output().expect("runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let written = std::fs::read_to_string(dir.path().join("config.toml")).expect("written");
+    assert!(written.starts_with("# gleaner configuration"), "{written}");
+    let check = gleaner(dir.path())
+        .arg("check-config")
+        .output()
+        .expect("runs");
+    assert!(check.status.success(), "{}", stderr(&check));
+
+    std::fs::write(dir.path().join("config.toml"), "# mine\n").expect("write");
+    let again = gleaner(dir.path()).arg("init").output().expect("runs");
+    assert_eq!(again.status.code(), Some(2));
+    assert!(
+        stderr(&again).contains("already exists"),
+        "{}",
+        stderr(&again)
+    );
+    let kept = std::fs::read_to_string(dir.path().join("config.toml")).expect("read");
+    assert_eq!(kept, "# mine\n");
 }

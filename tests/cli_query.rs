@@ -161,6 +161,16 @@ async fn articles_list_show_and_search(db: TestDb) -> anyhow::Result<()> {
         Some(1)
     );
 
+    // A date is its midnight UTC: every seeded article is later than 2000-01-01, none later
+    // than 2999-01-01.
+    for (since, expected) in [("2000-01-01", 3), ("2999-01-01", 0)] {
+        let (out, output) =
+            run(gleaner(dir.path(), &db).args(["articles", "list", "--since", since, "--json"]))?;
+        assert!(output.status.success(), "{since}: {output:?}");
+        let rows: serde_json::Value = serde_json::from_str(&out)?;
+        assert_eq!(rows.as_array().map(Vec::len), Some(expected), "{since}");
+    }
+
     for bad in [vec!["--since", "yesterday"], vec!["--limit", "0"]] {
         let output = gleaner(dir.path(), &db)
             .args(["articles", "list"])
@@ -181,6 +191,12 @@ async fn articles_list_show_and_search(db: TestDb) -> anyhow::Result<()> {
     assert_eq!(
         out.trim(),
         "<p>The council approved the budget for the library.</p>"
+    );
+    let (out, _) =
+        run(gleaner(dir.path(), &db).args(["articles", "show", &id, "--format", "markdown"]))?;
+    assert_eq!(
+        out.trim(),
+        "The council approved the budget for the library."
     );
     let (out, _) =
         run(gleaner(dir.path(), &db).args(["articles", "show", &id, "--format", "json"]))?;
@@ -289,15 +305,16 @@ async fn reextract_rebuilds_text_from_the_raw_page(db: TestDb) -> anyhow::Result
 
 async fn failures_are_listed_newest_first(db: TestDb) -> anyhow::Result<()> {
     let (dir, _) = seed(&db).await?;
-    for (kind, url) in [
-        ("http_status", "https://news.example/gone"),
-        ("timeout", "https://news.example/slow"),
+    for (feed, stage, kind, url) in [
+        ("news", "page", "http_status", "https://news.example/gone"),
+        ("blog", "image", "http_status", "https://blog.example/a.png"),
+        ("news", "page", "timeout", "https://news.example/slow"),
     ] {
         db.store
             .record_failure(&gleaner::store::NewFailure {
-                feed_id: db.store.feed_by_name("news").await?.map(|f| f.id),
+                feed_id: db.store.feed_by_name(feed).await?.map(|f| f.id),
                 article_url: Some(url.into()),
-                stage: "page".into(),
+                stage: stage.into(),
                 kind: kind.into(),
                 message: format!("{url}: {kind}"),
             })
@@ -307,9 +324,27 @@ async fn failures_are_listed_newest_first(db: TestDb) -> anyhow::Result<()> {
     assert!(output.status.success(), "{output:?}");
     let rows: serde_json::Value = serde_json::from_str(&out)?;
     assert_eq!(rows[0]["kind"], "timeout");
-    assert_eq!(rows[1]["feed"], "news");
+    assert_eq!(rows[1]["feed"], "blog");
     let (table, _) = run(gleaner(dir.path(), &db).args(["failures", "--limit", "1"]))?;
     assert_eq!(table.lines().count(), 2, "{table}");
+
+    let count = |args: &[&str]| -> anyhow::Result<usize> {
+        let (out, output) = run(gleaner(dir.path(), &db)
+            .args(["failures", "--json"])
+            .args(args))?;
+        assert!(output.status.success(), "{args:?}: {output:?}");
+        let rows: serde_json::Value = serde_json::from_str(&out)?;
+        Ok(rows.as_array().map_or(0, Vec::len))
+    };
+    assert_eq!(count(&["--feed", "blog"])?, 1);
+    assert_eq!(count(&["--stage", "page"])?, 2);
+    assert_eq!(count(&["--feed", "news", "--stage", "image"])?, 0);
+    assert_eq!(count(&["--since", "2000-01-01"])?, 3);
+    assert_eq!(count(&["--since", "2999-01-01"])?, 0);
+    let output = gleaner(dir.path(), &db)
+        .args(["failures", "--stage", "parse"])
+        .output()?;
+    assert_eq!(output.status.code(), Some(2));
     Ok(())
 }
 
@@ -359,6 +394,33 @@ fn feeds_add_keeps_comments_and_refuses_a_bad_result() -> anyhow::Result<()> {
         edited,
         "refused edits change nothing"
     );
+    Ok(())
+}
+
+#[test]
+fn feeds_remove_takes_out_one_feed_and_keeps_comments() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("config.toml");
+    let kept = "# my feeds\n[schedule]\ndefault = \"0 * * * *\" # hourly\n\n[[feeds]]\nname = \"one\" # first\nurl = \"https://one.example/feed\"\n";
+    std::fs::write(
+        &path,
+        format!("{kept}\n[[feeds]]\nname = \"two\"\nurl = \"https://two.example/feed\"\n"),
+    )?;
+    let output = Command::new(BINARY)
+        .current_dir(dir.path())
+        .args(["feeds", "remove", "two"])
+        .output()?;
+    assert!(output.status.success(), "{output:?}");
+    let edited = std::fs::read_to_string(&path)?;
+    assert_eq!(edited.trim_end(), kept.trim_end());
+
+    let output = Command::new(BINARY)
+        .current_dir(dir.path())
+        .args(["feeds", "remove", "three"])
+        .output()?;
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no feed is named `three`"));
+    assert_eq!(std::fs::read_to_string(&path)?, edited);
     Ok(())
 }
 
@@ -424,6 +486,15 @@ fn opml_round_trips() -> anyhow::Result<()> {
         .output()?;
     assert!(output.status.success());
     let opml = String::from_utf8(output.stdout)?;
+    assert!(
+        opml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"),
+        "{opml}"
+    );
+    let outlines: Vec<&str> = opml.lines().filter(|l| l.contains("<outline")).collect();
+    assert!(
+        outlines.iter().all(|l| l.matches("<outline").count() == 1),
+        "one outline per line: {opml}"
+    );
     assert!(
         opml.contains("xmlUrl=\"https://news.example/feed\""),
         "{opml}"

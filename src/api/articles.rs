@@ -138,7 +138,7 @@ struct ArticleView {
     images: Vec<ImageView>,
 }
 
-/// `GET /articles/{id}?format=json|text|html`
+/// `GET /articles/{id}?format=json|text|html|markdown`
 pub async fn article(
     State(state): State<ApiState>,
     path: Result<Path<String>, PathRejection>,
@@ -147,9 +147,9 @@ pub async fn article(
     let id = path_id(path, "the article id")?;
     let params = Params::parse(query.as_deref());
     let format = params.get("format").unwrap_or("json");
-    if !matches!(format, "json" | "text" | "html") {
+    if !matches!(format, "json" | "text" | "html" | "markdown") {
         return Err(ApiError::bad_request(format!(
-            "format must be json, text or html, not {format:?}"
+            "format must be json, text, html or markdown, not {format:?}"
         )));
     }
     let Some(article) = state.store.article(id).await? else {
@@ -161,18 +161,15 @@ pub async fn article(
             article.text,
         )
             .into_response(),
-        "html" => (
-            [
-                (header::CONTENT_TYPE, "text/html; charset=utf-8"),
-                // The body is sanitized already; this keeps scripts out even so.
-                (
-                    header::CONTENT_SECURITY_POLICY,
-                    "default-src 'none'; img-src * data:; style-src 'unsafe-inline'",
-                ),
-            ],
-            html_document(&article),
+        "markdown" => (
+            [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
+            crate::markdown::from_html(&article.html),
         )
             .into_response(),
+        "html" => {
+            let images = state.store.article_images(id).await?;
+            html_response(&article, &images)
+        }
         _ => {
             let images = state.store.article_images(id).await?;
             let view = ArticleView {
@@ -184,13 +181,48 @@ pub async fn article(
     })
 }
 
+/// The `html` format: the body page with a Content-Security-Policy, its stored images served
+/// from here.
+fn html_response(article: &Article, images: &[StoredImage]) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            // The body is sanitized already; this keeps scripts out even so.
+            (
+                header::CONTENT_SECURITY_POLICY,
+                "default-src 'none'; img-src * data:; style-src 'unsafe-inline'",
+            ),
+        ],
+        html_document(article, &with_stored_images(&article.html, images)),
+    )
+        .into_response()
+}
+
+/// `html` with the `src` of every image whose bytes are stored pointing at `/images/{sha256}`,
+/// so that reading an article asks nothing of the publisher's servers. Images not stored keep
+/// their original address; the export keeps the originals for all.
+fn with_stored_images(html: &str, images: &[StoredImage]) -> String {
+    let mut html = html.to_string();
+    for image in images {
+        let Some(sha256) = image.sha256.as_deref() else {
+            continue;
+        };
+        let local = format!("src=\"/images/{sha256}\"");
+        // The sanitizer writes attribute values with `&` escaped; match either spelling.
+        for original in [image.url.clone(), image.url.replace('&', "&amp;")] {
+            html = html.replace(&format!("src=\"{original}\""), &local);
+        }
+    }
+    html
+}
+
 /// The stored (sanitized) body in a minimal page with the article's title.
-fn html_document(article: &Article) -> String {
+fn html_document(article: &Article, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>{}</title></head>\n\
          <body><article>\n{}\n</article></body></html>\n",
         escape_html(&article.title),
-        article.html
+        body
     )
 }
 

@@ -46,12 +46,20 @@ fn check_limit(limit: i64) -> Result<i64, CliError> {
     Ok(limit)
 }
 
-fn parse_since(since: Option<&str>) -> Result<Option<DateTime<Utc>>, CliError> {
+/// `--since`: an RFC 3339 time, or a date (`2026-11-23`) meaning its midnight UTC.
+pub(super) fn parse_since(since: Option<&str>) -> Result<Option<DateTime<Utc>>, CliError> {
     since
         .map(|text| {
+            if let Ok(date) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+                return Ok(date.and_time(chrono::NaiveTime::MIN).and_utc());
+            }
             DateTime::parse_from_rfc3339(text)
                 .map(|t| t.with_timezone(&Utc))
-                .map_err(|e| CliError::Usage(format!("--since `{text}` is not RFC 3339 ({e})")))
+                .map_err(|e| {
+                    CliError::Usage(format!(
+                        "--since `{text}` is neither a date (YYYY-MM-DD) nor RFC 3339 ({e})"
+                    ))
+                })
         })
         .transpose()
 }
@@ -196,6 +204,10 @@ pub async fn show(config: &Config, id: i64, format: &str) -> Result<(), CliError
         "json" => print_json(&article),
         "html" => {
             println!("{}", text_block(&article.html));
+            Ok(())
+        }
+        "markdown" => {
+            println!("{}", text_block(&crate::markdown::from_html(&article.html)));
             Ok(())
         }
         _ => {

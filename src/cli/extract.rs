@@ -25,7 +25,7 @@ pub struct ExtractArgs {
     #[arg(long, default_value = "auto")]
     pub algorithm: String,
     /// Output format.
-    #[arg(long, default_value = "text", value_parser = ["text", "html", "json"])]
+    #[arg(long, default_value = "text", value_parser = ["text", "html", "json", "markdown"])]
     pub format: String,
 }
 
@@ -62,6 +62,7 @@ pub fn run(args: &ExtractArgs, config_path: Option<&Path>) -> Result<(), super::
     } else {
         std::fs::read(source).with_context(|| format!("reading {source}"))?
     };
+    let raw = page_bytes(raw, source)?;
     let extraction = extract_page(
         &raw,
         http_charset.as_deref(),
@@ -72,6 +73,7 @@ pub fn run(args: &ExtractArgs, config_path: Option<&Path>) -> Result<(), super::
     .map_err(|err @ ExtractError::NoContent(_)| super::CliError::runtime(err))?;
     let output = match args.format.as_str() {
         "html" => extraction.html,
+        "markdown" => crate::markdown::from_html(&extraction.html),
         "json" => {
             serde_json::to_string_pretty(&extraction).context("serializing the extraction")?
         }
@@ -89,6 +91,36 @@ pub fn run(args: &ExtractArgs, config_path: Option<&Path>) -> Result<(), super::
         _ => {}
     }
     Ok(())
+}
+
+/// The page itself from what `source` gave: gzip (told by its magic bytes, as in a dataset's
+/// `html/{id}.html.gz`) is decompressed, and bytes that cannot be a page are refused rather
+/// than printed back as an "article".
+fn page_bytes(raw: Vec<u8>, source: &str) -> Result<Vec<u8>, super::CliError> {
+    const GZIP_MAGIC: [u8; 2] = [0x1f, 0x8b];
+    let raw = if raw.starts_with(&GZIP_MAGIC) {
+        let mut page = Vec::new();
+        flate2::read::GzDecoder::new(raw.as_slice())
+            .read_to_end(&mut page)
+            .with_context(|| format!("decompressing {source} (gzip)"))?;
+        page
+    } else {
+        raw
+    };
+    if looks_binary(&raw) {
+        return Err(super::CliError::Usage(format!(
+            "{source} is binary data, not an HTML page (plain or gzip-compressed HTML is read)"
+        )));
+    }
+    Ok(raw)
+}
+
+/// Whether the start of `bytes` holds a NUL byte, which no HTML page in an ASCII-compatible
+/// encoding contains; UTF-16 pages (told by their byte-order mark) are left to the decoder.
+fn looks_binary(bytes: &[u8]) -> bool {
+    const SNIFF_LEN: usize = 8192;
+    let utf16 = bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]);
+    !utf16 && bytes.iter().take(SNIFF_LEN).any(|&b| b == 0)
 }
 
 /// The `[fetch]` settings of the configuration in use: the file named by `--config` or

@@ -5,7 +5,17 @@ use serde::Serialize;
 
 use super::{CliError, Context, open_store, print_json, table};
 use crate::config::Config;
-use crate::store::FeedRecord;
+use crate::pipeline::Stage;
+use crate::store::{FailureFilter, FeedRecord};
+
+/// The stages `failures --stage` accepts.
+const STAGES: [Stage; 5] = [
+    Stage::Feed,
+    Stage::Page,
+    Stage::Extract,
+    Stage::Image,
+    Stage::Store,
+];
 
 /// One row of `gleaner feeds`; the JSON field names are the contract of `cli.md`.
 #[derive(Debug, Serialize)]
@@ -88,10 +98,51 @@ fn status_cell(row: &FeedRow) -> String {
 }
 
 /// `failures`: the most recent failures, newest first.
-pub async fn failures(config: &Config, limit: i64, json: bool) -> Result<(), CliError> {
+/// The filters of `gleaner failures`, as given on the command line.
+pub struct FailureQuery<'a> {
+    pub limit: i64,
+    pub feed: Option<String>,
+    pub stage: Option<&'a str>,
+    pub since: Option<&'a str>,
+}
+
+impl FailureQuery<'_> {
+    /// The store's filter; an unknown stage or a bad time is a usage error.
+    fn filter(self) -> Result<FailureFilter, CliError> {
+        let stage = self
+            .stage
+            .map(|name| {
+                STAGES
+                    .into_iter()
+                    .find(|stage| stage.as_str() == name)
+                    .map(|stage| stage.as_str().to_string())
+                    .ok_or_else(|| {
+                        let names: Vec<&str> = STAGES.iter().map(|s| s.as_str()).collect();
+                        CliError::Usage(format!(
+                            "--stage `{name}` is not one of {}",
+                            names.join(", ")
+                        ))
+                    })
+            })
+            .transpose()?;
+        Ok(FailureFilter {
+            feed: self.feed,
+            stage,
+            since: super::articles::parse_since(self.since)?,
+            limit: self.limit,
+        })
+    }
+}
+
+pub async fn failures(
+    config: &Config,
+    query: FailureQuery<'_>,
+    json: bool,
+) -> Result<(), CliError> {
+    let filter = query.filter()?;
     let store = open_store(config).await?;
     let rows = store
-        .recent_failures(limit)
+        .failures_matching(&filter)
         .await
         .context("reading failures")?;
     store.close().await;

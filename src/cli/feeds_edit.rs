@@ -1,4 +1,5 @@
-//! `gleaner feeds add`, `feeds import-opml` and `feeds export-opml`: editing the feed list.
+//! `gleaner feeds add`, `feeds remove`, `feeds import-opml` and `feeds export-opml`: editing
+//! the feed list.
 //!
 //! Edits go through `toml_edit`, so the file keeps its comments and layout; the edited text is
 //! validated as a whole configuration before it replaces the file (write to a temporary file
@@ -49,6 +50,40 @@ pub fn add(
         "added feed `{name}` ({parsed}) to {}",
         config.path.display()
     );
+    Ok(())
+}
+
+/// `feeds remove NAME`: deletes the feed's `[[feeds]]` table, keeping the rest of the file
+/// (comments included) as it is. Its stored articles stay in the database.
+pub fn remove(config: &Config, name: &str) -> Result<(), CliError> {
+    let target = std::fs::canonicalize(&config.path)
+        .with_context(|| format!("reading {}", config.path.display()))?;
+    let _lock = lock_beside(&target)?;
+    let text = std::fs::read_to_string(&target)
+        .with_context(|| format!("reading {}", config.path.display()))?;
+    let mut document: DocumentMut = text
+        .parse()
+        .map_err(|e| CliError::Usage(format!("{}: {e}", config.path.display())))?;
+    let list = document
+        .get_mut("feeds")
+        .and_then(Item::as_array_of_tables_mut);
+    let position = list.as_ref().and_then(|list| {
+        list.iter()
+            .position(|table| table.get("name").and_then(Item::as_str) == Some(name))
+    });
+    let (Some(list), Some(position)) = (list, position) else {
+        return Err(CliError::Usage(format!(
+            "no feed is named `{name}` in {}",
+            config.path.display()
+        )));
+    };
+    list.remove(position);
+    let edited = document.to_string();
+    Config::parse(&edited, &config.path, None).map_err(|e| {
+        CliError::Usage(format!("nothing changed, the result would be invalid: {e}"))
+    })?;
+    replace_keeping_metadata(&target, &edited)?;
+    println!("removed feed `{name}` from {}", config.path.display());
     Ok(())
 }
 
@@ -106,27 +141,27 @@ fn plan_import(current: &Config, outlines: &[&opml::Outline]) -> (Vec<NewFeed>, 
 
 /// `feeds export-opml`: the configured feeds as OPML 2.0 on standard output.
 pub fn export_opml(config: &Config) -> Result<(), CliError> {
-    let mut document = opml::OPML {
-        head: Some(opml::Head {
-            title: Some("gleaner feeds".to_string()),
-            ..Default::default()
-        }),
-        ..Default::default()
-    };
-    for feed in &config.feeds {
-        document.body.outlines.push(opml::Outline {
-            text: feed.name.clone(),
-            title: Some(feed.name.clone()),
-            r#type: Some("rss".to_string()),
-            xml_url: Some(feed.url.to_string()),
-            ..Default::default()
-        });
-    }
-    let xml = document
-        .to_string()
-        .map_err(|e| CliError::runtime(std::io::Error::other(e.to_string())))?;
-    println!("{xml}");
+    print!("{}", opml_document(config));
     Ok(())
+}
+
+/// The feeds as an OPML 2.0 document: an XML declaration first, then one `<outline>` per line,
+/// so that the file reads and diffs well.
+fn opml_document(config: &Config) -> String {
+    use quick_xml::escape::escape;
+    let mut xml = String::from(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<opml version=\"2.0\">\n  \
+         <head>\n    <title>gleaner feeds</title>\n  </head>\n  <body>\n",
+    );
+    for feed in &config.feeds {
+        let name = escape(feed.name.as_str());
+        xml.push_str(&format!(
+            "    <outline text=\"{name}\" title=\"{name}\" type=\"rss\" xmlUrl=\"{}\"/>\n",
+            escape(feed.url.as_str())
+        ));
+    }
+    xml.push_str("  </body>\n</opml>\n");
+    xml
 }
 
 fn collect_outlines<'a>(outlines: &'a [opml::Outline], into: &mut Vec<&'a opml::Outline>) {

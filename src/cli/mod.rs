@@ -9,6 +9,7 @@ pub mod eval;
 pub mod extract;
 mod feeds;
 mod feeds_edit;
+mod init;
 mod poll;
 mod reextract;
 mod setup;
@@ -101,7 +102,7 @@ impl CliError {
 #[derive(Debug, Parser)]
 #[command(name = "gleaner", version, about, long_about)]
 pub struct Cli {
-    /// The configuration file [default: ./config.toml, then $GLEANER_CONFIG].
+    /// The configuration file [default: $GLEANER_CONFIG when set, else ./config.toml].
     #[arg(long, global = true, value_name = "PATH")]
     pub config: Option<PathBuf>,
     /// Log format: human-readable lines or one JSON object per line.
@@ -123,6 +124,8 @@ pub enum LogFormat {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Write a commented config.toml to start from (never over an existing file).
+    Init,
     /// Run the long-lived service: schedule, fetch, extract, store, serve the API.
     Run,
     /// Poll the feeds that are due once, print a summary, and exit.
@@ -138,6 +141,15 @@ pub enum Command {
         /// At most this many rows, newest first.
         #[arg(long, default_value_t = 50)]
         limit: i64,
+        /// Only this feed's failures.
+        #[arg(long)]
+        feed: Option<String>,
+        /// Only failures at this stage (feed, page, extract, image, store).
+        #[arg(long)]
+        stage: Option<String>,
+        /// Only failures since this time: RFC 3339, or a date meaning its midnight UTC.
+        #[arg(long)]
+        since: Option<String>,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -163,6 +175,10 @@ pub struct PollArgs {
     /// Poll every feed, due or not.
     #[arg(long)]
     pub all: bool,
+    /// Print one JSON object per feed and one for the totals (`"total": true`), one per line,
+    /// instead of the summary lines.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -187,6 +203,12 @@ pub enum FeedsCommand {
         /// A cron schedule for this feed (default: the `[schedule]` default).
         #[arg(long)]
         schedule: Option<String>,
+    },
+    /// Remove a feed from config.toml, keeping the file's comments and layout (its stored
+    /// articles stay).
+    Remove {
+        /// The feed's name.
+        name: String,
     },
     /// Add every feed of an OPML file to config.toml.
     ImportOpml {
@@ -222,7 +244,7 @@ pub enum ArticlesCommand {
         /// The article's id.
         id: i64,
         /// Output format.
-        #[arg(long, default_value = "text", value_parser = ["text", "html", "json"])]
+        #[arg(long, default_value = "text", value_parser = ["text", "html", "json", "markdown"])]
         format: String,
     },
     /// Full-text search over titles and bodies, best match first.
@@ -265,6 +287,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         // by `extract` reads `[fetch]` if there is a configuration).
         Command::Extract(args) => return extract::run(args, cli.config.as_deref()),
         Command::Eval(args) => return eval::run(args),
+        Command::Init => return init::run(&Config::resolve_path(cli.config.as_deref())),
         _ => {}
     }
     let config = load_config(&cli)?;
@@ -284,6 +307,10 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             ..
         }) => feeds_edit::add(&config, url, name.as_deref(), schedule.as_deref()),
         Command::Feeds(FeedsArgs {
+            command: Some(FeedsCommand::Remove { name }),
+            ..
+        }) => feeds_edit::remove(&config, name),
+        Command::Feeds(FeedsArgs {
             command: Some(FeedsCommand::ImportOpml { file }),
             ..
         }) => feeds_edit::import_opml(&config, file),
@@ -291,13 +318,30 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             command: Some(FeedsCommand::ExportOpml),
             ..
         }) => feeds_edit::export_opml(&config),
-        Command::Failures { limit, json } => block_on(feeds::failures(&config, *limit, *json)),
+        Command::Failures {
+            limit,
+            feed,
+            stage,
+            since,
+            json,
+        } => block_on(feeds::failures(
+            &config,
+            feeds::FailureQuery {
+                limit: *limit,
+                feed: feed.clone(),
+                stage: stage.as_deref(),
+                since: since.as_deref(),
+            },
+            *json,
+        )),
         Command::Run => block_on(poll::run(config)),
         Command::Poll(PollArgs { once: false, .. }) => Err(CliError::Usage(
             "`gleaner poll` runs one cycle: use `gleaner poll --once` (or `gleaner run` for the service)"
                 .to_string(),
         )),
-        Command::Poll(PollArgs { all, .. }) => block_on(poll::poll_once(config, *all)),
+        Command::Poll(PollArgs { all, json, .. }) => {
+            block_on(poll::poll_once(config, *all, *json))
+        }
         Command::Articles(ArticlesCommand::List {
             feed,
             since,
@@ -324,7 +368,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             algorithm.as_deref(),
             feed.as_deref(),
         )),
-        Command::Extract(_) | Command::Eval(_) => Ok(()),
+        Command::Extract(_) | Command::Eval(_) | Command::Init => Ok(()),
     }
 }
 

@@ -5,7 +5,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::{CliError, Context};
 use crate::config::Config;
-use crate::daemon;
+use crate::daemon::{self, PollSummary};
+use crate::pipeline::FeedReport;
 
 /// The daemon, until SIGTERM or SIGINT.
 pub async fn run(config: Config) -> Result<(), CliError> {
@@ -15,8 +16,10 @@ pub async fn run(config: Config) -> Result<(), CliError> {
         .context("running the service")
 }
 
-/// One cycle: a line per feed on standard output, a progress bar on a terminal, the totals.
-pub async fn poll_once(config: Config, all: bool) -> Result<(), CliError> {
+/// One cycle: a line per feed on standard output (a JSON object with `json`), a progress bar on
+/// a terminal, the totals. A feed that could not be polled makes the command fail (exit 1)
+/// once every feed is done, so that scripts and timers notice.
+pub async fn poll_once(config: Config, all: bool, json: bool) -> Result<(), CliError> {
     let ctx = daemon::prepare(config).await.context("starting")?;
     let cancel = CancellationToken::new();
     let interrupted = {
@@ -41,7 +44,12 @@ pub async fn poll_once(config: Config, all: bool) -> Result<(), CliError> {
         &cancel,
         |feeds| progress.set_length(feeds as u64),
         |report| {
-            progress.suspend(|| println!("{}", report.summary_line()));
+            let line = if json {
+                feed_json(report).to_string()
+            } else {
+                report.summary_line()
+            };
+            progress.suspend(|| println!("{line}"));
             progress.inc(1);
             progress.set_message(report.feed.clone());
         },
@@ -51,6 +59,41 @@ pub async fn poll_once(config: Config, all: bool) -> Result<(), CliError> {
     progress.finish_and_clear();
     interrupted.abort();
     ctx.store.close().await;
-    println!("{}", summary.summary_line());
+    if json {
+        println!("{}", summary_json(&summary));
+    } else {
+        println!("{}", summary.summary_line());
+    }
+    if summary.errors > 0 {
+        return Err(CliError::Runtime {
+            context: "polling".to_string(),
+            source: format!("{} of {} feeds failed", summary.errors, summary.feeds).into(),
+        });
+    }
     Ok(())
+}
+
+/// One feed's line of `poll --once --json`: the fields of its summary line, plus its error.
+fn feed_json(report: &FeedReport) -> serde_json::Value {
+    serde_json::json!({
+        "feed": report.feed,
+        "status": report.status.to_string(),
+        "new_articles": report.new_articles,
+        "known_articles": report.known_articles,
+        "failed_articles": report.failed_articles,
+        "error": report.error,
+        "elapsed_ms": u64::try_from(report.elapsed.as_millis()).unwrap_or(u64::MAX),
+    })
+}
+
+/// The totals line of `poll --once --json`: the fields of the summary line.
+fn summary_json(summary: &PollSummary) -> serde_json::Value {
+    serde_json::json!({
+        "total": true,
+        "feeds": summary.feeds,
+        "new_articles": summary.new_articles,
+        "failed_articles": summary.failed_articles,
+        "errors": summary.errors,
+        "elapsed_ms": u64::try_from(summary.elapsed.as_millis()).unwrap_or(u64::MAX),
+    })
 }

@@ -118,6 +118,7 @@ pub fn cuter_extraction(page: &Page, selection: &CuterSelection) -> Extraction {
         html,
         images,
         confidence: selection.confidence,
+        language: None,
     }
 }
 
@@ -147,6 +148,7 @@ pub fn lines_extraction(
         html: tidy::sanitize(&html),
         images: Vec::new(),
         confidence,
+        language: None,
     }
 }
 
@@ -165,6 +167,7 @@ pub fn text_extraction(page: &Page, algorithm: Algorithm, text: &str) -> Extract
         html: tidy::sanitize(&html),
         images: Vec::new(),
         confidence: 0.5,
+        language: None,
     }
 }
 
@@ -188,6 +191,7 @@ pub fn blocks_extraction(page: &Page, algorithm: Algorithm, blocks: &[usize]) ->
         html,
         images,
         confidence: 0.5,
+        language: None,
     }
 }
 
@@ -203,5 +207,6 @@ pub fn extract_alltext(page: &Page) -> Extraction {
         html,
         images,
         confidence: 0.0,
+        language: None,
     }
 }

@@ -26,6 +26,7 @@ pub mod cuter;
 pub mod dana;
 pub mod dom;
 pub mod econ;
+pub mod language;
 pub mod render;
 pub mod subtree;
 pub mod tag_ratio;
@@ -163,6 +164,9 @@ pub struct Extraction {
     pub images: Vec<Image>,
     /// How sure the algorithm is, in [0, 1].
     pub confidence: f64,
+    /// The page's language, an ISO 639-1 code ([`language::page_language`]); set by
+    /// [`extract_page`].
+    pub language: Option<String>,
 }
 
 /// Why extraction produced nothing.
@@ -296,5 +300,7 @@ pub fn extract_page(
     algorithm: Algorithm,
 ) -> Result<Extraction, ExtractError> {
     let page = Page::parse(raw, http_charset, page_url, title_hint);
-    algorithm.extract(&page)
+    let mut extraction = algorithm.extract(&page)?;
+    extraction.language = language::page_language(&page.document, &extraction.text);
+    Ok(extraction)
 }

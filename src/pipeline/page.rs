@@ -84,7 +84,7 @@ pub(super) async fn download_and_store(
         summary: entry.summary.clone(),
         published_at: entry.published_at,
         fetched_at: now(),
-        language: None,
+        language: extraction.language.clone(),
         extractor: extraction.algorithm.name().to_string(),
         confidence: extraction.confidence,
         text: strip_controls(&extraction.text),

@@ -191,4 +191,21 @@ impl Store {
         })
         .context("listing failures")
     }
+
+    /// The newest failures that `filter` selects.
+    pub async fn failures_matching(
+        &self,
+        filter: &FailureFilter,
+    ) -> Result<Vec<Failure>, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query_as(sql::SELECT_MATCHING_FAILURES)
+                .bind(&filter.feed)
+                .bind(&filter.stage)
+                .bind(filter.since.map(db_time))
+                .bind(filter.limit.max(0))
+                .fetch_all(pool)
+                .await
+        })
+        .context("listing failures")
+    }
 }

@@ -84,6 +84,53 @@ pub(crate) struct Dialects {
     pub postgres: &'static str,
 }
 
+/// How long the first connection to PostgreSQL may take before gleaner says the server is
+/// unreachable: a server on the network answers in milliseconds, and waiting for the pool's
+/// 30 s only delays the message.
+pub const FIRST_CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Why the first connection failed: explained ([`StoreError::Unreachable`],
+/// [`StoreError::NoSuchDatabase`]) or left as sqlx said it.
+enum ProbeError {
+    Store(StoreError),
+    Sqlx(sqlx::Error),
+}
+
+/// Opens and closes one connection, so that the usual mistakes (server down, wrong host or
+/// port, database not created) end quickly with what to check.
+async fn probe_postgres(options: &PgConnectOptions) -> Result<(), ProbeError> {
+    use sqlx::{ConnectOptions as _, Connection as _};
+    let unreachable = |reason: String| {
+        ProbeError::Store(StoreError::Unreachable {
+            host: options.get_host().to_string(),
+            port: options.get_port(),
+            reason,
+        })
+    };
+    let connected = tokio::time::timeout(FIRST_CONNECT_TIMEOUT, options.connect()).await;
+    match connected {
+        Err(_elapsed) => Err(unreachable(format!(
+            "no answer within {} s",
+            FIRST_CONNECT_TIMEOUT.as_secs()
+        ))),
+        Ok(Ok(connection)) => {
+            // Closing politely is a courtesy: a failure here changes nothing.
+            let _ = connection.close().await;
+            Ok(())
+        }
+        Ok(Err(sqlx::Error::Io(io))) => Err(unreachable(io.to_string())),
+        Ok(Err(sqlx::Error::Database(db))) if db.code().as_deref() == Some("3D000") => {
+            Err(ProbeError::Store(StoreError::NoSuchDatabase {
+                name: options
+                    .get_database()
+                    .unwrap_or(options.get_username())
+                    .to_string(),
+            }))
+        }
+        Ok(Err(other)) => Err(ProbeError::Sqlx(other)),
+    }
+}
+
 /// Everything that can go wrong talking to the database.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -93,6 +140,20 @@ pub enum StoreError {
         #[source]
         source: sqlx::Error,
     },
+    /// The PostgreSQL server could not be reached (refused, unknown host, or no answer within
+    /// [`FIRST_CONNECT_TIMEOUT`]).
+    #[error(
+        "cannot reach PostgreSQL at {host}:{port} ({reason}): check that the server is running \
+         and that the host and port in database.url (or GLEANER_DATABASE_URL) are right"
+    )]
+    Unreachable {
+        host: String,
+        port: u16,
+        reason: String,
+    },
+    /// The server answered, but the database named in the URL does not exist.
+    #[error("database {name} does not exist; create it with createdb {name}")]
+    NoSuchDatabase { name: String },
     #[error("creating the directory of {target}: {source}")]
     CreateDir {
         target: String,
@@ -267,7 +328,15 @@ impl Store {
                 Pool::Sqlite(pool)
             }
             DatabaseTarget::Postgres { url } => {
-                let options = PgConnectOptions::from_str(url).map_err(connect_error)?;
+                let options = PgConnectOptions::from_str(url)
+                    .map_err(connect_error)?
+                    // The server's NOTICEs (`… already exists, skipping` on every migration
+                    // run) are not the operator's business; warnings and errors still come.
+                    .options([("client_min_messages", "warning")]);
+                probe_postgres(&options).await.map_err(|err| match err {
+                    ProbeError::Store(err) => err,
+                    ProbeError::Sqlx(source) => connect_error(source),
+                })?;
                 let pool = PgPoolOptions::new()
                     .max_connections(16)
                     .acquire_timeout(Duration::from_secs(30))

@@ -213,6 +213,17 @@ pub struct ArticleFilter {
     pub ascending: bool,
 }
 
+/// Which failures a listing returns, newest first. Empty fields do not filter.
+#[derive(Debug, Clone, Default)]
+pub struct FailureFilter {
+    /// The feed's name.
+    pub feed: Option<String>,
+    /// The stage's stored name (`pipeline::Stage::as_str`).
+    pub stage: Option<String>,
+    pub since: Option<DateTime<Utc>>,
+    pub limit: i64,
+}
+
 /// A stored image of an article.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
 pub struct StoredImage {

@@ -228,6 +228,16 @@ pub(super) const SELECT_RECENT_FAILURES: &str = "
     ORDER BY fl.id DESC
     LIMIT $1";
 
+pub(super) const SELECT_MATCHING_FAILURES: &str = "
+    SELECT fl.id, fl.occurred_at, f.name AS feed, fl.article_url, fl.stage, fl.kind, fl.message
+    FROM failures fl
+    LEFT JOIN feeds f ON f.id = fl.feed_id
+    WHERE ($1 IS NULL OR f.name = $1)
+      AND ($2 IS NULL OR fl.stage = $2)
+      AND ($3 IS NULL OR fl.occurred_at >= $3)
+    ORDER BY fl.id DESC
+    LIMIT $4";
+
 // --- articles ---
 
 /// The columns and values of a new article; `$19` is how `raw_page` is compressed.

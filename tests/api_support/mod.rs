@@ -196,6 +196,11 @@ pub async fn seed(store: &Store, count: u32) -> anyhow::Result<Seeded> {
         };
         if n == 0 {
             article.text.push_str("\n\nA rare word: xylographer.");
+            article.html.push_str(
+                "<figure><img src=\"https://news.example/img/a.webp\" alt=\"a figure\">\
+                 <figcaption>The figure</figcaption></figure>\
+                 <p><img src=\"https://news.example/img/b.png\"></p>",
+            );
             article.images = vec![
                 NewImage {
                     url: "https://news.example/img/a.webp".to_string(),
