@@ -200,7 +200,15 @@ pub fn select(
     };
     let title = title_hint.and_then(|t| find_title(&stats.blocks, t, &rule));
     let chosen = choose_article(&groups, title.map(|t| t.index), params)?;
-    let group = &rejoin_across_links(&stats.blocks, &measures, &groups, chosen, params);
+    trace_groups(stats, &measures, &groups, chosen, title);
+    let group = &rejoin_across_links(
+        &stats.blocks,
+        &measures,
+        &groups,
+        chosen,
+        title.map(|t| t.index),
+        params,
+    );
     // Step 6: the title cuts the group.
     // A group that lies wholly before the title won on overwhelming evidence: the title
     // match is then not the article's headline and does not cut the group.
@@ -250,6 +258,46 @@ pub fn select(
         title,
         confidence,
     })
+}
+
+/// At `trace` level, every node with its measures and group, and the chosen group: what
+/// `gleaner extract --log-level gleaner::extract=trace` shows when a page goes wrong.
+fn trace_groups(
+    stats: &DomStats,
+    measures: &[NodeMeasure],
+    groups: &[Group],
+    chosen: usize,
+    title: Option<TitleMatch>,
+) {
+    if !tracing::enabled!(tracing::Level::TRACE) {
+        return;
+    }
+    for (ix, (block, m)) in stats.blocks.iter().zip(measures).enumerate() {
+        let group = groups.iter().position(|g| (g.first..=g.last).contains(&ix));
+        let preview: String = block.text.chars().take(60).collect();
+        tracing::trace!(
+            ix,
+            tag = %block.tag,
+            sl = block.sl,
+            lp = format_args!("{:.2}", m.lp),
+            valid = m.valid,
+            parent = ?block.parent,
+            depth = block.depth,
+            group = ?group,
+            "{preview}"
+        );
+    }
+    for (i, g) in groups.iter().enumerate() {
+        tracing::trace!(
+            group = i,
+            first = g.first,
+            last = g.last,
+            length = g.length,
+            chosen = i == chosen,
+            title = ?title.map(|t| t.index),
+            "group"
+        );
+    }
 }
 
 /// Steps 2–3: `SH`, then `LP`, `TP` and validity of every node.
@@ -424,50 +472,149 @@ pub fn choose_article(
         .find(|&i| groups[i].length as f64 >= acceptable && groups[i].length > 0)
 }
 
-/// Re-joins the article's groups across a short link-dense interruption: a following group
-/// whose nodes share a parent element with the article's, separated from it only by nodes
-/// that are mostly link text (or omitted, weak) holding at most `rejoin_max_share` of the
-/// article's length. A table of contents or an inline "read also" list inside the article's
-/// container splits it into groups when it has more items than `max_gap`; the paragraphs
-/// after it stay children of the same container, where a teaser list or footer after the
-/// article sits in another.
+/// Re-joins the article's groups across a short link-dense interruption, in both directions:
+/// a neighbouring group whose nodes share a container with the article's, separated from it
+/// only by nodes that are mostly link text (or omitted) holding at most `rejoin_max_share` of
+/// the article's length. A table of contents, an infobox or navigation box, an inline "read
+/// also" list or an embedded chart inside the article's container splits it into groups when
+/// it has more items than `max_gap`; the paragraphs around it stay in the same container
+/// (children of one element, or of sibling column wrappers under one element), where a
+/// teaser list or footer beside the article sits in another. Small groups in between (a
+/// section heading after a table of contents) join with the group they lead to. Groups
+/// before the title node never join: the headline starts the article.
 fn rejoin_across_links(
     blocks: &[TextBlock],
     measures: &[NodeMeasure],
     groups: &[Group],
     chosen: usize,
+    title: Option<usize>,
     params: &CuterParams,
 ) -> Group {
     let mut article = groups[chosen].clone();
     if params.rejoin_max_share <= 0.0 {
         return article;
     }
-    for next in &groups[chosen + 1..] {
-        let between = article.last + 1..next.first;
-        let (sl, sa) = blocks
-            .get(between.clone())
-            .unwrap_or_default()
-            .iter()
-            .fold((0, 0), |(sl, sa), b| (sl + b.sl, sa + b.sa));
-        let link_dense = between.clone().any(|ix| measures[ix].linky) && 2 * sa >= sl;
-        // Only omitted nodes (links, furniture, captions): an embedded gallery or ad box.
-        let omitted = params.rejoin_across_omitted && between.clone().all(|ix| !measures[ix].valid);
-        let short = sl as f64 <= params.rejoin_max_share * article.length as f64;
-        let same_container = next.members.iter().any(|&n| {
-            article
-                .members
-                .iter()
-                .any(|&a| blocks[a].parent.is_some() && blocks[a].parent == blocks[n].parent)
-        });
-        let continues = next.length as f64 >= params.rejoin_min_share * article.length as f64;
-        if !((link_dense || omitted) && short && same_container && continues) {
-            break;
+    let base = article.clone();
+    let mut joined: Vec<&Group> = Vec::new();
+    for direction in [Direction::Forward, Direction::Backward] {
+        let neighbours: Box<dyn Iterator<Item = &Group>> = match direction {
+            Direction::Forward => Box::new(groups[chosen + 1..].iter()),
+            Direction::Backward => Box::new(
+                groups[..chosen]
+                    .iter()
+                    .rev()
+                    .take_while(|g| title.is_none_or(|t| g.first > t))
+                    .take(if std::env::var("X_NOBACK").is_ok() { 0 } else { usize::MAX }),
+            ),
+        };
+        let mut edge = match direction {
+            Direction::Forward => base.last,
+            Direction::Backward => base.first,
+        };
+        let mut pending: Vec<&Group> = Vec::new();
+        for next in neighbours {
+            let between = match direction {
+                Direction::Forward => edge + 1..next.first,
+                Direction::Backward => next.last + 1..edge,
+            };
+            let in_pending = |ix: usize| pending.iter().any(|g| (g.first..=g.last).contains(&ix));
+            let (mut sl, mut sa, mut any_linky, mut all_omitted) = (0, 0, false, true);
+            for ix in between.clone() {
+                let (Some(block), Some(m)) = (blocks.get(ix), measures.get(ix)) else {
+                    continue;
+                };
+                sl += block.sl;
+                if in_pending(ix) {
+                    continue;
+                }
+                sa += block.sa;
+                any_linky |= m.linky;
+                all_omitted &= !m.valid;
+            }
+            let interruption = sl - pending.iter().map(|g| g.length).sum::<usize>();
+            let link_dense = any_linky && 2 * sa >= interruption;
+            let omitted = params.rejoin_across_omitted && all_omitted;
+            let short = sl as f64 <= params.rejoin_max_share * base.length as f64;
+            if !((link_dense || omitted) && short) {
+                break;
+            }
+            let continues = next.length as f64 >= params.rejoin_min_share * base.length as f64;
+            if !continues && std::env::var("X_NOPEND").is_err() {
+                // A heading or a short line between two parts: it joins with what it leads to.
+                pending.push(next);
+                edge = match direction {
+                    Direction::Forward => next.last,
+                    Direction::Backward => next.first,
+                };
+                continue;
+            }
+            if !continues {
+                break;
+            }
+            // Groups with nothing between them were split by their weight, not by an
+            // interruption: only the article's own parent element vouches for them.
+            let alike_places = interruption > 0;
+            if !same_container(blocks, &base.members, &next.members, alike_places) {
+                break;
+            }
+            joined.append(&mut pending);
+            joined.push(next);
+            edge = match direction {
+                Direction::Forward => next.last,
+                Direction::Backward => next.first,
+            };
         }
-        article.members.extend(next.members.iter().copied());
-        article.last = next.last;
-        article.length += next.length;
     }
+    for group in joined {
+        article.members.extend(group.members.iter().copied());
+        article.first = article.first.min(group.first);
+        article.last = article.last.max(group.last);
+        article.length += group.length;
+    }
+    article.members.sort_unstable();
     article
+}
+
+/// Which way [`rejoin_across_links`] walks from the article.
+#[derive(Clone, Copy)]
+enum Direction {
+    Forward,
+    Backward,
+}
+
+/// Whether two sets of nodes sit in one container: some pair shares a parent element, or
+/// (with `alike_places`) the two hold most of their text at alike places of the page (the
+/// same tags and classes from the root down: a body split over repeated column wrappers).
+fn same_container(
+    blocks: &[TextBlock],
+    article: &[usize],
+    next: &[usize],
+    alike_places: bool,
+) -> bool {
+    let shares_parent = next.iter().any(|&n| {
+        article
+            .iter()
+            .any(|&a| blocks[a].parent.is_some() && blocks[a].parent == blocks[n].parent)
+    });
+    shares_parent
+        || (alike_places
+            && std::env::var("X_NOCOUSIN").is_err()
+            && main_path(blocks, article) == main_path(blocks, next))
+}
+
+/// The [`TextBlock::parent_path`] under which most of the nodes' text sits.
+fn main_path(blocks: &[TextBlock], nodes: &[usize]) -> Option<u64> {
+    let mut text_by_path: Vec<(u64, usize)> = Vec::new();
+    for block in nodes.iter().filter_map(|&ix| blocks.get(ix)) {
+        match text_by_path.iter_mut().find(|(path, _)| *path == block.parent_path) {
+            Some((_, sl)) => *sl += block.sl,
+            None => text_by_path.push((block.parent_path, block.sl)),
+        }
+    }
+    text_by_path
+        .into_iter()
+        .max_by_key(|&(_, sl)| sl)
+        .map(|(path, _)| path)
 }
 
 /// Drops short non-sentence nodes from both ends of the article (datelines, bylines, share

@@ -109,6 +109,9 @@ pub struct TextBlock {
     pub tag: String,
     /// Its parent element.
     pub parent: Option<NodeId>,
+    /// A hash of the tags and classes of its ancestors, root to parent: blocks at alike
+    /// places of the page (a body split over repeated column wrappers) share it.
+    pub parent_path: u64,
     /// Depth-first position of the element among all elements.
     pub position: usize,
     /// Depth-first position of the element's last descendant.
@@ -206,6 +209,8 @@ struct Frame {
     region: Option<RegionKind>,
     first_block: usize,
     skipped: bool,
+    /// [`TextBlock::parent_path`] of a child of this element.
+    path: u64,
 }
 
 /// Runs the statistics pass over a parsed page.
@@ -296,6 +301,11 @@ impl<'a> Walk<'a> {
             region: region_kind(name, &marker),
             first_block: self.stats.blocks.len(),
             skipped,
+            path: path_hash(
+                parent.map_or(PATH_SEED, |f| f.path),
+                name,
+                element.attr("class").unwrap_or(""),
+            ),
         };
         if name == "img"
             && !skipped
@@ -396,6 +406,20 @@ impl<'a> Walk<'a> {
     }
 }
 
+/// The FNV-1a offset basis: the path hash of the root.
+const PATH_SEED: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// Extends a path hash by one element's tag and class (FNV-1a: a few cycles per byte, and
+/// these hashes never face an adversary that gains by colliding them).
+fn path_hash(parent: u64, name: &str, class: &str) -> u64 {
+    let mut hash = parent;
+    for byte in name.bytes().chain([b'.']).chain(class.bytes()).chain([b'/']) {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
+}
+
 /// Marks the block that text would go to next as needing a space before it.
 fn separate_words(blocks: &mut [TextBlock], stack: &[Frame]) {
     if let Some(frame) = stack.iter().rev().find(|f| !f.inline)
@@ -426,6 +450,7 @@ fn add_text(
         return;
     };
     let depth = holder;
+    let parent_path = holder.checked_sub(1).map_or(0, |p| stack[p].path);
     let frame = &mut stack[holder];
     let index = match frame.block {
         Some(index) => index,
@@ -439,6 +464,7 @@ fn add_text(
                 node: frame.id,
                 tag,
                 parent,
+                parent_path,
                 position,
                 end: position,
                 depth,
