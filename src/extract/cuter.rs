@@ -251,6 +251,24 @@ pub fn select(
     if blocks.is_empty() {
         return None;
     }
+    let blocks = if let (Ok(_), Some(t)) = (std::env::var("X_HEADLINE"), after) {
+        let mut with = vec![t];
+        with.extend(blocks);
+        with
+    } else {
+        blocks
+    };
+    let blocks = if std::env::var("X_CAPTIONS").is_ok() {
+        let from = after.map_or(blocks[0], |t| t + 1);
+        let to = blocks[blocks.len() - 1];
+        let mut with: Vec<usize> = blocks.clone();
+        with.extend((from..=to).filter(|&ix| stats.blocks[ix].caption && !measures[ix].linky));
+        with.sort_unstable();
+        with.dedup();
+        with
+    } else {
+        blocks
+    };
     let length: usize = blocks.iter().map(|&ix| stats.blocks[ix].sl).sum();
     let confidence = confidence(length, &groups, stats.sh, title.is_some());
     Some(CuterSelection {

@@ -126,6 +126,9 @@ pub struct TextBlock {
     pub sa: usize,
     /// Inside a `<figcaption>`: a caption, never body text.
     pub caption: bool,
+    /// One of several runs of text of one element, split by block-level children (CSS's
+    /// anonymous block boxes): its text is its own, not the whole element's.
+    pub run: bool,
     /// The figure the caption belongs to.
     figure: Option<usize>,
     /// Whitespace seen and not yet written.
@@ -211,6 +214,8 @@ struct Frame {
     skipped: bool,
     /// [`TextBlock::parent_path`] of a child of this element.
     path: u64,
+    /// The element's first text block, once it has one: a later run marks both as runs.
+    first_run: Option<usize>,
 }
 
 /// Runs the statistics pass over a parsed page.
@@ -306,6 +311,7 @@ impl<'a> Walk<'a> {
                 name,
                 element.attr("class").unwrap_or(""),
             ),
+            first_run: None,
         };
         if name == "img"
             && !skipped
@@ -316,6 +322,16 @@ impl<'a> Walk<'a> {
         // A line break or a nested block separates the words around it.
         if name == "br" || !frame.inline {
             separate_words(&mut self.stats.blocks, &self.stack);
+        }
+        // Text after a nested block is a new run of the enclosing element (an anonymous
+        // block box): a cross-heading `<span>` between paragraphs is not the byline's text.
+        if !frame.inline
+            && !std::env::var("X_NORUNS").is_ok()
+            && let Some(holder) = self.stack.iter_mut().rev().find(|f| !f.inline)
+            && let Some(block) = holder.block.take()
+            && let Some(block) = self.stats.blocks.get_mut(block)
+        {
+            block.end = self.position - 1;
         }
         self.stack.push(frame);
     }
@@ -472,11 +488,22 @@ fn add_text(
                 sl: 0,
                 sa: 0,
                 caption: frame.caption,
+                run: false,
                 figure: frame.figure,
                 pending_space: false,
             });
-            frame.block = Some(blocks.len() - 1);
-            blocks.len() - 1
+            let index = blocks.len() - 1;
+            frame.block = Some(index);
+            match frame.first_run {
+                None => frame.first_run = Some(index),
+                Some(first) => {
+                    blocks[index].run = true;
+                    if let Some(first) = blocks.get_mut(first) {
+                        first.run = true;
+                    }
+                }
+            }
+            index
         }
     };
     let Some(block) = blocks.get_mut(index) else {

@@ -128,9 +128,14 @@ pub fn render(page: &Page, blocks: &[usize], images: &[&ImageNode]) -> Rendered 
         html.push('<');
         html.push_str(tag);
         html.push('>');
-        for child in node.children() {
-            if !is_nested_block(child) {
-                tidy::write_subtree(&mut html, child, page.base.as_ref(), &is_nested_block);
+        if block.run {
+            // One run of several in the element: its own text, not the element's children.
+            tidy::escape_into(&mut html, &block.text, false);
+        } else {
+            for child in node.children() {
+                if !is_nested_block(child) {
+                    tidy::write_subtree(&mut html, child, page.base.as_ref(), &is_nested_block);
+                }
             }
         }
         html.push_str("</");
