@@ -299,6 +299,7 @@ fn tuned_params(pairs: &[String]) -> Result<AutoParams, super::CliError> {
             "title_earliest_margin" => c.title_earliest_margin = value,
             "title_link_penalty" => c.title_link_penalty = value,
             "before_title_factor" => c.before_title_factor = value,
+            "title_paragraphs_before" => c.title_paragraphs_before = value as usize,
             "furniture_max_share" => c.furniture_max_share = value,
             "comments_max_share" => c.comments_max_share = value,
             "spare_main_region" => c.spare_main_region = value != 0.0,

@@ -88,6 +88,10 @@ pub struct CuterParams {
     pub title_link_penalty: f64,
     /// A group before the title wins only when longer than this × the best group after it.
     pub before_title_factor: f64,
+    /// A title match with at least this many paragraphs of its own container before it in
+    /// the article (blocks of `trim_below` bytes or more ending a sentence) is a section
+    /// heading, not the headline, and does not cut the article.
+    pub title_paragraphs_before: usize,
     /// Leading and trailing nodes of the article shorter than this (bytes) and not ending a
     /// sentence are trimmed (datelines, bylines, "share this"); 0 turns trimming off.
     pub trim_below: usize,
@@ -136,6 +140,7 @@ impl Default for CuterParams {
             title_earliest_margin: 0.0,
             title_link_penalty: 0.1,
             before_title_factor: 4.0,
+            title_paragraphs_before: 3,
             trim_below: 80,
             drop_short_below: 0,
             drop_credits_and_signoffs: true,
@@ -222,9 +227,25 @@ pub fn select(
             .map(|&ix| stats.blocks[ix].sl)
             .sum();
         let after = group.length - before;
-        group.last > t.index && (before as f64) <= params.before_title_factor * after as f64
+        // Paragraphs of the title's own container before it: the match is a section heading
+        // of the article, since a headline opens its article's text.
+        let paragraphs_before = group
+            .members
+            .iter()
+            .filter(|&&ix| ix < t.index)
+            .filter(|&&ix| {
+                let b = &stats.blocks[ix];
+                b.parent == stats.blocks[t.index].parent
+                    && b.sl >= params.trim_below
+                    && ends_sentence(&b.text)
+            })
+            .count();
+        group.last > t.index
+            && (before as f64) <= params.before_title_factor * after as f64
+            && paragraphs_before < params.title_paragraphs_before
     });
     let after = title.map(|t| t.index);
+    let group = &lead_heading(&stats.blocks, &measures, group, after);
     let blocks: Vec<usize> = group
         .members
         .iter()
@@ -251,24 +272,6 @@ pub fn select(
     if blocks.is_empty() {
         return None;
     }
-    let blocks = if let (Ok(_), Some(t)) = (std::env::var("X_HEADLINE"), after) {
-        let mut with = vec![t];
-        with.extend(blocks);
-        with
-    } else {
-        blocks
-    };
-    let blocks = if std::env::var("X_CAPTIONS").is_ok() {
-        let from = after.map_or(blocks[0], |t| t + 1);
-        let to = blocks[blocks.len() - 1];
-        let mut with: Vec<usize> = blocks.clone();
-        with.extend((from..=to).filter(|&ix| stats.blocks[ix].caption && !measures[ix].linky));
-        with.sort_unstable();
-        with.dedup();
-        with
-    } else {
-        blocks
-    };
     let length: usize = blocks.iter().map(|&ix| stats.blocks[ix].sl).sum();
     let confidence = confidence(length, &groups, stats.sh, title.is_some());
     Some(CuterSelection {
@@ -521,8 +524,7 @@ fn rejoin_across_links(
                 groups[..chosen]
                     .iter()
                     .rev()
-                    .take_while(|g| title.is_none_or(|t| g.first > t))
-                    .take(if std::env::var("X_NOBACK").is_ok() { 0 } else { usize::MAX }),
+                    .take_while(|g| title.is_none_or(|t| g.first > t)),
             ),
         };
         let mut edge = match direction {
@@ -557,7 +559,7 @@ fn rejoin_across_links(
                 break;
             }
             let continues = next.length as f64 >= params.rejoin_min_share * base.length as f64;
-            if !continues && std::env::var("X_NOPEND").is_err() {
+            if !continues {
                 // A heading or a short line between two parts: it joins with what it leads to.
                 pending.push(next);
                 edge = match direction {
@@ -593,6 +595,34 @@ fn rejoin_across_links(
     article
 }
 
+/// A heading right before the article, in the article's container and after the headline,
+/// opens the article's first section (a question heading over its answer), though its short
+/// text put it in a group of its own.
+fn lead_heading(
+    blocks: &[TextBlock],
+    measures: &[NodeMeasure],
+    group: &Group,
+    title: Option<usize>,
+) -> Group {
+    let mut article = group.clone();
+    let Some(previous) = article.first.checked_sub(1) else {
+        return article;
+    };
+    let (Some(heading), Some(first)) = (blocks.get(previous), blocks.get(article.first)) else {
+        return article;
+    };
+    if heading.is_heading()
+        && !measures[previous].linky
+        && title.is_none_or(|t| previous > t)
+        && heading.parent == first.parent
+    {
+        article.first = previous;
+        article.members.insert(0, previous);
+        article.length += heading.sl;
+    }
+    article
+}
+
 /// Which way [`rejoin_across_links`] walks from the article.
 #[derive(Clone, Copy)]
 enum Direction {
@@ -615,9 +645,7 @@ fn same_container(
             .any(|&a| blocks[a].parent.is_some() && blocks[a].parent == blocks[n].parent)
     });
     shares_parent
-        || (alike_places
-            && std::env::var("X_NOCOUSIN").is_err()
-            && main_path(blocks, article) == main_path(blocks, next))
+        || (alike_places && main_path(blocks, article) == main_path(blocks, next))
 }
 
 /// The [`TextBlock::parent_path`] under which most of the nodes' text sits.

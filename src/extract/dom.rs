@@ -326,7 +326,6 @@ impl<'a> Walk<'a> {
         // Text after a nested block is a new run of the enclosing element (an anonymous
         // block box): a cross-heading `<span>` between paragraphs is not the byline's text.
         if !frame.inline
-            && !std::env::var("X_NORUNS").is_ok()
             && let Some(holder) = self.stack.iter_mut().rev().find(|f| !f.inline)
             && let Some(block) = holder.block.take()
             && let Some(block) = self.stats.blocks.get_mut(block)
