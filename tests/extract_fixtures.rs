@@ -607,3 +607,61 @@ fn class_markers_match_whole_words_not_substrings() {
         assert!(!has_marker(content, markers), "{content}");
     }
 }
+
+#[test]
+fn a_body_split_over_alike_column_wrappers_is_kept_whole() {
+    // Three `story-column` wrappers under one section, with charts between them whose
+    // labels split CUTER's groups: the wrappers are alike places of one body.
+    let title = "Marlow Quay flood barrier opens";
+    let result = extract("column_wrappers.html", Some(title), Algorithm::Auto);
+    assert_contains_all(
+        &result.text,
+        &[
+            "The river authority opened the new flood barrier",
+            "The gates were made in a yard upriver",
+            "The town council will hold an open evening",
+        ],
+    );
+    assert_contains_none(&result.text, &["Ferry timetable", "All rights reserved"]);
+}
+
+#[test]
+fn cross_headings_between_paragraphs_stay_in_place() {
+    // Text of the body element itself between its paragraphs: each run is its own block.
+    let title = "Small shops that know their customers";
+    let result = extract("cross_heads.html", Some(title), Algorithm::Auto);
+    let position = |needle: &str| {
+        result
+            .text
+            .find(needle)
+            .unwrap_or_else(|| panic!("missing {needle:?} in:\n{}", result.text))
+    };
+    assert!(position("repair evening every month") < position("Changed plans"));
+    assert!(position("Changed plans") < position("The grocer two doors down"));
+    assert!(position("the window display ever did") < position("Second thoughts"));
+    assert!(position("Second thoughts") < position("Not every shop owner"));
+    assert!(
+        result.html.contains("<p>Changed plans</p>"),
+        "{}",
+        result.html
+    );
+}
+
+#[test]
+fn a_title_matching_a_section_heading_does_not_cut_the_article() {
+    // The feed's title is the heading of the article's second section: the paragraphs of
+    // the same container before it are the article's opening, not teasers.
+    let result = extract(
+        "section_heading_title.html",
+        Some("Growing tomatoes on a balcony"),
+        Algorithm::Auto,
+    );
+    assert_contains_all(
+        &result.text,
+        &[
+            "When we moved into the flat on the fourth floor",
+            "Tomatoes want sun and shelter",
+            "add a water butt",
+        ],
+    );
+}

@@ -644,15 +644,17 @@ fn same_container(
             .iter()
             .any(|&a| blocks[a].parent.is_some() && blocks[a].parent == blocks[n].parent)
     });
-    shares_parent
-        || (alike_places && main_path(blocks, article) == main_path(blocks, next))
+    shares_parent || (alike_places && main_path(blocks, article) == main_path(blocks, next))
 }
 
 /// The [`TextBlock::parent_path`] under which most of the nodes' text sits.
 fn main_path(blocks: &[TextBlock], nodes: &[usize]) -> Option<u64> {
     let mut text_by_path: Vec<(u64, usize)> = Vec::new();
     for block in nodes.iter().filter_map(|&ix| blocks.get(ix)) {
-        match text_by_path.iter_mut().find(|(path, _)| *path == block.parent_path) {
+        match text_by_path
+            .iter_mut()
+            .find(|(path, _)| *path == block.parent_path)
+        {
             Some((_, sl)) => *sl += block.sl,
             None => text_by_path.push((block.parent_path, block.sl)),
         }

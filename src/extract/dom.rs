@@ -428,7 +428,12 @@ const PATH_SEED: u64 = 0xcbf2_9ce4_8422_2325;
 /// these hashes never face an adversary that gains by colliding them).
 fn path_hash(parent: u64, name: &str, class: &str) -> u64 {
     let mut hash = parent;
-    for byte in name.bytes().chain([b'.']).chain(class.bytes()).chain([b'/']) {
+    for byte in name
+        .bytes()
+        .chain([b'.'])
+        .chain(class.bytes())
+        .chain([b'/'])
+    {
         hash ^= u64::from(byte);
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
