@@ -1,6 +1,7 @@
 //! gleaner: a daemon that turns RSS/Atom/JSON feeds into a database of clean article bodies
 //! and images. `ARCHITECTURE.md` describes the stages and the data between them.
 
+pub mod allocator;
 pub mod api;
 pub mod cli;
 pub mod config;

@@ -59,21 +59,33 @@ pub struct Context {
     pub in_flight: InFlight,
 }
 
+/// Pages that may be downloading or downloaded and waiting for extraction, per core.
+const PAGES_PER_CORE: usize = 8;
+
 /// What is in flight across all polls: the article URLs claimed by the poll that downloads
-/// them, and the permits to extract a page.
+/// them, the permits to extract a page, and the permits to hold a page's bytes.
 #[derive(Clone)]
-pub struct InFlight(Arc<Mutex<HashSet<String>>>, Arc<tokio::sync::Semaphore>);
+pub struct InFlight(
+    Arc<Mutex<HashSet<String>>>,
+    Arc<tokio::sync::Semaphore>,
+    Arc<tokio::sync::Semaphore>,
+);
 
 impl Default for InFlight {
     /// As many extractions at once as the machine has cores: a page waiting for its turn holds
     /// only its bytes, not a parsed DOM (tens of times its size), and the async runtime's
     /// threads are not crowded out by dozens of extraction threads, which would stretch every
-    /// database transaction they drive.
+    /// database transaction they drive. At most [`PAGES_PER_CORE`] pages per core from the
+    /// start of their download to the end of their extraction: without that bound, every
+    /// feed polled at once (`[fetch] concurrency` × the articles of a feed in parallel)
+    /// would hold a downloaded page waiting for its turn, and memory would follow the
+    /// configuration rather than the machine.
     fn default() -> Self {
         let cores = std::thread::available_parallelism().map_or(2, usize::from);
         InFlight(
             Default::default(),
             Arc::new(tokio::sync::Semaphore::new(cores)),
+            Arc::new(tokio::sync::Semaphore::new(cores * PAGES_PER_CORE)),
         )
     }
 }
@@ -88,6 +100,11 @@ impl InFlight {
     /// Waits for a turn to extract a page; the turn ends when the permit is dropped.
     async fn extraction_permit(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
         self.1.clone().acquire_owned().await.ok()
+    }
+
+    /// Waits for the right to download a page and hold its bytes until it is extracted.
+    async fn page_permit(&self) -> Option<tokio::sync::OwnedSemaphorePermit> {
+        self.2.clone().acquire_owned().await.ok()
     }
 
     fn claim(&self, url: &str) -> Option<Claim> {

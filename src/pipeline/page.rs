@@ -65,8 +65,10 @@ pub(super) async fn download_and_store(
             format!("{}: {e}", entry.url),
         )
     })?;
+    // Held from the download to the end of the extraction, while the page's bytes are.
+    let page_permit = ctx.in_flight.page_permit().await;
     let page = fetch_page(ctx, url).await?;
-    let (extraction, raw_page, page) = extract_off_runtime(ctx, entry, page).await?;
+    let (extraction, raw_page, page) = extract_off_runtime(ctx, entry, page, page_permit).await?;
     let images = download_images(ctx, entry.feed_id, &extraction).await;
     let final_url = normalize_url(&page.final_url);
     let title = if entry.title.is_empty() {
@@ -96,7 +98,7 @@ pub(super) async fn download_and_store(
     // The entry becomes `stored` in the article's own transaction: one commit for both.
     let stored = EntryAttempt::stored(entry.attempts, now());
     ctx.store
-        .insert_entry_article(&article, Some((entry.id, &stored)))
+        .insert_entry_article(article, Some((entry.id, &stored)))
         .await
         .map_err(StepFailure::database)
 }
@@ -160,6 +162,7 @@ async fn extract_off_runtime(
     ctx: &Context,
     entry: &PendingEntry,
     page: Fetched,
+    page_permit: Option<tokio::sync::OwnedSemaphorePermit>,
 ) -> Result<(Extraction, CompressedPage, Fetched), StepFailure> {
     let algorithm = ctx.config.extract.algorithm;
     let title = entry.title.clone();
@@ -191,6 +194,7 @@ async fn extract_off_runtime(
             bytes: Vec::new(),
             ..page
         };
+        drop(page_permit);
         (extraction, compressed, page)
     });
     let budget = ctx.config.extract.timeout;

@@ -145,7 +145,8 @@ pub(crate) struct ArticleWrites {
 
 #[derive(Debug)]
 struct QueuedWrite {
-    article: NewArticle,
+    /// Shared with the caller's task, which queues it again should a writer drop it.
+    article: std::sync::Arc<NewArticle>,
     settled: Option<(i64, EntryAttempt)>,
     done: tokio::sync::oneshot::Sender<Result<InsertOutcome, StoreError>>,
 }
@@ -185,7 +186,7 @@ impl Store {
     /// normalized URL, or same GUID in the same feed) is left as it is and reported as a
     /// duplicate. Image bytes are stored once per SHA-256.
     pub async fn insert_article(&self, article: &NewArticle) -> Result<InsertOutcome, StoreError> {
-        self.insert_entry_article(article, None).await
+        self.insert_entry_article(article.clone(), None).await
     }
 
     /// Stores an article like [`Store::insert_article`] and, in the same transaction, writes
@@ -198,11 +199,13 @@ impl Store {
     /// its articles are written again one by one, so that one bad article fails alone. A call
     /// dropped while it waits may still see its article written; one dropped while it writes
     /// rolls the batch back, and the other callers queue theirs again.
+    /// The article is taken, not copied: while it waits for a writer it is held once.
     pub async fn insert_entry_article(
         &self,
-        article: &NewArticle,
+        article: NewArticle,
         settled: Option<(i64, &EntryAttempt)>,
     ) -> Result<InsertOutcome, StoreError> {
+        let article = std::sync::Arc::new(article);
         loop {
             let (done, mut outcome) = tokio::sync::oneshot::channel();
             self.writes.queue(QueuedWrite {

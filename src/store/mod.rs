@@ -18,6 +18,7 @@ mod feeds;
 pub mod model;
 mod search;
 mod sql;
+mod tcp;
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -337,8 +338,28 @@ impl Store {
                     ProbeError::Store(err) => err,
                     ProbeError::Sqlx(source) => connect_error(source),
                 })?;
+                // Through a Unix socket there is no Nagle to turn off.
+                let servers = match options.get_socket() {
+                    Some(_) => Vec::new(),
+                    None => tcp::server_addresses(options.get_host(), options.get_port()).await,
+                };
+                let servers = std::sync::Arc::new(servers);
                 let pool = PgPoolOptions::new()
                     .max_connections(16)
+                    .after_connect(move |_connection, _metadata| {
+                        let servers = servers.clone();
+                        Box::pin(async move {
+                            match tcp::disable_nagle(&servers) {
+                                Ok(changed) => tracing::trace!(changed, "TCP_NODELAY set"),
+                                Err(error) => tracing::warn!(
+                                    %error,
+                                    "cannot set TCP_NODELAY on the PostgreSQL connections; \
+                                     large statements may wait for delayed acknowledgements"
+                                ),
+                            }
+                            Ok(())
+                        })
+                    })
                     .acquire_timeout(Duration::from_secs(30))
                     .connect_with(options)
                     .await
