@@ -6,9 +6,8 @@
 -- fingerprints with how many pages each occurred on and when last; see
 -- src/extract/template.rs), kept up to date as articles are stored and read before each
 -- extraction, by every replica. `pages` pages learned; `fingerprints` in the model,
--- `template_blocks` of them counting as template; `applied_pages` pages extracted with the
--- model, which removed `removed_blocks` blocks holding `removed_bytes` bytes of text from
--- them.
+-- `template_blocks` of them counting as template; `applied_pages` pages the model removed
+-- something from: `removed_blocks` blocks holding `removed_bytes` bytes of text in all.
 
 CREATE TABLE site_templates (
     site            TEXT        PRIMARY KEY,

@@ -15,7 +15,8 @@
 //!   and their text agree; top-down, that is a node whose path from the root (tags and
 //!   classes, the labels) and whose text are the same. Each text block of a page
 //!   ([`super::dom::TextBlock`]) gets one 64-bit fingerprint of its element path (tag and
-//!   class of every ancestor, digits dropped so `post-1234` matches `post-5678`) and its
+//!   class of every ancestor; digits, page-wide classes of `html`/`body` and per-post classes
+//!   such as `category-…` dropped, so two posts of one template agree) and its
 //!   text (lowercased, digits folded). A site's model counts, per fingerprint, on how many
 //!   pages it occurred and on which page it was last seen.
 //! * **Boilerplate.** On a new page, a block whose fingerprint occurred on at least
@@ -313,8 +314,15 @@ fn element_path_hash(page: &Page, node: NodeId, memo: &mut HashMap<NodeId, u64>)
         let mut hash = Fnv::from(base);
         if let Node::Element(e) = element.value() {
             hash.write(e.name().as_bytes());
-            if let Some(class) = e.attr("class") {
-                for token in class.split_whitespace() {
+            // `html` and `body` carry page-wide classes (the post's id, category, template).
+            let class = e
+                .attr("class")
+                .filter(|_| !matches!(e.name(), "html" | "body"));
+            if let Some(class) = class {
+                for token in class
+                    .split_whitespace()
+                    .filter(|t| !PER_PAGE_CLASSES.iter().any(|p| t.starts_with(p)))
+                {
                     hash.write(b".");
                     hash.write(
                         token
@@ -332,6 +340,19 @@ fn element_path_hash(page: &Page, node: NodeId, memo: &mut HashMap<NodeId, u64>)
     }
     base
 }
+
+/// Class prefixes that name the page rather than the element's place in the template
+/// (WordPress marks a post's wrapper with its categories, tags, author and format).
+const PER_PAGE_CLASSES: &[&str] = &[
+    "category-",
+    "tag-",
+    "author-",
+    "format-",
+    "status-",
+    "postid-",
+    "post-",
+    "type-",
+];
 
 /// FNV-1a, 64 bits: a hash that stays the same across builds and platforms, which a model
 /// kept in the database needs (the standard library's may change between releases).

@@ -22,7 +22,7 @@ pub struct SiteSummary {
     pub fingerprints: i64,
     /// Fingerprints that count as template.
     pub template_blocks: i64,
-    /// Pages extracted with the model.
+    /// Pages the model removed something from.
     pub applied_pages: i64,
     /// Blocks it removed from them, and their bytes of text.
     pub removed_blocks: i64,
