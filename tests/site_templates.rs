@@ -26,8 +26,22 @@ const HOUSE_NOTE: &str = "The Daily Bugle is an independent newspaper owned by i
                           since 1887, and every story we publish is checked by two editors \
                           before it goes out to the city.";
 
+/// Story `n`'s paragraphs: told apart by words, not only by numbers (numbers are folded).
+fn paragraphs(n: usize) -> Vec<String> {
+    let subject = ["", "harbour", "library", "orchard", "railway"][n % 5];
+    (0..5)
+        .map(|p| {
+            format!(
+                "Paragraph {p} of the {subject} story: the council met on Tuesday to discuss \
+                 the {subject} and the budget for the coming year, and members spoke at length \
+                 about roads, schools and what residents have asked for since the spring."
+            )
+        })
+        .collect()
+}
+
 fn templated_page(n: usize) -> String {
-    let body: String = farm::paragraphs(n)
+    let body: String = paragraphs(n)
         .iter()
         .map(|p| format!("<p>{p}</p>\n"))
         .collect();
@@ -116,10 +130,7 @@ async fn boilerplate_a_single_page_keeps_is_gone_once_the_site_has_been_seen(
         let stored = texts(&ctx).await?;
         assert_eq!(stored.len(), seen);
         let (_, text) = &stored[seen - 1];
-        assert!(
-            text.contains(&format!("Paragraph 4 of story {seen}")),
-            "{text}"
-        );
+        assert!(text.contains(&paragraphs(seen)[4]), "{text}");
         assert!(
             text.contains(HOUSE_NOTE),
             "page {seen} of a new site: {text}"
@@ -141,11 +152,8 @@ async fn boilerplate_a_single_page_keeps_is_gone_once_the_site_has_been_seen(
             .next()
             .context("story number")?
             .parse()?;
-        for p in 0..5 {
-            assert!(
-                text.contains(&format!("Paragraph {p} of story {n}")),
-                "{url}: {text}"
-            );
+        for paragraph in paragraphs(n) {
+            assert!(text.contains(&paragraph), "{url}: {text}");
         }
         assert!(
             !text.contains(HOUSE_NOTE),
@@ -170,7 +178,7 @@ async fn boilerplate_a_single_page_keeps_is_gone_once_the_site_has_been_seen(
         .iter()
         .find(|(url, _)| url.ends_with("/a/1.html"))
         .context("the first story")?;
-    assert!(first_again.1.contains("Paragraph 4 of story 1"));
+    assert!(first_again.1.contains(&paragraphs(1)[4]));
     assert!(!first_again.1.contains(HOUSE_NOTE), "{first_again:?}");
 
     let listed: serde_json::Value =

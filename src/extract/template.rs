@@ -277,13 +277,20 @@ pub fn apply(page: &mut Page, template: &SiteTemplate, params: &TemplateParams) 
     }
 }
 
-/// The fingerprint of one block: its element path and its text, lowercased, digits folded
-/// (dates, counters and ids differ between pages of one template).
+/// The fingerprint of one block: its element path and its text, lowercased, every run of
+/// digits folded to one (dates, counters and ids differ between pages of one template).
 pub fn fingerprint(path: u64, text: &str) -> u64 {
     let mut hash = Fnv::new();
     hash.write(&path.to_le_bytes());
+    let mut in_number = false;
     for c in text.chars() {
-        let c = if c.is_numeric() { '0' } else { c };
+        // A run of digits is one `0`: "3 hours" and "12 hours" agree.
+        let digit = c.is_numeric();
+        if digit && in_number {
+            continue;
+        }
+        in_number = digit;
+        let c = if digit { '0' } else { c };
         for lower in c.to_lowercase() {
             let mut utf8 = [0u8; 4];
             hash.write(lower.encode_utf8(&mut utf8).as_bytes());
