@@ -166,6 +166,9 @@ pub struct ExtractConfig {
     /// `timeout_seconds`: how long one page's extraction may run before the page is recorded
     /// as a failure and its entry given up.
     pub timeout: std::time::Duration,
+    /// `site_templates`: learn each site's template from its stored pages and remove it
+    /// from the next ones (`extract::template`).
+    pub site_templates: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -671,6 +674,7 @@ impl RawFetch {
 struct RawExtract {
     algorithm: Spanned<String>,
     timeout_seconds: f64,
+    site_templates: bool,
 }
 
 impl Default for RawExtract {
@@ -678,6 +682,7 @@ impl Default for RawExtract {
         RawExtract {
             algorithm: Spanned::new(0..0, "auto".to_string()),
             timeout_seconds: 20.0,
+            site_templates: true,
         }
     }
 }
@@ -705,6 +710,7 @@ impl RawExtract {
         Ok(ExtractConfig {
             algorithm,
             timeout: std::time::Duration::from_secs_f64(self.timeout_seconds),
+            site_templates: self.site_templates,
         })
     }
 }

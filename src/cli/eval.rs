@@ -7,8 +7,11 @@ use std::path::PathBuf;
 use super::Context as _;
 use clap::Args;
 
-use crate::eval::dataset::{AlgorithmReport, Dataset, DatasetError, TitleHint, suite_members};
+use crate::eval::dataset::{
+    AlgorithmReport, Dataset, DatasetError, TitleHint, site_templates, suite_members,
+};
 use crate::extract::auto::{self, AutoParams};
+use crate::extract::template::{SiteTemplate, TemplateParams};
 use crate::extract::{Algorithm, Extractor, cetr};
 
 /// Arguments of `gleaner eval`.
@@ -23,6 +26,17 @@ pub struct EvalArgs {
     /// One algorithm name, or `all`.
     #[arg(long, default_value = "auto")]
     pub algorithm: String,
+    /// Extract each page with the site template learned from the other pages of its host
+    /// (leave-one-out), as if they had come earlier in the same feed.
+    #[arg(long)]
+    pub sites: bool,
+    /// With `--sites`: learn from at most this many other pages of the host (the ones
+    /// before the page, cyclically in id order): one point of the learning curve.
+    #[arg(long, value_name = "N", requires = "sites", hide = true)]
+    pub site_pages: Option<usize>,
+    /// Print F1 per site (host of the gold url) after the report.
+    #[arg(long, hide = true)]
+    pub by_site: bool,
     /// Print a JSON array, one object per algorithm.
     #[arg(long)]
     pub json: bool,
@@ -52,6 +66,7 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
         ]
     };
     let params = tuned_params(&args.tune)?;
+    let template_params = tuned_template_params(&args.tune)?;
     let hint = if args.no_title_hint {
         TitleHint::Off
     } else {
@@ -68,8 +83,17 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
     let mut reports = Vec::new();
     for (name, dir) in &members {
         let dataset = load_dataset(dir)?;
+        let templates = if args.sites {
+            site_templates(&dataset, args.site_pages, &template_params)
+        } else {
+            Vec::new()
+        };
         for &algorithm in &algorithms {
-            let mut report = evaluate(&dataset, algorithm, hint, &params);
+            let sites = (&templates[..], &template_params);
+            let mut report = evaluate(&dataset, algorithm, hint, &params, sites);
+            if args.by_site {
+                eprint!("{}", by_site(&dataset, &report));
+            }
             if let Some(out) = &args.out {
                 let out = if suite { out.join(name) } else { out.clone() };
                 let out = if every {
@@ -120,8 +144,10 @@ fn evaluate(
     algorithm: Algorithm,
     hint: TitleHint,
     params: &AutoParams,
+    (templates, template_params): (&[Option<SiteTemplate>], &TemplateParams),
 ) -> AlgorithmReport {
-    crate::eval::dataset::run_with(dataset, algorithm.name(), hint, |page| match algorithm {
+    let name = algorithm.name();
+    let extract = |page: &crate::extract::Page| match algorithm {
         Algorithm::Auto => auto::extract_auto(page, params),
         Algorithm::Cuter => auto::extract_cuter(page, &params.cuter),
         Algorithm::Cetr => Ok(auto::lines_extraction(
@@ -130,7 +156,35 @@ fn evaluate(
             &cetr::select_2d(&page.source, params.sigma),
         )),
         other => other.extract(page),
-    })
+    };
+    crate::eval::dataset::run_with_templates(
+        dataset,
+        name,
+        hint,
+        templates,
+        template_params,
+        extract,
+    )
+}
+
+/// F1 per site (host of the gold url, `www.` dropped), one line each: `site pages f1`.
+fn by_site(dataset: &Dataset, report: &AlgorithmReport) -> String {
+    let mut sites: std::collections::BTreeMap<String, Vec<crate::eval::metric::PageCounts>> =
+        std::collections::BTreeMap::new();
+    for (page, result) in dataset.pages.iter().zip(&report.results) {
+        let site = page
+            .url
+            .as_ref()
+            .and_then(crate::extract::template::site_of)
+            .unwrap_or_default();
+        sites.entry(site).or_default().push(result.counts);
+    }
+    let mut out = String::new();
+    for (site, counts) in &sites {
+        let summary = crate::eval::metric::summarize(counts);
+        let _ = writeln!(out, "{site:<30} {:>5} {:>6.3}", summary.pages, summary.f1);
+    }
+    out
 }
 
 /// The `mean` row of a suite: the unweighted mean of the datasets' figures (F1 is the mean
@@ -270,10 +324,38 @@ fn write_calibration(
     Ok(())
 }
 
+/// The template parameters with the `--tune` overrides of the `template_` keys applied.
+fn tuned_template_params(pairs: &[String]) -> Result<TemplateParams, super::CliError> {
+    let mut params = TemplateParams::default();
+    for pair in pairs {
+        let bad = || super::CliError::Usage(format!("bad --tune `{pair}`: expected KEY=NUMBER"));
+        let Some((key, value)) = pair.split_once('=') else {
+            return Err(bad());
+        };
+        let Some(key) = key.trim().strip_prefix("template_") else {
+            continue;
+        };
+        let value: f64 = value.trim().parse().map_err(|_| bad())?;
+        match key {
+            "min_pages" => params.min_pages = value as u32,
+            "min_share" => params.min_share = value,
+            "max_fingerprints" => params.max_fingerprints = value as usize,
+            "forget_after_pages" => params.forget_after_pages = value as u64,
+            "max_per_page" => params.max_per_page = value as usize,
+            "min_kept_bytes" => params.min_kept_bytes = value as usize,
+            _ => return Err(bad()),
+        }
+    }
+    Ok(params)
+}
+
 /// The default parameters with the `--tune` overrides applied.
 fn tuned_params(pairs: &[String]) -> Result<AutoParams, super::CliError> {
     let mut params = AutoParams::default();
-    for pair in pairs {
+    for pair in pairs
+        .iter()
+        .filter(|p| !p.trim_start().starts_with("template_"))
+    {
         let bad = || super::CliError::Usage(format!("bad --tune `{pair}`: expected KEY=NUMBER"));
         let (key, value) = pair.split_once('=').ok_or_else(bad)?;
         let value: f64 = match value.trim() {

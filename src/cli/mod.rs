@@ -13,6 +13,7 @@ mod init;
 mod poll;
 mod reextract;
 mod setup;
+mod sites;
 mod table;
 
 use std::path::PathBuf;
@@ -161,6 +162,12 @@ pub enum Command {
     Export(ExportArgs),
     /// Run extraction again over the stored raw pages, without downloading them.
     Reextract(ReextractArgs),
+    /// List the sites whose page template gleaner has learned, and what it removes.
+    Sites {
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Extract the article from one page and print it.
     Extract(extract::ExtractArgs),
     /// Score extraction algorithms on a labelled dataset.
@@ -368,6 +375,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             algorithm.as_deref(),
             feed.as_deref(),
         )),
+        Command::Sites { json } => block_on(sites::list(&config, *json)),
         Command::Extract(_) | Command::Eval(_) | Command::Init => Ok(()),
     }
 }

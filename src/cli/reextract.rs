@@ -3,12 +3,14 @@
 //! Walks the articles in id order in batches; each page is decompressed and extracted on the
 //! blocking pool, as many at a time as there are cores, and its text, HTML and images are
 //! replaced in one transaction. Images keep the bytes downloaded earlier for the same URL.
+//! With `[extract] site_templates` on, each page is extracted with its site's current
+//! template model, so older articles lose the boilerplate learned since they were stored.
 
 use futures::StreamExt;
 
 use super::{CliError, Context};
 use crate::config::Config;
-use crate::extract::{Algorithm, extract_page};
+use crate::extract::{Algorithm, extract_site_page, template};
 use crate::fetch::charset_of;
 use crate::store::{NewImage, Reextraction, Store};
 
@@ -53,7 +55,8 @@ pub async fn run(
         let outcomes: Vec<Outcome> = futures::stream::iter(batch)
             .map(|row| {
                 let store = store.clone();
-                async move { reextract_one(&store, row.id, algorithm).await }
+                let templates = config.extract.site_templates;
+                async move { reextract_one(&store, row.id, algorithm, templates).await }
             })
             .buffer_unordered(parallel)
             .collect()
@@ -73,7 +76,7 @@ pub async fn run(
     Ok(())
 }
 
-async fn reextract_one(store: &Store, id: i64, algorithm: Algorithm) -> Outcome {
+async fn reextract_one(store: &Store, id: i64, algorithm: Algorithm, templates: bool) -> Outcome {
     let (raw, article) = match (store.raw_page(id).await, store.article(id).await) {
         (Ok(Some((raw, content_type))), Ok(Some(article))) => ((raw, content_type), article),
         (Ok(None), _) => return Outcome::NoRawPage,
@@ -86,16 +89,31 @@ async fn reextract_one(store: &Store, id: i64, algorithm: Algorithm) -> Outcome 
     let (page, content_type) = raw;
     let url = url::Url::parse(article.canonical_url.as_deref().unwrap_or(&article.url)).ok();
     let title = article.title.clone();
+    let site = url
+        .as_ref()
+        .and_then(template::site_of)
+        .filter(|_| templates);
+    let model = match &site {
+        Some(site) => store.site_template(site).await.unwrap_or_else(|error| {
+            tracing::warn!(article = id, %error, "cannot read the site template");
+            None
+        }),
+        None => None,
+    };
     let extracted = tokio::task::spawn_blocking(move || {
         let bytes = page.decompress()?;
         let charset = content_type.as_deref().and_then(charset_of);
-        Ok::<_, std::io::Error>(extract_page(
-            &bytes,
-            charset,
-            url.as_ref(),
-            Some(title.as_str()).filter(|t| !t.is_empty()),
-            algorithm,
-        ))
+        Ok::<_, std::io::Error>(
+            extract_site_page(
+                &bytes,
+                charset,
+                url.as_ref(),
+                Some(title.as_str()).filter(|t| !t.is_empty()),
+                algorithm,
+                model.as_ref(),
+            )
+            .extraction,
+        )
     })
     .await;
     let extraction = match extracted {

@@ -3,6 +3,12 @@
 //! task), and scores the predictions with [`super::metric`]. The title hint is the page's own
 //! (`og:title`, else `<title>`), since a dataset has no feed. Throughput counts the
 //! uncompressed input HTML; decompression happens before the clock starts.
+//!
+//! With site templates ([`site_templates`], `eval --sites`), pages are grouped by the site
+//! of their gold url and each is extracted with a model learned from the other pages of its
+//! site (leave-one-out), as a feed reader would have learned it from the pages that came
+//! before; the clock then also counts what the daemon pays per page: the page's own
+//! observation and the model's application.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -12,6 +18,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::metric::{self, PageCounts, Summary};
+use crate::extract::template::{self, SiteTemplate, TemplateParams};
 use crate::extract::{Algorithm, ExtractError, Extraction, Page};
 
 /// Why a dataset could not be loaded.
@@ -195,18 +202,87 @@ pub fn run_with<F>(dataset: &Dataset, name: &str, hint: TitleHint, extract: F) -
 where
     F: Fn(&Page) -> Result<Extraction, ExtractError> + Sync,
 {
+    run_with_templates(
+        dataset,
+        name,
+        hint,
+        &[],
+        &TemplateParams::default(),
+        extract,
+    )
+}
+
+/// The site model of every page (by index in `dataset.pages`), learned leave-one-out from
+/// the other pages of its site in id order; `None` for a page without a url or alone on its
+/// site. With `earlier = Some(k)`, only the `k` pages before it (cyclically, in id order)
+/// are learned: one point of the learning curve.
+pub fn site_templates(
+    dataset: &Dataset,
+    earlier: Option<usize>,
+    params: &TemplateParams,
+) -> Vec<Option<SiteTemplate>> {
+    let observations: Vec<template::PageObservation> = dataset
+        .pages
+        .par_iter()
+        .map(|page| {
+            let parsed = Page::parse(&page.html, None, page.url.as_ref(), None);
+            template::observe(&parsed, params)
+        })
+        .collect();
+    let mut sites: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (index, page) in dataset.pages.iter().enumerate() {
+        if let Some(site) = page.url.as_ref().and_then(template::site_of) {
+            sites.entry(site).or_default().push(index);
+        }
+    }
+    let mut templates = vec![None; dataset.pages.len()];
+    for members in sites.values().filter(|m| m.len() > 1) {
+        for (position, &index) in members.iter().enumerate() {
+            let others = members.len() - 1;
+            let take = earlier.map_or(others, |k| k.min(others));
+            let mut model = SiteTemplate::default();
+            // The `take` pages before this one, oldest first, wrapping round the site.
+            for back in (1..=take).rev() {
+                let other = members[(position + members.len() - back) % members.len()];
+                model.learn(&observations[other], params);
+            }
+            templates[index] = Some(model);
+        }
+    }
+    templates
+}
+
+/// [`run_with`], each page extracted with its site model from `templates` (indexed like
+/// `dataset.pages`; an empty slice or `None` is no model). A page with a model also pays
+/// for its own observation, as in the daemon.
+pub fn run_with_templates<F>(
+    dataset: &Dataset,
+    name: &str,
+    hint: TitleHint,
+    templates: &[Option<SiteTemplate>],
+    params: &TemplateParams,
+    extract: F,
+) -> AlgorithmReport
+where
+    F: Fn(&Page) -> Result<Extraction, ExtractError> + Sync,
+{
     // Extraction is timed on its own; scoring follows once the clock has stopped.
     let started = Instant::now();
     let extracted: Vec<(Option<Extraction>, f64)> = dataset
         .pages
         .par_iter()
-        .map(|page| {
+        .enumerate()
+        .map(|(index, page)| {
             // CPU time of this thread: unaffected by other processes sharing the cores.
             let wall_started = Instant::now();
             let cpu_started = cpu_time::ThreadTime::try_now().ok();
             let mut parsed = Page::parse(&page.html, None, page.url.as_ref(), None);
             if hint == TitleHint::Off {
                 parsed.stats.page_title = None;
+            }
+            if let Some(model) = templates.get(index).and_then(Option::as_ref) {
+                std::hint::black_box(template::observe(&parsed, params));
+                template::apply(&mut parsed, model, params);
             }
             let extraction = extract(&parsed).ok();
             let cpu = cpu_started

@@ -16,7 +16,9 @@
 //!   CUTER is not confident;
 //! * `alltext` — every visible text block: the floor.
 //!
-//! [`render`] turns chosen nodes into sanitized HTML, plain text and images.
+//! [`render`] turns chosen nodes into sanitized HTML, plain text and images; [`template`]
+//! learns what the pages of one site share and removes it before any algorithm runs
+//! ([`extract_site_page`]).
 
 pub mod auto;
 pub mod bte;
@@ -30,6 +32,7 @@ pub mod language;
 pub mod render;
 pub mod subtree;
 pub mod tag_ratio;
+pub mod template;
 pub mod title;
 
 use std::fmt;
@@ -303,4 +306,41 @@ pub fn extract_page(
     let mut extraction = algorithm.extract(&page)?;
     extraction.language = language::page_language(&page.document, &extraction.text);
     Ok(extraction)
+}
+
+/// What [`extract_site_page`] gives: the extraction, what the page teaches its site's
+/// model, and what the model removed from it.
+#[derive(Debug)]
+pub struct SitePageExtraction {
+    pub extraction: Result<Extraction, ExtractError>,
+    /// Taken before anything was removed.
+    pub observation: template::PageObservation,
+    /// `None` when there was no model.
+    pub applied: Option<template::Applied>,
+}
+
+/// [`extract_page`] for a page of a site gleaner has seen before: the blocks `template`
+/// calls the site's template are removed before `algorithm` runs; with `None` the
+/// extraction is exactly [`extract_page`]'s.
+pub fn extract_site_page(
+    raw: &[u8],
+    http_charset: Option<&str>,
+    page_url: Option<&url::Url>,
+    title_hint: Option<&str>,
+    algorithm: Algorithm,
+    template: Option<&template::SiteTemplate>,
+) -> SitePageExtraction {
+    let params = template::TemplateParams::default();
+    let mut page = Page::parse(raw, http_charset, page_url, title_hint);
+    let observation = template::observe(&page, &params);
+    let applied = template.map(|template| template::apply(&mut page, template, &params));
+    let extraction = algorithm.extract(&page).map(|mut extraction| {
+        extraction.language = language::page_language(&page.document, &extraction.text);
+        extraction
+    });
+    SitePageExtraction {
+        extraction,
+        observation,
+        applied,
+    }
 }

@@ -3,6 +3,11 @@
 //!
 //! Owns the page-level checks (`not_html`, `not_text`, `extract_timeout`) and the cleaning of
 //! stored text ([`strip_controls`]); the entry bookkeeping around it is the parent module's.
+//!
+//! With `[extract] site_templates` on, the page is extracted with its site's template model
+//! (read from the store before extraction) and, once its article is stored, added to it
+//! (`extract::template`); a model that cannot be read or written costs the page nothing but
+//! the model.
 
 use std::time::Instant;
 
@@ -10,7 +15,8 @@ use futures::{FutureExt, StreamExt};
 use url::Url;
 
 use super::{Context, FailureKind, Stage, StepFailure, record};
-use crate::extract::{Algorithm, Extraction, extract_page};
+use crate::extract::template::{self, Applied, PageObservation, SiteTemplate};
+use crate::extract::{Algorithm, Extraction, extract_site_page};
 use crate::feed::normalize_url;
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, ResourceKind};
 use crate::metrics;
@@ -68,7 +74,23 @@ pub(super) async fn download_and_store(
     // Held from the download to the end of the extraction, while the page's bytes are.
     let page_permit = ctx.in_flight.page_permit().await;
     let page = fetch_page(ctx, url).await?;
-    let (extraction, raw_page, page) = extract_off_runtime(ctx, entry, page, page_permit).await?;
+    let site = ctx
+        .config
+        .extract
+        .site_templates
+        .then(|| template::site_of(&page.final_url))
+        .flatten();
+    let model = match &site {
+        Some(site) => site_model(ctx, site).await,
+        None => None,
+    };
+    let (extracted, raw_page, page) =
+        extract_off_runtime(ctx, entry, page, model, page_permit).await?;
+    let SiteLearning {
+        extraction,
+        observation,
+        applied,
+    } = extracted;
     let images = download_images(ctx, entry.feed_id, &extraction).await;
     let final_url = normalize_url(&page.final_url);
     let title = if entry.title.is_empty() {
@@ -97,10 +119,36 @@ pub(super) async fn download_and_store(
     };
     // The entry becomes `stored` in the article's own transaction: one commit for both.
     let stored = EntryAttempt::stored(entry.attempts, now());
-    ctx.store
+    let outcome = ctx
+        .store
         .insert_entry_article(article, Some((entry.id, &stored)))
         .await
-        .map_err(StepFailure::database)
+        .map_err(StepFailure::database)?;
+    // A page already stored was learned when it was.
+    if let (Some(site), InsertOutcome::Inserted(_)) = (&site, &outcome)
+        && let Err(error) = ctx.store.learn_site_page(site, &observation, applied).await
+    {
+        tracing::warn!(site, %error, "cannot update the site template");
+    }
+    Ok(outcome)
+}
+
+/// A site's model, or none when it has none or it cannot be read.
+async fn site_model(ctx: &Context, site: &str) -> Option<SiteTemplate> {
+    match ctx.store.site_template(site).await {
+        Ok(model) => model,
+        Err(error) => {
+            tracing::warn!(site, %error, "cannot read the site template; extracting without it");
+            None
+        }
+    }
+}
+
+/// One extraction with what it teaches the site's model.
+struct SiteLearning {
+    extraction: Extraction,
+    observation: PageObservation,
+    applied: Option<Applied>,
 }
 
 /// Downloads an article page and checks that it is a text document.
@@ -162,8 +210,9 @@ async fn extract_off_runtime(
     ctx: &Context,
     entry: &PendingEntry,
     page: Fetched,
+    model: Option<SiteTemplate>,
     page_permit: Option<tokio::sync::OwnedSemaphorePermit>,
-) -> Result<(Extraction, CompressedPage, Fetched), StepFailure> {
+) -> Result<(SiteLearning, CompressedPage, Fetched), StepFailure> {
     let algorithm = ctx.config.extract.algorithm;
     let title = entry.title.clone();
     // Held by the blocking thread until it finishes, also past the budget.
@@ -171,13 +220,15 @@ async fn extract_off_runtime(
     let joined = tokio::task::spawn_blocking(move || {
         let _permit = permit;
         let started = Instant::now();
-        let extraction = extract_page(
+        let site_page = extract_site_page(
             &page.bytes,
             page.charset(),
             Some(&page.final_url),
             Some(title.as_str()).filter(|t| !t.is_empty()),
             algorithm,
+            model.as_ref(),
         );
+        let extraction = site_page.extraction;
         if let Ok(extraction) = &extraction {
             // The cascade starts with CUTER: anything else means it fell back.
             let fell_back =
@@ -195,7 +246,8 @@ async fn extract_off_runtime(
             ..page
         };
         drop(page_permit);
-        (extraction, compressed, page)
+        let learning = (site_page.observation, site_page.applied);
+        (extraction, learning, compressed, page)
     });
     let budget = ctx.config.extract.timeout;
     let joined = tokio::time::timeout(budget, joined).await.map_err(|_| {
@@ -205,7 +257,7 @@ async fn extract_off_runtime(
             format!("{}: extraction took longer than {budget:?}", entry.url),
         )
     })?;
-    let (extraction, compressed, page) = joined.map_err(|e| {
+    let (extraction, (observation, applied), compressed, page) = joined.map_err(|e| {
         StepFailure::own(
             Stage::Extract,
             FailureKind::Panic,
@@ -221,7 +273,12 @@ async fn extract_off_runtime(
     })?;
     let compressed =
         compressed.map_err(|e| StepFailure::own(Stage::Store, FailureKind::Compress, e))?;
-    Ok((extraction, compressed, page))
+    let learning = SiteLearning {
+        extraction,
+        observation,
+        applied,
+    };
+    Ok((learning, compressed, page))
 }
 
 /// The article's images, in document order, up to `[images].max_per_article`; their bytes

@@ -19,6 +19,7 @@ pub mod model;
 mod search;
 mod sql;
 mod tcp;
+mod templates;
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -35,6 +36,7 @@ pub use api_reads::StoreCounts;
 pub use articles::Reextraction;
 pub use model::*;
 pub use search::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchQuery, SearchQueryError};
+pub use templates::SiteSummary;
 
 /// How long an SQLite statement waits for another process's lock before it fails.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);

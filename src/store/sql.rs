@@ -362,3 +362,35 @@ pub(super) const RESET_STATEMENT_TIMEOUT: &str = "RESET statement_timeout";
 /// The migrations applied so far, in order: version and checksum.
 pub(super) const APPLIED_MIGRATIONS: &str =
     "SELECT version, checksum FROM _sqlx_migrations WHERE success ORDER BY version";
+
+// --- site templates ---
+
+/// One site's model, read to change it: on PostgreSQL the row is locked to the end of the
+/// transaction, so two replicas learning pages of one site take turns; SQLite's
+/// `BEGIN IMMEDIATE` already made the transaction the only writer.
+pub(super) const SELECT_SITE_TEMPLATE_FOR_UPDATE: Dialects = Dialects {
+    sqlite: "SELECT model FROM site_templates WHERE site = $1",
+    postgres: "SELECT model FROM site_templates WHERE site = $1 FOR UPDATE",
+};
+
+pub(super) const SELECT_SITE_TEMPLATE: &str = "SELECT model FROM site_templates WHERE site = $1";
+
+/// `$1` site, `$2` pages, `$3` fingerprints, `$4` template blocks, `$5` model, `$6` time,
+/// `$7`–`$9` the page's own application (0 or 1 page, blocks, bytes), added to the totals.
+pub(super) const UPSERT_SITE_TEMPLATE: &str = "INSERT INTO site_templates
+        (site, pages, fingerprints, template_blocks, model, updated_at,
+         applied_pages, removed_blocks, removed_bytes)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+    ON CONFLICT (site) DO UPDATE SET
+        pages = excluded.pages,
+        fingerprints = excluded.fingerprints,
+        template_blocks = excluded.template_blocks,
+        model = excluded.model,
+        updated_at = excluded.updated_at,
+        applied_pages = site_templates.applied_pages + excluded.applied_pages,
+        removed_blocks = site_templates.removed_blocks + excluded.removed_blocks,
+        removed_bytes = site_templates.removed_bytes + excluded.removed_bytes";
+
+pub(super) const LIST_SITE_TEMPLATES: &str = "SELECT site, pages, fingerprints, template_blocks,
+        applied_pages, removed_blocks, removed_bytes, updated_at
+    FROM site_templates ORDER BY site";
