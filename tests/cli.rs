@@ -252,6 +252,8 @@ fn every_command_has_help() {
         vec!["articles", "search", "--help"],
         vec!["export", "--help"],
         vec!["reextract", "--help"],
+        vec!["prune", "--help"],
+        vec!["feeds", "remove", "--help"],
         vec!["extract", "--help"],
         vec!["eval", "--help"],
     ] {

@@ -64,6 +64,7 @@ fn article(feed_id: i64, n: u32) -> NewArticle {
         raw_page: None,
         raw_content_type: None,
         images: Vec::new(),
+        metadata: Default::default(),
     }
 }
 

@@ -27,6 +27,7 @@ pub mod dana;
 pub mod dom;
 pub mod econ;
 pub mod language;
+pub mod metadata;
 pub mod render;
 pub mod subtree;
 pub mod tag_ratio;
@@ -303,4 +304,20 @@ pub fn extract_page(
     let mut extraction = algorithm.extract(&page)?;
     extraction.language = language::page_language(&page.document, &extraction.text);
     Ok(extraction)
+}
+
+/// [`extract_page`] with what the page says about itself (author, date, lead image, site
+/// name: [`metadata::page_metadata`]), read from the same parse.
+pub fn extract_page_with_metadata(
+    raw: &[u8],
+    http_charset: Option<&str>,
+    page_url: Option<&url::Url>,
+    title_hint: Option<&str>,
+    algorithm: Algorithm,
+) -> Result<(Extraction, metadata::PageMetadata), ExtractError> {
+    let page = Page::parse(raw, http_charset, page_url, title_hint);
+    let mut extraction = algorithm.extract(&page)?;
+    extraction.language = language::page_language(&page.document, &extraction.text);
+    let metadata = metadata::page_metadata(&page.document, page.base.as_ref());
+    Ok((extraction, metadata))
 }

@@ -10,13 +10,14 @@ use futures::{FutureExt, StreamExt};
 use url::Url;
 
 use super::{Context, FailureKind, Stage, StepFailure, record};
-use crate::extract::{Algorithm, Extraction, extract_page};
+use crate::extract::metadata::{MetadataSource, PageMetadata, Sourced};
+use crate::extract::{Algorithm, Extraction, extract_page_with_metadata};
 use crate::feed::normalize_url;
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, ResourceKind};
 use crate::metrics;
 use crate::store::{
-    CompressedPage, EntryAttempt, ImageContent, InsertOutcome, NewArticle, NewImage, PendingEntry,
-    now,
+    ArticleMetadata, CompressedPage, EntryAttempt, ImageContent, InsertOutcome, NewArticle,
+    NewImage, PendingEntry, now,
 };
 
 /// Images of one article downloaded at the same time.
@@ -54,10 +55,12 @@ pub(super) async fn fetch_timed(
     result
 }
 
+/// Stores the entry's article; with the outcome, how many of its images could not be
+/// downloaded.
 pub(super) async fn download_and_store(
     ctx: &Context,
     entry: &PendingEntry,
-) -> Result<InsertOutcome, StepFailure> {
+) -> Result<(InsertOutcome, usize), StepFailure> {
     let url = Url::parse(&entry.url).map_err(|e| {
         StepFailure::own(
             Stage::Page,
@@ -66,23 +69,31 @@ pub(super) async fn download_and_store(
         )
     })?;
     let page = fetch_page(ctx, url).await?;
-    let (extraction, raw_page, page) = extract_off_runtime(ctx, entry, page).await?;
+    let (extraction, page_metadata, raw_page, page) = extract_off_runtime(ctx, entry, page).await?;
     let images = download_images(ctx, entry.feed_id, &extraction).await;
+    let failed_images = if ctx.config.images.download {
+        images.iter().filter(|i| i.content.is_none()).count()
+    } else {
+        0
+    };
     let final_url = normalize_url(&page.final_url);
     let title = if entry.title.is_empty() {
         strip_controls(extraction.title.as_deref().unwrap_or_default())
     } else {
         entry.title.clone()
     };
+    let author = feed_first(entry.author.clone(), page_metadata.author.clone());
+    let author_source = author.as_ref().map(|a| a.source.as_str());
+    let published = feed_first(entry.published_at, page_metadata.published_at.clone());
     let article = NewArticle {
         feed_id: entry.feed_id,
         guid: entry.guid.clone(),
         url: entry.url.clone(),
         canonical_url: (final_url.as_str() != entry.url).then(|| final_url.to_string()),
         title,
-        author: entry.author.clone(),
+        author: author.map(|a| strip_controls(&a.value)),
         summary: entry.summary.clone(),
-        published_at: entry.published_at,
+        published_at: published.as_ref().map(|p| p.value),
         fetched_at: now(),
         language: extraction.language.clone(),
         extractor: extraction.algorithm.name().to_string(),
@@ -92,12 +103,30 @@ pub(super) async fn download_and_store(
         raw_page: Some(raw_page),
         raw_content_type: page.content_type,
         images,
+        metadata: ArticleMetadata {
+            author_source: author_source.map(str::to_string),
+            published_source: published.map(|p| p.source.as_str().to_string()),
+            lead_image_url: page_metadata.lead_image.as_ref().map(|i| i.value.clone()),
+            lead_image_source: page_metadata
+                .lead_image
+                .as_ref()
+                .map(|i| i.source.as_str().to_string()),
+            site_name: page_metadata
+                .site_name
+                .as_ref()
+                .map(|n| strip_controls(&n.value)),
+            site_name_source: page_metadata
+                .site_name
+                .as_ref()
+                .map(|n| n.source.as_str().to_string()),
+        },
     };
     // The entry becomes `stored` in the article's own transaction: one commit for both.
     let stored = EntryAttempt::stored(entry.attempts, now());
     ctx.store
         .insert_entry_article(&article, Some((entry.id, &stored)))
         .await
+        .map(|outcome| (outcome, failed_images))
         .map_err(StepFailure::database)
 }
 
@@ -160,7 +189,7 @@ async fn extract_off_runtime(
     ctx: &Context,
     entry: &PendingEntry,
     page: Fetched,
-) -> Result<(Extraction, CompressedPage, Fetched), StepFailure> {
+) -> Result<(Extraction, PageMetadata, CompressedPage, Fetched), StepFailure> {
     let algorithm = ctx.config.extract.algorithm;
     let title = entry.title.clone();
     // Held by the blocking thread until it finishes, also past the budget.
@@ -168,14 +197,14 @@ async fn extract_off_runtime(
     let joined = tokio::task::spawn_blocking(move || {
         let _permit = permit;
         let started = Instant::now();
-        let extraction = extract_page(
+        let extraction = extract_page_with_metadata(
             &page.bytes,
             page.charset(),
             Some(&page.final_url),
             Some(title.as_str()).filter(|t| !t.is_empty()),
             algorithm,
         );
-        if let Ok(extraction) = &extraction {
+        if let Ok((extraction, _)) = &extraction {
             // The cascade starts with CUTER: anything else means it fell back.
             let fell_back =
                 algorithm == Algorithm::Auto && extraction.algorithm != Algorithm::Cuter;
@@ -208,7 +237,7 @@ async fn extract_off_runtime(
             format!("{}: {e}", entry.url),
         )
     })?;
-    let extraction = extraction.map_err(|e| {
+    let (extraction, page_metadata) = extraction.map_err(|e| {
         StepFailure::own(
             Stage::Extract,
             FailureKind::NoContent,
@@ -217,7 +246,16 @@ async fn extract_off_runtime(
     })?;
     let compressed =
         compressed.map_err(|e| StepFailure::own(Stage::Store, FailureKind::Compress, e))?;
-    Ok((extraction, compressed, page))
+    Ok((extraction, page_metadata, compressed, page))
+}
+
+/// The feed's value when it has one, else the page's.
+fn feed_first<T>(feed: Option<T>, page: Option<Sourced<T>>) -> Option<Sourced<T>> {
+    feed.map(|value| Sourced {
+        value,
+        source: MetadataSource::Feed,
+    })
+    .or(page)
 }
 
 /// The article's images, in document order, up to `[images].max_per_article`; their bytes
