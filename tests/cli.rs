@@ -178,7 +178,8 @@ async fn migrate_creates_the_postgres_schema_through_the_url_override() -> anyho
             "claims".to_string(),
             "feed leases".to_string(),
             "feed entries".to_string(),
-            "raw page encoding".to_string()
+            "raw page encoding".to_string(),
+            "page metadata".to_string()
         ]
     );
     Ok(())

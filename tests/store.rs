@@ -85,7 +85,8 @@ async fn migrations_are_idempotent(store: Store) -> anyhow::Result<()> {
             "claims".to_string(),
             "feed leases".to_string(),
             "feed entries".to_string(),
-            "raw page encoding".to_string()
+            "raw page encoding".to_string(),
+            "page metadata".to_string()
         ]
     );
     store.ping().await?;

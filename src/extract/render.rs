@@ -1,7 +1,13 @@
 //! Turning chosen nodes into the stored result: sanitized HTML that keeps paragraph
-//! structure, plain text with one blank line between blocks, and the article's images
-//! (CUTER's c₂ nodes, seed 000 section III: "multimedia information nodes (c₂) will include
-//! useful multimedia for presentation together with the article").
+//! structure (headings, lists, quotations, data tables), plain text with one blank line
+//! between blocks, a line break per `<br>` and a table as one ` | `-separated line per row, and
+//! the article's images (CUTER's c₂ nodes, seed 000 section III: "multimedia information nodes
+//! (c₂) will include useful multimedia for presentation together with the article"), each a
+//! `<figure>` at its place in the text.
+//!
+//! Which blocks and images are the article is the algorithms' choice; this module only writes
+//! them, so the words of the text are those of the chosen blocks (plus a heading that sits in
+//! a chosen block's own flow, see [`render`]).
 //!
 //! Images are kept in document order with alt text and figure caption; tracking pixels
 //! (a side declared 2 px or less, or a known tracker's address) and icons (an
