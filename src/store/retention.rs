@@ -66,20 +66,19 @@ impl Store {
         };
         on_pool!(self, pool => {
             let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
-            let mut pruned = Pruned::default();
-            pruned.articles = sqlx::query(sql::DELETE_FEED_ARTICLES)
+            let articles = sqlx::query(sql::DELETE_FEED_ARTICLES)
                 .bind(feed.id)
                 .execute(&mut *tx)
                 .await
                 .context("deleting a feed's articles")?
                 .rows_affected();
-            pruned.entries = sqlx::query(sql::DELETE_FEED_ENTRIES)
+            let entries = sqlx::query(sql::DELETE_FEED_ENTRIES)
                 .bind(feed.id)
                 .execute(&mut *tx)
                 .await
                 .context("deleting a feed's entries")?
                 .rows_affected();
-            pruned.failures = sqlx::query(sql::DELETE_FEED_FAILURES)
+            let failures = sqlx::query(sql::DELETE_FEED_FAILURES)
                 .bind(feed.id)
                 .execute(&mut *tx)
                 .await
@@ -90,11 +89,18 @@ impl Store {
                 .execute(&mut *tx)
                 .await
                 .context("deleting a feed")?;
-            pruned.image_blobs = sqlx::query(sql::DELETE_ORPHAN_IMAGE_BLOBS)
+            let image_blobs = sqlx::query(sql::DELETE_ORPHAN_IMAGE_BLOBS)
                 .execute(&mut *tx)
                 .await
                 .context("deleting unused image bytes")?
                 .rows_affected();
+            let pruned = Pruned {
+                articles,
+                entries,
+                failures,
+                image_blobs,
+                raw_pages: 0,
+            };
             tx.commit().await.context("committing a purge")?;
             Ok(Some(pruned))
         })
