@@ -53,7 +53,47 @@ pub struct Config {
     /// `None` when the file has no `[api]` table: no HTTP server.
     pub api: Option<ApiConfig>,
     pub daemon: DaemonConfig,
+    /// `None` when the file has no `[retention]` table: nothing is ever pruned.
+    pub retention: Option<RetentionConfig>,
     pub feeds: Vec<FeedConfig>,
+}
+
+/// `[retention]`: what the service prunes, every hour.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetentionConfig {
+    /// Articles fetched longer ago than this are pruned.
+    pub older_than: std::time::Duration,
+    /// Only their raw pages are dropped (no more `reextract` for them); the articles stay.
+    pub raw_only: bool,
+}
+
+/// The longest age `--older-than` and `[retention] older_than` accept (about 100 years).
+const MAX_AGE_DAYS: u64 = 36_500;
+
+/// An age such as `90d`, `12h`, `2w`, `30m` or `45s`: a whole number and one unit.
+pub fn parse_age(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let usage = || format!("`{text}` is not an age: write a number and a unit, e.g. 90d, 12h, 2w");
+    let number: u64 = number.parse().map_err(|_| usage())?;
+    let seconds_per_unit = match unit.trim() {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        "w" => 7 * 86_400,
+        _ => return Err(usage()),
+    };
+    let seconds = number.saturating_mul(seconds_per_unit);
+    if seconds == 0 || seconds > MAX_AGE_DAYS * 86_400 {
+        return Err(format!(
+            "`{text}`: the age must be between 1s and {MAX_AGE_DAYS}d"
+        ));
+    }
+    Ok(std::time::Duration::from_secs(seconds))
 }
 
 /// Where articles are stored.
@@ -337,6 +377,19 @@ impl Config {
             }
         };
 
+        let retention = match raw.retention {
+            None => None,
+            Some(retention) => Some(RetentionConfig {
+                older_than: parse_age(retention.older_than.get_ref()).map_err(|m| {
+                    at(
+                        retention.older_than.span(),
+                        format!("[retention] older_than: {m}"),
+                    )
+                })?,
+                raw_only: retention.raw_only,
+            }),
+        };
+
         let mut feeds = Vec::with_capacity(raw.feeds.len());
         let mut names = HashSet::new();
         let mut urls = HashSet::new();
@@ -395,6 +448,7 @@ impl Config {
             images,
             api,
             daemon,
+            retention,
             feeds,
         })
     }
@@ -452,9 +506,31 @@ fn describe_toml_error(source: &str, error: &toml::de::Error) -> String {
         .map(|t| format!(" in {t}"))
         .unwrap_or_default();
     match message.strip_prefix("unknown field ") {
-        Some(rest) => format!("unknown key {rest}").replacen(',', &format!("{table};"), 1),
+        Some(rest) => {
+            let described = format!("unknown key {rest}").replacen(',', &format!("{table};"), 1);
+            match suggestion(rest) {
+                Some(key) => format!("{described}; did you mean `{key}`?"),
+                None => described,
+            }
+        }
         None => format!("{message}{table}"),
     }
+}
+
+/// The expected key closest to a misspelt one, from serde's "`fetchh`, expected one of
+/// `fetch`, …" (or "expected `fetch` or `images`"): only when it is a plausible typo.
+fn suggestion(unknown_field_message: &str) -> Option<String> {
+    let mut names = unknown_field_message
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_string);
+    let unknown = names.next()?;
+    names
+        .map(|name| (strsim::damerau_levenshtein(&unknown, &name), name))
+        .filter(|(distance, name)| *distance <= (name.len().max(unknown.len()) / 3).max(1))
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, name)| name)
 }
 
 /// The span of `key = …` inside `[table]`, for errors found after deserialization.
@@ -491,7 +567,16 @@ struct RawConfig {
     images: RawImages,
     api: Option<RawApi>,
     daemon: RawDaemon,
+    retention: Option<RawRetention>,
     feeds: Vec<RawFeed>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRetention {
+    older_than: Spanned<String>,
+    #[serde(default)]
+    raw_only: bool,
 }
 
 #[derive(Debug, Deserialize)]

@@ -178,6 +178,8 @@ pub struct PollSummary {
     pub feeds: usize,
     pub new_articles: usize,
     pub failed_articles: usize,
+    /// Images of stored articles whose bytes could not be downloaded.
+    pub failed_images: usize,
     /// Feeds that could not be polled.
     pub errors: usize,
     pub elapsed: Duration,
@@ -188,16 +190,18 @@ impl PollSummary {
         self.feeds += 1;
         self.new_articles += report.new_articles;
         self.failed_articles += report.failed_articles;
+        self.failed_images += report.failed_images;
         self.errors += usize::from(report.error.is_some());
     }
 
-    /// `feeds=N new_articles=N failed_articles=N errors=N elapsed_ms=N`
+    /// `feeds=N new_articles=N failed_articles=N failed_images=N errors=N elapsed_ms=N`
     pub fn summary_line(&self) -> String {
         format!(
-            "feeds={} new_articles={} failed_articles={} errors={} elapsed_ms={}",
+            "feeds={} new_articles={} failed_articles={} failed_images={} errors={} elapsed_ms={}",
             self.feeds,
             self.new_articles,
             self.failed_articles,
+            self.failed_images,
             self.errors,
             self.elapsed.as_millis()
         )
@@ -301,9 +305,19 @@ pub async fn run(
     let mut config_seen = fingerprint(&config_path);
     let mut config_check = tokio::time::interval(CONFIG_CHECK_INTERVAL);
     config_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // The polls since the service was last idle: one line says what they did.
+    let mut cycle: Option<(Instant, PollSummary)> = None;
+    let mut retention_due = Instant::now();
 
     loop {
         let wake_in = start_due_polls(&ctx, &leases, &work, &mut polls, &mut in_flight).await;
+        if !polls.is_empty() && cycle.is_none() {
+            cycle = Some((Instant::now(), PollSummary::default()));
+        }
+        if Instant::now() >= retention_due {
+            retention_due = Instant::now() + RETENTION_INTERVAL;
+            apply_retention(&ctx).await;
+        }
         tokio::select! {
             _ = shutdown.cancelled() => break,
             Some(()) = reload.recv() => {
@@ -319,7 +333,18 @@ pub async fn run(
                 }
             }
             Some(done) = polls.join_next_with_id(), if !polls.is_empty() => {
-                finish_poll(done, &mut in_flight, &leases).await;
+                if let Some(report) = finish_poll(done, &mut in_flight, &leases).await {
+                    say_feed_outcome(&ctx, &report).await;
+                    if let Some((_, summary)) = cycle.as_mut() {
+                        summary.add(&report);
+                    }
+                }
+                if polls.is_empty()
+                    && let Some((started, mut summary)) = cycle.take()
+                {
+                    summary.elapsed = started.elapsed();
+                    say_cycle(&ctx, &summary).await;
+                }
             }
             _ = tokio::time::sleep(wake_in) => {}
         }
@@ -394,17 +419,82 @@ async fn start_due_polls(
     }
 }
 
-/// Bookkeeping of a finished poll: its feed's lease goes back.
+/// How often the `[retention]` rules are applied while the service runs.
+const RETENTION_INTERVAL: Duration = Duration::from_secs(3600);
+
+/// Applies `[retention]`: articles (or only their raw pages) older than the configured age
+/// are removed. A failure is logged and tried again at the next interval.
+async fn apply_retention(ctx: &Context) {
+    let Some(retention) = ctx.config.retention.clone() else {
+        return;
+    };
+    let Ok(age) = chrono::Duration::from_std(retention.older_than) else {
+        return;
+    };
+    let cutoff = now() - age;
+    match ctx.store.prune(cutoff, retention.raw_only).await {
+        Ok(pruned) if pruned.articles > 0 || pruned.raw_pages > 0 => tracing::info!(
+            articles = pruned.articles,
+            raw_pages = pruned.raw_pages,
+            images = pruned.image_blobs,
+            "retention: pruned what was fetched before {}",
+            cutoff.format("%Y-%m-%d %H:%M UTC")
+        ),
+        Ok(_) => {}
+        Err(error) => tracing::warn!(%error, "retention: cannot prune; trying again later"),
+    }
+}
+
+/// One line per feed that could not be polled: what failed and when it is tried again. A
+/// feed polled well is logged at debug level only; the cycle's line counts it.
+async fn say_feed_outcome(ctx: &Context, report: &FeedReport) {
+    let Some(error) = &report.error else {
+        tracing::debug!(summary = %report.summary_line(), "poll finished");
+        return;
+    };
+    let next = match ctx.store.feed_by_name(&report.feed).await {
+        Ok(Some(feed)) => feed.next_due_at.map(next_poll_phrase),
+        _ => None,
+    };
+    tracing::warn!(
+        "feed {} not polled: {error}; {}",
+        report.feed,
+        next.unwrap_or_else(|| "it is tried again when next due".to_string())
+    );
+}
+
+/// The cycle's one line: its totals and when the next feed is due.
+async fn say_cycle(ctx: &Context, summary: &PollSummary) {
+    let next = match ctx.store.next_due().await {
+        Ok(Some(at)) => next_poll_phrase(at),
+        _ => "no feed is due".to_string(),
+    };
+    tracing::info!("polled {}; {next}", summary.summary_line());
+}
+
+/// "next poll at 2026-11-24 04:40:00 UTC (in 4m 10s)".
+pub fn next_poll_phrase(at: DateTime<Utc>) -> String {
+    let wait = (at - now()).num_seconds().max(0);
+    let wait = match wait {
+        0..60 => format!("{wait}s"),
+        60..3600 => format!("{}m {}s", wait / 60, wait % 60),
+        _ => format!("{}h {}m", wait / 3600, wait % 3600 / 60),
+    };
+    format!(
+        "next poll at {} (in {wait})",
+        at.format("%Y-%m-%d %H:%M:%S UTC")
+    )
+}
+
+/// Bookkeeping of a finished poll: its feed's lease goes back. The poll's report, unless it
+/// panicked.
 async fn finish_poll(
     done: Result<(tokio::task::Id, FeedReport), tokio::task::JoinError>,
     in_flight: &mut HashMap<tokio::task::Id, i64>,
     leases: &FeedLeases,
-) {
-    let (task, feed_id) = match done {
-        Ok((task, report)) => {
-            tracing::debug!(summary = %report.summary_line(), "poll finished");
-            (task, in_flight.remove(&task))
-        }
+) -> Option<FeedReport> {
+    let (task, feed_id, report) = match done {
+        Ok((task, report)) => (task, in_flight.remove(&task), Some(report)),
         Err(error) => {
             let feed_id = in_flight.remove(&error.id());
             if error.is_panic() {
@@ -413,13 +503,14 @@ async fn finish_poll(
                     "a poll panicked; the feed is retried when next due"
                 );
             }
-            (error.id(), feed_id)
+            (error.id(), feed_id, None)
         }
     };
     match feed_id {
         Some(feed_id) => leases.release(Some(feed_id)).await,
         None => tracing::warn!(%task, "a finished poll had no feed on record"),
     }
+    report
 }
 
 /// Loads the file again; a valid configuration replaces the running one, an invalid one is

@@ -141,6 +141,8 @@ pub struct FeedReport {
     pub known_articles: usize,
     /// Entries whose page could not be downloaded, extracted or stored.
     pub failed_articles: usize,
+    /// Images of stored articles whose bytes could not be downloaded (kept without them).
+    pub failed_images: usize,
     /// Why the feed itself could not be polled.
     pub error: Option<String>,
     pub elapsed: Duration,
@@ -154,6 +156,7 @@ impl FeedReport {
             new_articles: 0,
             known_articles: 0,
             failed_articles: 0,
+            failed_images: 0,
             error: None,
             elapsed: Duration::ZERO,
         }
@@ -162,11 +165,12 @@ impl FeedReport {
     /// The one-line summary `poll --once` prints per feed.
     pub fn summary_line(&self) -> String {
         let mut line = format!(
-            "feed={} status={} new_articles={} failed_articles={} known_articles={} elapsed_ms={}",
+            "feed={} status={} new_articles={} failed_articles={} failed_images={} known_articles={} elapsed_ms={}",
             self.feed,
             self.status,
             self.new_articles,
             self.failed_articles,
+            self.failed_images,
             self.known_articles,
             self.elapsed.as_millis()
         );
@@ -178,7 +182,9 @@ impl FeedReport {
 }
 
 enum EntryOutcome {
-    Stored,
+    Stored {
+        failed_images: usize,
+    },
     Known,
     /// Another poll is downloading the same URL right now; the entry stays due.
     Busy,
@@ -200,7 +206,8 @@ pub async fn poll_feed(ctx: &Context, feed: &FeedRecord, cancel: &CancellationTo
         report.status = PollStatus::Failed(failure.kind);
         report.error = Some(failure.message.clone());
         record(ctx, Some(feed.id), None, &failure).await;
-        tracing::warn!(feed = %feed.name, kind = failure.kind, error = %failure.message, "feed poll failed");
+        // Said once by the caller, with when the feed is polled next.
+        tracing::debug!(feed = %feed.name, kind = failure.kind, error = %failure.message, "feed poll failed");
     }
     report.elapsed = started.elapsed();
     metrics::feed_polled(report.status.as_str());
@@ -383,7 +390,10 @@ async fn process_due_entries(
         .await;
     for (url, outcome) in outcomes {
         match outcome {
-            EntryOutcome::Stored => report.new_articles += 1,
+            EntryOutcome::Stored { failed_images } => {
+                report.new_articles += 1;
+                report.failed_images += failed_images;
+            }
             EntryOutcome::Known if counted.contains(&url) => {}
             EntryOutcome::Known => report.known_articles += 1,
             EntryOutcome::Failed => report.failed_articles += 1,
@@ -482,18 +492,18 @@ async fn process_entry(ctx: &Context, entry: &PendingEntry) -> EntryOutcome {
         .known_article(entry.feed_id, entry.guid.as_deref(), &entry.url)
         .await
     {
-        Ok(Some(_)) => Ok(InsertOutcome::Duplicate(0)),
+        Ok(Some(_)) => Ok((InsertOutcome::Duplicate(0), 0)),
         Ok(None) => download_and_store(ctx, entry).await,
         Err(error) => Err(StepFailure::database(error)),
     };
     match outcome {
         // The article's transaction settled the entry too.
-        Ok(InsertOutcome::Inserted(id)) => {
+        Ok((InsertOutcome::Inserted(id), failed_images)) => {
             metrics::article_stored();
             tracing::debug!(article = id, url = %entry.url, "article stored");
-            EntryOutcome::Stored
+            EntryOutcome::Stored { failed_images }
         }
-        Ok(InsertOutcome::Duplicate(_)) => {
+        Ok((InsertOutcome::Duplicate(_), _)) => {
             settle(ctx, entry, EntryAttempt::stored(entry.attempts, now())).await;
             EntryOutcome::Known
         }

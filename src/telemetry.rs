@@ -1,12 +1,18 @@
 //! Logging: `tracing` to standard error, human-readable by default, JSON lines for services.
 //!
-//! The filter comes from `--log-level`, else `RUST_LOG`, else `info`. Stages log with
+//! On a terminal, log lines are written around the progress bar of `poll --once`
+//! (`tracing-indicatif`), which ticks on its own. The filter comes from `--log-level`, else `RUST_LOG`, else `info`. Stages log with
 //! structured fields (`feed = %name`, `url = %url`), never with secrets: database URLs are
 //! logged through [`crate::config::DatabaseTarget::display_redacted`] and the API token never.
 
 use std::io::IsTerminal as _;
 
+use tracing_indicatif::IndicatifLayer;
+use tracing_indicatif::filter::{IndicatifFilter, hide_indicatif_span_fields};
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::format::DefaultFields;
+use tracing_subscriber::layer::{Layer as _, SubscriberExt as _};
+use tracing_subscriber::util::SubscriberInitExt as _;
 
 use crate::cli::LogFormat;
 
@@ -24,15 +30,37 @@ pub fn init(format: LogFormat, filter: Option<&str>) {
         format!("{directives},html5ever=error")
     };
     let filter = EnvFilter::new(directives);
-    let builder = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr);
     let _already_set = match format {
-        // Colours are for a person at a terminal; in a file or a journal they are noise.
-        LogFormat::Human => builder
+        // A person at a terminal: colours, and log lines written around the progress bar
+        // of `poll --once` (tracing-indicatif draws it for the span that asks for one).
+        LogFormat::Human if std::io::stderr().is_terminal() => {
+            let indicatif = IndicatifLayer::new();
+            let lines = tracing_subscriber::fmt::layer()
+                .with_target(false)
+                .with_ansi(true)
+                .fmt_fields(hide_indicatif_span_fields(DefaultFields::new()))
+                .with_writer(indicatif.get_stderr_writer())
+                .with_filter(filter);
+            tracing_subscriber::registry()
+                .with(lines)
+                .with(indicatif.with_filter(IndicatifFilter::new(false)))
+                .try_init()
+                .map_err(|_| ())
+        }
+        // In a file or a journal, colours are noise.
+        LogFormat::Human => tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
             .with_target(false)
-            .with_ansi(std::io::stderr().is_terminal())
-            .try_init(),
-        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+            .with_ansi(false)
+            .try_init()
+            .map_err(|_| ()),
+        LogFormat::Json => tracing_subscriber::fmt()
+            .with_env_filter(filter)
+            .with_writer(std::io::stderr)
+            .json()
+            .flatten_event(true)
+            .try_init()
+            .map_err(|_| ()),
     };
 }

@@ -178,7 +178,9 @@ async fn migrate_creates_the_postgres_schema_through_the_url_override() -> anyho
             "claims".to_string(),
             "feed leases".to_string(),
             "feed entries".to_string(),
-            "raw page encoding".to_string()
+            "raw page encoding".to_string(),
+            "site templates".to_string(),
+            "page metadata".to_string()
         ]
     );
     Ok(())
@@ -252,6 +254,8 @@ fn every_command_has_help() {
         vec!["articles", "search", "--help"],
         vec!["export", "--help"],
         vec!["reextract", "--help"],
+        vec!["prune", "--help"],
+        vec!["feeds", "remove", "--help"],
         vec!["extract", "--help"],
         vec!["eval", "--help"],
     ] {

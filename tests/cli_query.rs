@@ -125,6 +125,7 @@ async fn seed(db: &TestDb) -> anyhow::Result<(tempfile::TempDir, Vec<i64>)> {
                 height: Some(10),
                 content: None,
             }],
+            metadata: Default::default(),
         };
         ids.push(db.store.insert_article(&article).await?.id());
     }
@@ -551,6 +552,7 @@ async fn stored_text_prints_inert_and_a_closed_pipe_ends_quietly(db: TestDb) -> 
         raw_page: None,
         raw_content_type: None,
         images: Vec::new(),
+        metadata: Default::default(),
     };
     let id = db.store.insert_article(&article).await?.id().to_string();
     for args in [

@@ -175,6 +175,20 @@ fn an_unknown_key_is_named_with_file_line_and_table() {
 }
 
 #[test]
+fn a_misspelt_key_gets_a_suggestion() {
+    let message = refused("[fetch]\ntimout_seconds = 5\n");
+    assert!(
+        message.contains("did you mean `timeout_seconds`?"),
+        "{message}"
+    );
+    let message = refused("[databse]\nurl = \"sqlite://x.db\"\n");
+    assert!(message.contains("did you mean `database`?"), "{message}");
+    // Nothing close: no guess.
+    let message = refused("[fetch]\nzzz = 5\n");
+    assert!(!message.contains("did you mean"), "{message}");
+}
+
+#[test]
 fn unknown_keys_are_refused_everywhere() {
     for (text, key, line) in [
         ("databse = 1\n", "databse", 1),

@@ -64,6 +64,7 @@ fn article(feed_id: i64, n: u32) -> NewArticle {
         raw_page: None,
         raw_content_type: None,
         images: Vec::new(),
+        metadata: Default::default(),
     }
 }
 
@@ -84,7 +85,9 @@ async fn migrations_are_idempotent(store: Store) -> anyhow::Result<()> {
             "claims".to_string(),
             "feed leases".to_string(),
             "feed entries".to_string(),
-            "raw page encoding".to_string()
+            "raw page encoding".to_string(),
+            "site templates".to_string(),
+            "page metadata".to_string()
         ]
     );
     store.ping().await?;

@@ -9,7 +9,7 @@ use super::feeds::time_cell;
 use super::table::{one_line, text_block};
 use super::{CliError, Context, open_store, print_json, table};
 use crate::config::Config;
-use crate::store::{Article, ArticleFilter, SearchQuery, Store, StoredImage};
+use crate::store::{Article, ArticleFilter, ArticleMetadata, SearchQuery, Store, StoredImage};
 
 /// The largest page a listing or search returns at once.
 const MAX_LIMIT: i64 = 10_000;
@@ -129,6 +129,9 @@ struct ArticleRecord {
     text: String,
     html: String,
     images: Vec<ImageRecord>,
+    /// Where author and date were read, the lead image and site name (flattened).
+    #[serde(flatten)]
+    metadata: ArticleMetadata,
 }
 
 #[derive(Debug, Serialize)]
@@ -174,6 +177,7 @@ impl ArticleRecord {
                     mime: image.mime,
                 })
                 .collect(),
+            metadata: article.metadata,
         }
     }
 }

@@ -37,9 +37,9 @@ pub struct EvalArgs {
     /// Print F1 per site (host of the gold url) after the report.
     #[arg(long, hide = true)]
     pub by_site: bool,
-    /// Print a JSON array, one object per algorithm.
-    #[arg(long)]
-    pub json: bool,
+    /// JSON: an array, one object per algorithm.
+    #[command(flatten)]
+    pub output: super::OutputArgs,
     /// Write one prediction per page as `{id}.txt` into this directory.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -122,7 +122,7 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
             reports.push(mean_row(&reports, algorithm.name()));
         }
     }
-    if args.json {
+    if args.output.is_json() {
         let json = serde_json::to_string_pretty(&reports).context("serializing the report")?;
         println!("{json}");
     } else {

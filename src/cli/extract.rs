@@ -27,6 +27,9 @@ pub struct ExtractArgs {
     /// Output format.
     #[arg(long, default_value = "text", value_parser = ["text", "html", "json", "markdown"])]
     pub format: String,
+    /// The same as `--format json`.
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
 }
 
 /// Runs `gleaner extract`; `config_path` is `--config`, whose `[fetch]` section governs a
@@ -71,7 +74,12 @@ pub fn run(args: &ExtractArgs, config_path: Option<&Path>) -> Result<(), super::
         algorithm,
     )
     .map_err(|err @ ExtractError::NoContent(_)| super::CliError::runtime(err))?;
-    let output = match args.format.as_str() {
+    let format = if args.json {
+        "json"
+    } else {
+        args.format.as_str()
+    };
+    let output = match format {
         "html" => extraction.html,
         "markdown" => crate::markdown::from_html(&extraction.html),
         "json" => {

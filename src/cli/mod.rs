@@ -12,6 +12,7 @@ mod feeds_edit;
 mod init;
 mod poll;
 mod reextract;
+mod retention;
 mod setup;
 mod sites;
 mod table;
@@ -116,6 +117,25 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// `--json`, or `--format table|json`: one choice, spelled either way, on every command
+/// that prints a table or JSON.
+#[derive(Debug, Clone, Args)]
+pub struct OutputArgs {
+    /// Print JSON instead of a table (the same as `--format json`).
+    #[arg(long)]
+    pub json: bool,
+    /// Output format: `table` for people (the default), `json` for programs.
+    #[arg(long, value_parser = ["table", "json"], conflicts_with = "json")]
+    pub format: Option<String>,
+}
+
+impl OutputArgs {
+    /// Whether JSON was asked for, either way.
+    pub fn is_json(&self) -> bool {
+        self.json || self.format.as_deref() == Some("json")
+    }
+}
+
 /// How log lines are written to standard error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum LogFormat {
@@ -151,9 +171,8 @@ pub enum Command {
         /// Only failures since this time: RFC 3339, or a date meaning its midnight UTC.
         #[arg(long)]
         since: Option<String>,
-        /// Print JSON instead of a table.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: OutputArgs,
     },
     /// List, show and search stored articles.
     #[command(subcommand)]
@@ -164,10 +183,11 @@ pub enum Command {
     Reextract(ReextractArgs),
     /// List the sites whose page template gleaner has learned, and what it removes.
     Sites {
-        /// Print JSON instead of a table.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: OutputArgs,
     },
+    /// Delete articles fetched longer ago than an age (or only their raw pages).
+    Prune(PruneArgs),
     /// Extract the article from one page and print it.
     Extract(extract::ExtractArgs),
     /// Score extraction algorithms on a labelled dataset.
@@ -182,18 +202,17 @@ pub struct PollArgs {
     /// Poll every feed, due or not.
     #[arg(long)]
     pub all: bool,
-    /// Print one JSON object per feed and one for the totals (`"total": true`), one per line,
+    /// JSON: one object per feed and one for the totals (`"total": true`), one per line,
     /// instead of the summary lines.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct FeedsArgs {
-    /// Print a JSON array instead of a table.
-    #[arg(long)]
-    pub json: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
     #[command(subcommand)]
     pub command: Option<FeedsCommand>,
 }
@@ -212,10 +231,13 @@ pub enum FeedsCommand {
         schedule: Option<String>,
     },
     /// Remove a feed from config.toml, keeping the file's comments and layout (its stored
-    /// articles stay).
+    /// articles stay, unless `--purge`).
     Remove {
         /// The feed's name.
         name: String,
+        /// Also delete the feed's stored articles, entries and failures from the database.
+        #[arg(long)]
+        purge: bool,
     },
     /// Add every feed of an OPML file to config.toml.
     ImportOpml {
@@ -242,9 +264,8 @@ pub enum ArticlesCommand {
         /// At most this many rows.
         #[arg(long, default_value_t = 50)]
         limit: i64,
-        /// Print JSON instead of a table.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: OutputArgs,
     },
     /// Show one article.
     Show {
@@ -253,6 +274,9 @@ pub enum ArticlesCommand {
         /// Output format.
         #[arg(long, default_value = "text", value_parser = ["text", "html", "json", "markdown"])]
         format: String,
+        /// The same as `--format json`.
+        #[arg(long, conflicts_with = "format")]
+        json: bool,
     },
     /// Full-text search over titles and bodies, best match first.
     Search {
@@ -261,9 +285,8 @@ pub enum ArticlesCommand {
         /// At most this many results.
         #[arg(long, default_value_t = 20)]
         limit: i64,
-        /// Print JSON instead of a table.
-        #[arg(long)]
-        json: bool,
+        #[command(flatten)]
+        output: OutputArgs,
     },
 }
 
@@ -275,6 +298,18 @@ pub struct ExportArgs {
     /// Output format.
     #[arg(long, default_value = "jsonl", value_parser = ["jsonl"])]
     pub format: String,
+}
+
+#[derive(Debug, Args)]
+pub struct PruneArgs {
+    /// The age: a number and a unit (s, m, h, d, w), e.g. `90d`.
+    #[arg(long, value_name = "AGE")]
+    pub older_than: String,
+    /// Keep the articles; drop only their raw pages (they can no longer be re-extracted).
+    #[arg(long)]
+    pub raw_only: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Args)]
@@ -302,9 +337,9 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::CheckConfig => setup::check_config(&config),
         Command::Migrate => block_on(setup::migrate(&config)),
         Command::Feeds(FeedsArgs {
-            json,
+            output,
             command: None,
-        }) => block_on(feeds::list(&config, *json)),
+        }) => block_on(feeds::list(&config, output.is_json())),
         Command::Feeds(FeedsArgs {
             command: Some(FeedsCommand::Add {
                 url,
@@ -314,9 +349,9 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             ..
         }) => feeds_edit::add(&config, url, name.as_deref(), schedule.as_deref()),
         Command::Feeds(FeedsArgs {
-            command: Some(FeedsCommand::Remove { name }),
+            command: Some(FeedsCommand::Remove { name, purge }),
             ..
-        }) => feeds_edit::remove(&config, name),
+        }) => retention::remove_feed(&config, name, *purge),
         Command::Feeds(FeedsArgs {
             command: Some(FeedsCommand::ImportOpml { file }),
             ..
@@ -330,7 +365,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             feed,
             stage,
             since,
-            json,
+            output,
         } => block_on(feeds::failures(
             &config,
             feeds::FailureQuery {
@@ -339,43 +374,56 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
                 stage: stage.as_deref(),
                 since: since.as_deref(),
             },
-            *json,
+            output.is_json(),
         )),
         Command::Run => block_on(poll::run(config)),
         Command::Poll(PollArgs { once: false, .. }) => Err(CliError::Usage(
             "`gleaner poll` runs one cycle: use `gleaner poll --once` (or `gleaner run` for the service)"
                 .to_string(),
         )),
-        Command::Poll(PollArgs { all, json, .. }) => {
-            block_on(poll::poll_once(config, *all, *json))
+        Command::Poll(PollArgs { all, output, .. }) => {
+            block_on(poll::poll_once(config, *all, output.is_json()))
         }
         Command::Articles(ArticlesCommand::List {
             feed,
             since,
             after_id,
             limit,
-            json,
+            output,
         }) => block_on(articles::list(
             &config,
             feed.clone(),
             since.as_deref(),
             *after_id,
             *limit,
-            *json,
+            output.is_json(),
         )),
-        Command::Articles(ArticlesCommand::Show { id, format }) => {
+        Command::Articles(ArticlesCommand::Show { id, format, json }) => {
+            let format = if *json { "json" } else { format.as_str() };
             block_on(articles::show(&config, *id, format))
         }
-        Command::Articles(ArticlesCommand::Search { query, limit, json }) => {
-            block_on(articles::search(&config, query, *limit, *json))
-        }
+        Command::Articles(ArticlesCommand::Search {
+            query,
+            limit,
+            output,
+        }) => block_on(articles::search(&config, query, *limit, output.is_json())),
         Command::Export(ExportArgs { after_id, .. }) => block_on(articles::export(&config, *after_id)),
         Command::Reextract(ReextractArgs { algorithm, feed }) => block_on(reextract::run(
             &config,
             algorithm.as_deref(),
             feed.as_deref(),
         )),
-        Command::Sites { json } => block_on(sites::list(&config, *json)),
+        Command::Sites { output } => block_on(sites::list(&config, output.is_json())),
+        Command::Prune(PruneArgs {
+            older_than,
+            raw_only,
+            output,
+        }) => block_on(retention::prune(
+            &config,
+            older_than,
+            *raw_only,
+            output.is_json(),
+        )),
         Command::Extract(_) | Command::Eval(_) | Command::Init => Ok(()),
     }
 }

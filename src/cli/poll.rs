@@ -1,7 +1,9 @@
 //! `gleaner run` and `gleaner poll --once`.
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::ProgressStyle;
 use tokio_util::sync::CancellationToken;
+use tracing_indicatif::span_ext::IndicatifSpanExt as _;
+use tracing_indicatif::suspend_tracing_indicatif;
 
 use super::{CliError, Context};
 use crate::config::Config;
@@ -31,32 +33,43 @@ pub async fn poll_once(config: Config, all: bool, json: bool) -> Result<(), CliE
             }
         })
     };
-    let progress = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    progress.set_style(
-        ProgressStyle::with_template(
+    // The bar is drawn only when standard error is a terminal (see `telemetry`); it ticks on
+    // its own, log lines pass above it, and it is gone before the totals line.
+    let progress = tracing::info_span!("poll", indicatif.pb_show = tracing::field::Empty);
+    progress.pb_set_style(
+        &ProgressStyle::with_template(
             "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} feeds {msg}",
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    progress.pb_start();
+    let mut stored = 0usize;
+    let mut failures = 0usize;
     let summary = daemon::poll_once(
         &ctx,
         all,
         &cancel,
-        |feeds| progress.set_length(feeds as u64),
+        |feeds| progress.pb_set_length(feeds as u64),
         |report| {
             let line = if json {
                 feed_json(report).to_string()
             } else {
                 report.summary_line()
             };
-            progress.suspend(|| println!("{line}"));
-            progress.inc(1);
-            progress.set_message(report.feed.clone());
+            suspend_tracing_indicatif(|| println!("{line}"));
+            stored += report.new_articles;
+            failures +=
+                report.failed_articles + report.failed_images + usize::from(report.error.is_some());
+            progress.pb_inc(1);
+            progress.pb_set_message(&format!(
+                "· {stored} articles stored · {failures} failures · {}",
+                report.feed
+            ));
         },
     )
     .await
     .context("polling")?;
-    progress.finish_and_clear();
+    drop(progress);
     interrupted.abort();
     ctx.store.close().await;
     if json {
@@ -81,6 +94,7 @@ fn feed_json(report: &FeedReport) -> serde_json::Value {
         "new_articles": report.new_articles,
         "known_articles": report.known_articles,
         "failed_articles": report.failed_articles,
+        "failed_images": report.failed_images,
         "error": report.error,
         "elapsed_ms": u64::try_from(report.elapsed.as_millis()).unwrap_or(u64::MAX),
     })
@@ -93,6 +107,7 @@ fn summary_json(summary: &PollSummary) -> serde_json::Value {
         "feeds": summary.feeds,
         "new_articles": summary.new_articles,
         "failed_articles": summary.failed_articles,
+        "failed_images": summary.failed_images,
         "errors": summary.errors,
         "elapsed_ms": u64::try_from(summary.elapsed.as_millis()).unwrap_or(u64::MAX),
     })

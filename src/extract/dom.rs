@@ -126,9 +126,6 @@ pub struct TextBlock {
     pub sa: usize,
     /// Inside a `<figcaption>`: a caption, never body text.
     pub caption: bool,
-    /// One of several runs of text of one element, split by block-level children (CSS's
-    /// anonymous block boxes): its text is its own, not the whole element's.
-    pub run: bool,
     /// The figure the caption belongs to.
     figure: Option<usize>,
     /// Whitespace seen and not yet written.
@@ -214,8 +211,6 @@ struct Frame {
     skipped: bool,
     /// [`TextBlock::parent_path`] of a child of this element.
     path: u64,
-    /// The element's first text block, once it has one: a later run marks both as runs.
-    first_run: Option<usize>,
 }
 
 /// Runs the statistics pass over a parsed page.
@@ -311,7 +306,6 @@ impl<'a> Walk<'a> {
                 name,
                 element.attr("class").unwrap_or(""),
             ),
-            first_run: None,
         };
         if name == "img"
             && !skipped
@@ -492,22 +486,11 @@ fn add_text(
                 sl: 0,
                 sa: 0,
                 caption: frame.caption,
-                run: false,
                 figure: frame.figure,
                 pending_space: false,
             });
-            let index = blocks.len() - 1;
-            frame.block = Some(index);
-            match frame.first_run {
-                None => frame.first_run = Some(index),
-                Some(first) => {
-                    blocks[index].run = true;
-                    if let Some(first) = blocks.get_mut(first) {
-                        first.run = true;
-                    }
-                }
-            }
-            index
+            frame.block = Some(blocks.len() - 1);
+            blocks.len() - 1
         }
     };
     let Some(block) = blocks.get_mut(index) else {

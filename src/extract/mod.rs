@@ -29,6 +29,7 @@ pub mod dana;
 pub mod dom;
 pub mod econ;
 pub mod language;
+pub mod metadata;
 pub mod render;
 pub mod subtree;
 pub mod tag_ratio;
@@ -308,11 +309,13 @@ pub fn extract_page(
     Ok(extraction)
 }
 
-/// What [`extract_site_page`] gives: the extraction, what the page teaches its site's
-/// model, and what the model removed from it.
+/// What [`extract_site_page`] gives: the extraction, what the page says about itself, what
+/// the page teaches its site's model, and what the model removed from it.
 #[derive(Debug)]
 pub struct SitePageExtraction {
     pub extraction: Result<Extraction, ExtractError>,
+    /// Author, date, lead image, site name ([`metadata::page_metadata`]).
+    pub metadata: metadata::PageMetadata,
     /// Taken before anything was removed.
     pub observation: template::PageObservation,
     /// `None` when there was no model.
@@ -333,6 +336,7 @@ pub fn extract_site_page(
     let params = template::TemplateParams::default();
     let mut page = Page::parse(raw, http_charset, page_url, title_hint);
     let observation = template::observe(&page, &params);
+    let metadata = metadata::page_metadata(&page.document, page.base.as_ref());
     let applied = template.map(|template| template::apply(&mut page, template, &params));
     let extraction = algorithm.extract(&page).map(|mut extraction| {
         extraction.language = language::page_language(&page.document, &extraction.text);
@@ -340,6 +344,7 @@ pub fn extract_site_page(
     });
     SitePageExtraction {
         extraction,
+        metadata,
         observation,
         applied,
     }

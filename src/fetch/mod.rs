@@ -493,11 +493,22 @@ impl Fetcher {
             }
             Ok(transfer) => {
                 span.record("status", transfer.status.as_u16());
-                tracing::warn!("robots.txt unavailable: everything allowed for now");
+                // Outside the span: the address is said once, in the message.
+                tracing::warn!(
+                    parent: None,
+                    "{robots_url}: HTTP status {}: robots.txt unavailable, everything allowed for now",
+                    transfer.status.as_u16()
+                );
                 (Robots::allow_all(), robots::ERROR_TTL)
             }
             Err(error) => {
-                tracing::warn!(kind = error.kind(), error = %error, "robots.txt unreachable: everything allowed for now");
+                // The fetch that asked fails the same way and says so; a host that cannot
+                // be reached is reported once, there.
+                tracing::debug!(
+                    parent: None,
+                    kind = error.kind(),
+                    "{error}: robots.txt unreachable, everything allowed for now"
+                );
                 (Robots::allow_all(), robots::ERROR_TTL)
             }
         }

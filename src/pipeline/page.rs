@@ -15,14 +15,15 @@ use futures::{FutureExt, StreamExt};
 use url::Url;
 
 use super::{Context, FailureKind, Stage, StepFailure, record};
+use crate::extract::metadata::{MetadataSource, PageMetadata, Sourced};
 use crate::extract::template::{self, Applied, PageObservation, SiteTemplate};
 use crate::extract::{Algorithm, Extraction, extract_site_page};
 use crate::feed::normalize_url;
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, ResourceKind};
 use crate::metrics;
 use crate::store::{
-    CompressedPage, EntryAttempt, ImageContent, InsertOutcome, NewArticle, NewImage, PendingEntry,
-    now,
+    ArticleMetadata, CompressedPage, EntryAttempt, ImageContent, InsertOutcome, NewArticle,
+    NewImage, PendingEntry, now,
 };
 
 /// Images of one article downloaded at the same time.
@@ -60,10 +61,12 @@ pub(super) async fn fetch_timed(
     result
 }
 
+/// Stores the entry's article; with the outcome, how many of its images could not be
+/// downloaded.
 pub(super) async fn download_and_store(
     ctx: &Context,
     entry: &PendingEntry,
-) -> Result<InsertOutcome, StepFailure> {
+) -> Result<(InsertOutcome, usize), StepFailure> {
     let url = Url::parse(&entry.url).map_err(|e| {
         StepFailure::own(
             Stage::Page,
@@ -88,25 +91,34 @@ pub(super) async fn download_and_store(
         extract_off_runtime(ctx, entry, page, model, page_permit).await?;
     let SiteLearning {
         extraction,
+        metadata: page_metadata,
         observation,
         applied,
     } = extracted;
     let images = download_images(ctx, entry.feed_id, &extraction).await;
+    let failed_images = if ctx.config.images.download {
+        images.iter().filter(|i| i.content.is_none()).count()
+    } else {
+        0
+    };
     let final_url = normalize_url(&page.final_url);
     let title = if entry.title.is_empty() {
         strip_controls(extraction.title.as_deref().unwrap_or_default())
     } else {
         entry.title.clone()
     };
+    let author = feed_first(entry.author.clone(), page_metadata.author.clone());
+    let author_source = author.as_ref().map(|a| a.source.as_str());
+    let published = feed_first(entry.published_at, page_metadata.published_at.clone());
     let article = NewArticle {
         feed_id: entry.feed_id,
         guid: entry.guid.clone(),
         url: entry.url.clone(),
         canonical_url: (final_url.as_str() != entry.url).then(|| final_url.to_string()),
         title,
-        author: entry.author.clone(),
+        author: author.map(|a| strip_controls(&a.value)),
         summary: entry.summary.clone(),
-        published_at: entry.published_at,
+        published_at: published.as_ref().map(|p| p.value),
         fetched_at: now(),
         language: extraction.language.clone(),
         extractor: extraction.algorithm.name().to_string(),
@@ -116,6 +128,23 @@ pub(super) async fn download_and_store(
         raw_page: Some(raw_page),
         raw_content_type: page.content_type,
         images,
+        metadata: ArticleMetadata {
+            author_source: author_source.map(str::to_string),
+            published_source: published.map(|p| p.source.as_str().to_string()),
+            lead_image_url: page_metadata.lead_image.as_ref().map(|i| i.value.clone()),
+            lead_image_source: page_metadata
+                .lead_image
+                .as_ref()
+                .map(|i| i.source.as_str().to_string()),
+            site_name: page_metadata
+                .site_name
+                .as_ref()
+                .map(|n| strip_controls(&n.value)),
+            site_name_source: page_metadata
+                .site_name
+                .as_ref()
+                .map(|n| n.source.as_str().to_string()),
+        },
     };
     // The entry becomes `stored` in the article's own transaction: one commit for both.
     let stored = EntryAttempt::stored(entry.attempts, now());
@@ -130,7 +159,7 @@ pub(super) async fn download_and_store(
     {
         tracing::warn!(site, %error, "cannot update the site template");
     }
-    Ok(outcome)
+    Ok((outcome, failed_images))
 }
 
 /// A site's model, or none when it has none or it cannot be read.
@@ -147,6 +176,8 @@ async fn site_model(ctx: &Context, site: &str) -> Option<SiteTemplate> {
 /// One extraction with what it teaches the site's model.
 struct SiteLearning {
     extraction: Extraction,
+    /// What the page says about itself.
+    metadata: PageMetadata,
     observation: PageObservation,
     applied: Option<Applied>,
 }
@@ -246,7 +277,7 @@ async fn extract_off_runtime(
             ..page
         };
         drop(page_permit);
-        let learning = (site_page.observation, site_page.applied);
+        let learning = (site_page.metadata, site_page.observation, site_page.applied);
         (extraction, learning, compressed, page)
     });
     let budget = ctx.config.extract.timeout;
@@ -257,7 +288,7 @@ async fn extract_off_runtime(
             format!("{}: extraction took longer than {budget:?}", entry.url),
         )
     })?;
-    let (extraction, (observation, applied), compressed, page) = joined.map_err(|e| {
+    let (extraction, (metadata, observation, applied), compressed, page) = joined.map_err(|e| {
         StepFailure::own(
             Stage::Extract,
             FailureKind::Panic,
@@ -275,10 +306,20 @@ async fn extract_off_runtime(
         compressed.map_err(|e| StepFailure::own(Stage::Store, FailureKind::Compress, e))?;
     let learning = SiteLearning {
         extraction,
+        metadata,
         observation,
         applied,
     };
     Ok((learning, compressed, page))
+}
+
+/// The feed's value when it has one, else the page's.
+fn feed_first<T>(feed: Option<T>, page: Option<Sourced<T>>) -> Option<Sourced<T>> {
+    feed.map(|value| Sourced {
+        value,
+        source: MetadataSource::Feed,
+    })
+    .or(page)
 }
 
 /// The article's images, in document order, up to `[images].max_per_article`; their bytes

@@ -312,6 +312,12 @@ impl Store {
                     .bind(article.raw_page.as_ref().map(CompressedPage::as_bytes))
                     .bind(&article.raw_content_type)
                     .bind(raw_encoding.as_str())
+                    .bind(&article.metadata.author_source)
+                    .bind(&article.metadata.published_source)
+                    .bind(&article.metadata.lead_image_url)
+                    .bind(&article.metadata.lead_image_source)
+                    .bind(&article.metadata.site_name)
+                    .bind(&article.metadata.site_name_source)
                     .fetch_optional(&mut *tx)
                     .await
                     .context("inserting an article")?;

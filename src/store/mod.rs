@@ -16,6 +16,7 @@ pub mod claims;
 mod entries;
 mod feeds;
 pub mod model;
+mod retention;
 mod search;
 mod sql;
 mod tcp;
@@ -35,6 +36,7 @@ use crate::config::DatabaseTarget;
 pub use api_reads::StoreCounts;
 pub use articles::Reextraction;
 pub use model::*;
+pub use retention::Pruned;
 pub use search::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchQuery, SearchQueryError};
 pub use templates::SiteSummary;
 

@@ -128,6 +128,21 @@ pub struct NewArticle {
     /// The `Content-Type` the page was served with, needed to decode it again.
     pub raw_content_type: Option<String>,
     pub images: Vec<NewImage>,
+    /// Where `author` and `published_at` were read, and what the page adds.
+    pub metadata: ArticleMetadata,
+}
+
+/// What the page says about itself, next to the feed's values: where the author and the
+/// publication date were read (`feed`, `json-ld`, `open-graph`, `meta`), the lead image and
+/// the site name with theirs. `None` where there is no value.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, sqlx::FromRow)]
+pub struct ArticleMetadata {
+    pub author_source: Option<String>,
+    pub published_source: Option<String>,
+    pub lead_image_url: Option<String>,
+    pub lead_image_source: Option<String>,
+    pub site_name: Option<String>,
+    pub site_name_source: Option<String>,
 }
 
 /// An image of an article; `content` is present when its bytes were downloaded.
@@ -186,6 +201,9 @@ pub struct Article {
     pub html: String,
     pub word_count: i64,
     pub content_hash: String,
+    #[sqlx(flatten)]
+    #[serde(flatten)]
+    pub metadata: ArticleMetadata,
 }
 
 /// One row of an article listing.

@@ -246,9 +246,10 @@ macro_rules! insert_article {
         "INSERT INTO articles (feed_id, guid, url, canonical_url, title, author, summary,
                                published_at, fetched_at, language, extractor, confidence, text,
                                html, word_count, content_hash, raw_page, raw_content_type,
-                               raw_encoding)
+                               raw_encoding, author_source, published_source, lead_image_url,
+                               lead_image_source, site_name, site_name_source)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-                 $19)
+                 $19, $20, $21, $22, $23, $24, $25)
          ON CONFLICT DO NOTHING
          RETURNING id"
     };
@@ -312,7 +313,8 @@ pub(super) const DELETE_ARTICLE_IMAGES: &str = "DELETE FROM images WHERE article
 pub(super) const SELECT_ARTICLE: &str = "
     SELECT a.id, a.feed_id, f.name AS feed, a.guid, a.url, a.canonical_url, a.title, a.author,
            a.summary, a.published_at, a.fetched_at, a.language, a.extractor, a.confidence,
-           a.text, a.html, a.word_count, a.content_hash
+           a.text, a.html, a.word_count, a.content_hash, a.author_source, a.published_source,
+           a.lead_image_url, a.lead_image_source, a.site_name, a.site_name_source
     FROM articles a
     JOIN feeds f ON f.id = a.feed_id
     WHERE a.id = $1";
@@ -394,3 +396,22 @@ pub(super) const UPSERT_SITE_TEMPLATE: &str = "INSERT INTO site_templates
 pub(super) const LIST_SITE_TEMPLATES: &str = "SELECT site, pages, fingerprints, template_blocks,
         applied_pages, removed_blocks, removed_bytes, updated_at
     FROM site_templates ORDER BY site";
+
+// --- retention: `prune`, `[retention]`, `feeds remove --purge` ---
+
+/// Articles fetched before `$1`, their images and claims with them (`ON DELETE CASCADE`).
+pub(super) const DELETE_ARTICLES_BEFORE: &str = "DELETE FROM articles WHERE fetched_at < $1";
+
+/// The raw pages of articles fetched before `$1`.
+pub(super) const DROP_RAW_PAGES_BEFORE: &str =
+    "UPDATE articles SET raw_page = NULL WHERE fetched_at < $1 AND raw_page IS NOT NULL";
+
+/// Image bytes no stored image refers to any more.
+pub(super) const DELETE_ORPHAN_IMAGE_BLOBS: &str = "
+    DELETE FROM image_blobs
+    WHERE NOT EXISTS (SELECT 1 FROM images i WHERE i.sha256 = image_blobs.sha256)";
+
+pub(super) const DELETE_FEED_ARTICLES: &str = "DELETE FROM articles WHERE feed_id = $1";
+pub(super) const DELETE_FEED_ENTRIES: &str = "DELETE FROM feed_entries WHERE feed_id = $1";
+pub(super) const DELETE_FEED_FAILURES: &str = "DELETE FROM failures WHERE feed_id = $1";
+pub(super) const DELETE_FEED: &str = "DELETE FROM feeds WHERE id = $1";

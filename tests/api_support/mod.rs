@@ -193,6 +193,7 @@ pub async fn seed(store: &Store, count: u32) -> anyhow::Result<Seeded> {
             raw_page: None,
             raw_content_type: None,
             images: Vec::new(),
+            metadata: Default::default(),
         };
         if n == 0 {
             article.text.push_str("\n\nA rare word: xylographer.");
@@ -273,5 +274,6 @@ pub fn dense_article(feed_id: i64, n: u32) -> NewArticle {
         raw_page: None,
         raw_content_type: None,
         images: Vec::new(),
+        metadata: Default::default(),
     }
 }

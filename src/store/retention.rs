@@ -1,0 +1,108 @@
+//! Removing what is no longer wanted: articles (or only their raw pages) fetched before a
+//! cutoff (`gleaner prune`, `[retention]`), and a removed feed with everything stored for it
+//! (`gleaner feeds remove --purge`). Image bytes nothing refers to any more go too.
+//!
+//! A pruned article's feed entry is kept (a small row), so the article is not downloaded again
+//! while its feed still lists it.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::{QueryContext, Store, StoreError, db_time, on_pool, sql};
+
+/// What a prune or a purge removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Pruned {
+    /// Articles deleted (with their images and claims).
+    pub articles: u64,
+    /// Raw pages dropped from articles that stay.
+    pub raw_pages: u64,
+    /// Stored image files no longer referred to.
+    pub image_blobs: u64,
+    /// Remembered feed entries deleted (a purge only).
+    pub entries: u64,
+    /// Failure records deleted (a purge only).
+    pub failures: u64,
+}
+
+impl Store {
+    /// Deletes the articles fetched before `cutoff`, or with `raw_only` only their raw pages,
+    /// in one transaction.
+    pub async fn prune(&self, cutoff: DateTime<Utc>, raw_only: bool) -> Result<Pruned, StoreError> {
+        let cutoff = db_time(cutoff);
+        on_pool!(self, pool => {
+            let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
+            let mut pruned = Pruned::default();
+            if raw_only {
+                pruned.raw_pages = sqlx::query(sql::DROP_RAW_PAGES_BEFORE)
+                    .bind(cutoff)
+                    .execute(&mut *tx)
+                    .await
+                    .context("dropping old raw pages")?
+                    .rows_affected();
+            } else {
+                pruned.articles = sqlx::query(sql::DELETE_ARTICLES_BEFORE)
+                    .bind(cutoff)
+                    .execute(&mut *tx)
+                    .await
+                    .context("deleting old articles")?
+                    .rows_affected();
+                pruned.image_blobs = sqlx::query(sql::DELETE_ORPHAN_IMAGE_BLOBS)
+                    .execute(&mut *tx)
+                    .await
+                    .context("deleting unused image bytes")?
+                    .rows_affected();
+            }
+            tx.commit().await.context("committing a prune")?;
+            Ok(pruned)
+        })
+    }
+
+    /// Deletes the feed named `name` with its articles, remembered entries and failures, in
+    /// one transaction; `None` when no feed has that name.
+    pub async fn purge_feed(&self, name: &str) -> Result<Option<Pruned>, StoreError> {
+        let Some(feed) = self.feed_by_name(name).await? else {
+            return Ok(None);
+        };
+        on_pool!(self, pool => {
+            let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
+            let articles = sqlx::query(sql::DELETE_FEED_ARTICLES)
+                .bind(feed.id)
+                .execute(&mut *tx)
+                .await
+                .context("deleting a feed's articles")?
+                .rows_affected();
+            let entries = sqlx::query(sql::DELETE_FEED_ENTRIES)
+                .bind(feed.id)
+                .execute(&mut *tx)
+                .await
+                .context("deleting a feed's entries")?
+                .rows_affected();
+            let failures = sqlx::query(sql::DELETE_FEED_FAILURES)
+                .bind(feed.id)
+                .execute(&mut *tx)
+                .await
+                .context("deleting a feed's failures")?
+                .rows_affected();
+            sqlx::query(sql::DELETE_FEED)
+                .bind(feed.id)
+                .execute(&mut *tx)
+                .await
+                .context("deleting a feed")?;
+            let image_blobs = sqlx::query(sql::DELETE_ORPHAN_IMAGE_BLOBS)
+                .execute(&mut *tx)
+                .await
+                .context("deleting unused image bytes")?
+                .rows_affected();
+            let pruned = Pruned {
+                articles,
+                entries,
+                failures,
+                image_blobs,
+                raw_pages: 0,
+            };
+            tx.commit().await.context("committing a purge")?;
+            Ok(Some(pruned))
+        })
+    }
+}
