@@ -639,30 +639,39 @@ fn same_container(
     next: &[usize],
     alike_places: bool,
 ) -> bool {
-    let shares_parent = next.iter().any(|&n| {
-        article
-            .iter()
-            .any(|&a| blocks[a].parent.is_some() && blocks[a].parent == blocks[n].parent)
+    // The parent holding most of the group's text: a copyright line that shares the
+    // article's parent does not carry a teaser list under it.
+    let next_parent = heaviest(next.iter().filter_map(|&ix| blocks.get(ix)), |b| b.parent);
+    let shares_parent = next_parent.is_some_and(|parent| {
+        parent.is_some() && article.iter().any(|&a| blocks[a].parent == parent)
     });
     shares_parent || (alike_places && main_path(blocks, article) == main_path(blocks, next))
 }
 
 /// The [`TextBlock::parent_path`] under which most of the nodes' text sits.
 fn main_path(blocks: &[TextBlock], nodes: &[usize]) -> Option<u64> {
-    let mut text_by_path: Vec<(u64, usize)> = Vec::new();
-    for block in nodes.iter().filter_map(|&ix| blocks.get(ix)) {
-        match text_by_path
-            .iter_mut()
-            .find(|(path, _)| *path == block.parent_path)
-        {
+    heaviest(nodes.iter().filter_map(|&ix| blocks.get(ix)), |b| {
+        b.parent_path
+    })
+}
+
+/// The value of `key` that holds the most text among `blocks`.
+fn heaviest<'a, K: PartialEq + Copy>(
+    blocks: impl Iterator<Item = &'a TextBlock>,
+    key: impl Fn(&TextBlock) -> K,
+) -> Option<K> {
+    let mut text_by_key: Vec<(K, usize)> = Vec::new();
+    for block in blocks {
+        let k = key(block);
+        match text_by_key.iter_mut().find(|(other, _)| *other == k) {
             Some((_, sl)) => *sl += block.sl,
-            None => text_by_path.push((block.parent_path, block.sl)),
+            None => text_by_key.push((k, block.sl)),
         }
     }
-    text_by_path
+    text_by_key
         .into_iter()
         .max_by_key(|&(_, sl)| sl)
-        .map(|(path, _)| path)
+        .map(|(k, _)| k)
 }
 
 /// Drops short non-sentence nodes from both ends of the article (datelines, bylines, share
