@@ -18,8 +18,8 @@
 //!    but weak one `weak_gap_cost`); repeat with the remaining nodes. Valid nodes between
 //!    united ones belong to the group too.
 //! 5. `acceptableLength = AL * maxLength`; the article is the FIRST group longer than that
-//!    ([`choose_article`]), which leaves comments after the article out. Groups that follow
-//!    it across a short link-dense interruption in the same container join it
+//!    ([`choose_article`]), which leaves comments after the article out. Groups before or
+//!    after it across a short link-dense interruption in the same container join it
 //!    ([`rejoin_across_links`]).
 //! 6. The title hint (the paper's fourth observation, see [`super::title`]): groups that end
 //!    after the title node are preferred; a group before it wins only with overwhelming
@@ -47,7 +47,7 @@
 //! - `al` 0.3; `trim_below` 80; `drop_short_below` 0 (off); `drop_credits_and_signoffs` on;
 //! - `furniture_max_share` 0.2; `comments_max_share` 0.9; `spare_main_region` on;
 //! - `title_threshold` 0.7; `title_earliest_margin` 0 (off); `title_link_penalty` 0.1;
-//!   `before_title_factor` 4;
+//!   `before_title_factor` 4; `title_paragraphs_before` 3;
 //! - `rejoin_max_share` 1, `rejoin_min_share` 0.1, `rejoin_across_omitted` on.
 
 use std::sync::LazyLock;
