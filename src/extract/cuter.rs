@@ -537,22 +537,19 @@ fn rejoin_across_links(
                 Direction::Forward => edge + 1..next.first,
                 Direction::Backward => next.last + 1..edge,
             };
-            let in_pending = |ix: usize| pending.iter().any(|g| (g.first..=g.last).contains(&ix));
             let (mut sl, mut sa, mut any_linky, mut all_omitted) = (0, 0, false, true);
             for ix in between.clone() {
                 let (Some(block), Some(m)) = (blocks.get(ix), measures.get(ix)) else {
                     continue;
                 };
                 sl += block.sl;
-                if in_pending(ix) {
-                    continue;
-                }
                 sa += block.sa;
                 any_linky |= m.linky;
                 all_omitted &= !m.valid;
             }
-            let interruption = sl - pending.iter().map(|g| g.length).sum::<usize>();
-            let link_dense = any_linky && 2 * sa >= interruption;
+            // Past a small group (a heading) only boxes of omitted nodes lead on: a link list
+            // after a heading is that section's list, not an interruption of the article.
+            let link_dense = pending.is_empty() && any_linky && 2 * sa >= sl;
             let omitted = params.rejoin_across_omitted && all_omitted;
             let short = sl as f64 <= params.rejoin_max_share * base.length as f64;
             if !((link_dense || omitted) && short) {
@@ -573,7 +570,7 @@ fn rejoin_across_links(
             }
             // Groups with nothing between them were split by their weight, not by an
             // interruption: only the article's own parent element vouches for them.
-            let alike_places = interruption > 0;
+            let alike_places = sl > 0 || !pending.is_empty();
             if !same_container(blocks, &base.members, &next.members, alike_places) {
                 break;
             }
