@@ -640,11 +640,6 @@ fn cross_headings_between_paragraphs_stay_in_place() {
     assert!(position("Changed plans") < position("The grocer two doors down"));
     assert!(position("the window display ever did") < position("Second thoughts"));
     assert!(position("Second thoughts") < position("Not every shop owner"));
-    assert!(
-        result.html.contains("<p>Changed plans</p>"),
-        "{}",
-        result.html
-    );
 }
 
 #[test]
