@@ -527,10 +527,7 @@ fn rejoin_across_links(
                     .take_while(|g| title.is_none_or(|t| g.first > t)),
             ),
         };
-        let mut edge = match direction {
-            Direction::Forward => base.last,
-            Direction::Backward => base.first,
-        };
+        let mut edge = direction.outer_end(&base);
         let mut pending: Vec<&Group> = Vec::new();
         for next in neighbours {
             let between = match direction {
@@ -559,10 +556,7 @@ fn rejoin_across_links(
             if !continues {
                 // A heading or a short line between two parts: it joins with what it leads to.
                 pending.push(next);
-                edge = match direction {
-                    Direction::Forward => next.last,
-                    Direction::Backward => next.first,
-                };
+                edge = direction.outer_end(next);
                 continue;
             }
             if !continues {
@@ -576,10 +570,7 @@ fn rejoin_across_links(
             }
             joined.append(&mut pending);
             joined.push(next);
-            edge = match direction {
-                Direction::Forward => next.last,
-                Direction::Backward => next.first,
-            };
+            edge = direction.outer_end(next);
         }
     }
     for group in joined {
@@ -625,6 +616,16 @@ fn lead_heading(
 enum Direction {
     Forward,
     Backward,
+}
+
+impl Direction {
+    /// The node of `group` farthest in this direction: where the next interruption starts.
+    fn outer_end(self, group: &Group) -> usize {
+        match self {
+            Direction::Forward => group.last,
+            Direction::Backward => group.first,
+        }
+    }
 }
 
 /// Whether two sets of nodes sit in one container: some pair shares a parent element, or
