@@ -660,3 +660,34 @@ fn a_title_matching_a_section_heading_does_not_cut_the_article() {
         ],
     );
 }
+
+#[test]
+fn a_comments_heading_ends_the_article_in_its_container() {
+    // No class marks the comments: a "5 Comments" heading after the article's paragraphs,
+    // in the same container, announces them. A "3 Comments" line under the headline and a
+    // "Response" section heading inside the article end nothing.
+    let title = "Council backs covered market in railway shed";
+    for algorithm in [Algorithm::Auto, Algorithm::Cuter] {
+        let result = extract("comments_heading.html", Some(title), algorithm);
+        assert_contains_all(
+            &result.text,
+            &[
+                "The town council voted on Tuesday evening",
+                "forty stall bays",
+                "The council's answer to the parking worry",
+                "before the end of next summer",
+            ],
+        );
+        for comment in [
+            "waiting for this for years",
+            "Forty stalls sounds like",
+            "farm shop",
+        ] {
+            assert!(
+                !result.text.contains(comment),
+                "{algorithm:?} kept the comment {comment:?}:\n{}",
+                result.text
+            );
+        }
+    }
+}

@@ -33,9 +33,10 @@
 //! 8. c₂ nodes: images between the title (or the first chosen node) and the end of the last
 //!    chosen node are the article's images ([`super::render::article_images`]).
 //!
-//! Page furniture and reader comments (see [`super::dom::Region`]) are omitted like
-//! high-`LP` nodes when the marked element holds a small share of `SH`: a `sidebar` class on
-//! a wrapper of the whole page is no evidence.
+//! Page furniture and reader comments (marked by a class, or announced by a heading such as
+//! "5 Comments"; see [`super::dom::Region`]) are omitted like high-`LP` nodes when the
+//! region holds a small share of `SH`: a `sidebar` class on a wrapper of the whole page is
+//! no evidence.
 //!
 //! # Parameters
 //!
@@ -329,7 +330,7 @@ pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> 
     for region in &stats.regions {
         let limit = match region.kind {
             RegionKind::Furniture => params.furniture_max_share,
-            RegionKind::Comments => params.comments_max_share,
+            RegionKind::Comments | RegionKind::AnnouncedComments => params.comments_max_share,
         };
         // The region holds the main block and more besides: a container of the article's
         // paragraphs, where a bio or teaser box holding one long paragraph is not.

@@ -168,6 +168,10 @@ pub struct ImageNode {
 pub enum RegionKind {
     /// Reader comments (a class or id such as `comments`, `disqus`).
     Comments,
+    /// Reader comments announced by a heading ("12 Comments", "Leave a reply"): the blocks
+    /// from the heading to the end of its container, when the heading opens the container
+    /// or follows text in it. Its place is better evidence than a class name.
+    AnnouncedComments,
     /// Page furniture: `nav`, `aside`, `footer`, `header`, or a class or id such as `share`,
     /// `related`, `newsletter`.
     Furniture,
@@ -211,6 +215,9 @@ struct Frame {
     skipped: bool,
     /// [`TextBlock::parent_path`] of a child of this element.
     path: u64,
+    /// The block of a child that announces reader comments ("12 Comments", "Leave a
+    /// reply"): the blocks from it to this element's end are a comments region.
+    comments_from: Option<usize>,
 }
 
 /// Runs the statistics pass over a parsed page.
@@ -306,6 +313,7 @@ impl<'a> Walk<'a> {
                 name,
                 element.attr("class").unwrap_or(""),
             ),
+            comments_from: None,
         };
         if name == "img"
             && !skipped
@@ -363,6 +371,28 @@ impl<'a> Walk<'a> {
             self.regions
                 .push((kind, frame.first_block..self.stats.blocks.len()));
         }
+        if let Some(label) = frame.comments_from {
+            self.regions.push((
+                RegionKind::AnnouncedComments,
+                label..self.stats.blocks.len(),
+            ));
+        }
+        // The element's text is complete: if it is a comments heading after an article's
+        // worth of text in the same container, what follows it there is the comments.
+        if let Some(block) = frame.block
+            && let Some(parent) = self.stack.last_mut()
+            && parent.comments_from.is_none()
+            && self.stats.blocks.get(block).is_some_and(is_comments_label)
+        {
+            let before: usize = self.stats.blocks[parent.first_block.min(block)..block]
+                .iter()
+                .map(|b| b.text.len())
+                .sum();
+            // First in its container, the heading heads a comments section of its own.
+            if block == parent.first_block || before >= MIN_TEXT_BEFORE_COMMENTS {
+                parent.comments_from = Some(block);
+            }
+        }
     }
 
     /// Trims the blocks, drops the empty ones (renumbering the regions' ranges), attaches
@@ -413,6 +443,39 @@ impl<'a> Walk<'a> {
             .or(title_tag.filter(|t| !t.is_empty()));
         stats
     }
+}
+
+/// The text (bytes) a container must hold before a comments heading that is not its first
+/// block for the heading to end an article there: a "12 Comments" line under a headline,
+/// before the post, ends nothing.
+const MIN_TEXT_BEFORE_COMMENTS: usize = 200;
+
+/// Headings that announce reader comments, in the languages of the pages gleaner meets most.
+static COMMENTS_LABEL: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(concat!(
+        r"(?i)^(?:",
+        // "Comments", "Reader comments", "Comments (12)", "12 Comments", "Kommentare"
+        r"(?:\d+\s+)?(?:(?:readers?|users?|visitors?)['’]?\s+)?",
+        r"(?:comments|kommentare|commentaires|comentarios|commenti|reacties|komentarze|",
+        r"комментарии|коментарі|评论|評論|コメント)(?:\s*\(\d+\))?",
+        // "12 Responses", "Replies (3)": these words head comments only with a count
+        r"|\d+\s+(?:comments?|responses?|replies|reactions)",
+        r"|(?:responses|replies|reactions)\s*\(\d+\)",
+        // "12 thoughts on “Headline”", "3 Responses to …"
+        r"|\d+\s+(?:thoughts?|responses?|comments?|replies)\s+(?:on|to)\s.+",
+        r"|(?:leave|post|add|write|submit)\s+(?:a|your)\s+(?:comment|reply)",
+        r")\s*:?$",
+    ))
+    .ok()
+});
+
+/// Whether a block is a heading that announces reader comments: short, not a link (a
+/// "12 comments" link near the byline points to them, it does not head them), and saying so.
+fn is_comments_label(block: &TextBlock) -> bool {
+    let text = block.text.trim();
+    text.len() <= 120
+        && 2 * block.sa < text.len()
+        && COMMENTS_LABEL.as_ref().is_some_and(|re| re.is_match(text))
 }
 
 /// The FNV-1a offset basis: the path hash of the root.

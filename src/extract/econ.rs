@@ -58,6 +58,10 @@ pub const MAX_LINK_SHARE: f64 = 0.5;
 /// Marked regions holding at least this share of the page's text are not trusted as noise.
 pub const MAX_REGION_SHARE: f64 = 0.5;
 
+/// Comments announced by a heading are trusted up to this share of the page's text
+/// (CUTER's `comments_max_share`).
+pub const ANNOUNCED_COMMENTS_MAX_SHARE: f64 = 0.9;
+
 /// The blocks (by `IX`) of the summary-node.
 pub fn select(page: &Page) -> Vec<usize> {
     let stats = &page.stats;
@@ -65,7 +69,12 @@ pub fn select(page: &Page) -> Vec<usize> {
     let small = |sl: usize| (sl as f64) < MAX_REGION_SHARE * stats.sh as f64;
     let mut in_comments = vec![false; n];
     for region in &stats.regions {
-        if region.kind == RegionKind::Comments && small(region.sl) {
+        // A heading's place is better evidence than a class name: announced comments are
+        // trusted up to CUTER's comments share, the article they follow being shorter than
+        // them on a busy page.
+        let announced = region.kind == RegionKind::AnnouncedComments
+            && (region.sl as f64) < ANNOUNCED_COMMENTS_MAX_SHARE * stats.sh as f64;
+        if announced || (region.kind == RegionKind::Comments && small(region.sl)) {
             in_comments[region.blocks.clone()].fill(true);
         }
     }
