@@ -160,3 +160,47 @@ fn a_bad_feed_algorithm_or_credentials_are_refused() {
         refused("[[feeds]]\nurl = \"https://a.example/\"\nuser_agent = \"bot\\r\\nX: 1\"\n");
     assert_at_line(&message, 3, "user_agent");
 }
+
+fn check_config(text: &str) -> std::process::Output {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join("config.toml"), text).expect("write config");
+    std::process::Command::new(env!("CARGO_BIN_EXE_gleaner"))
+        .current_dir(dir.path())
+        .env_remove("GLEANER_CONFIG")
+        .env_remove("GLEANER_DATABASE_URL")
+        .env_remove("RUST_LOG")
+        .arg("check-config")
+        .output()
+        .expect("runs")
+}
+
+#[test]
+fn check_config_shows_the_controls_and_redacts_the_secrets() {
+    let output = check_config(CONTROLLED);
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{out}");
+    for shown in [
+        "feed private: disabled; algorithm cetr; images off",
+        "user agent `reader/2`",
+        "x-token",
+        "cookie ***",
+        "basic auth ann:***",
+        "block [`author:(?i)bot`, `text:casino`]",
+        "filters: keep [`url:/news/`], block [`title:^Sponsored`]",
+    ] {
+        assert!(out.contains(shown), "`{shown}` missing: {out}");
+    }
+    for secret in ["hunter2", "session=abc", "t0ken"] {
+        assert!(!out.contains(secret), "`{secret}` shown: {out}");
+    }
+    assert!(!out.contains("feed plain:"), "{out}");
+}
+
+#[test]
+fn check_config_refuses_a_bad_header_with_its_line() {
+    let output =
+        check_config("[[feeds]]\nurl = \"https://a.example/\"\nheaders = { \"a b\" = \"x\" }\n");
+    assert_eq!(output.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert!(err.contains("config.toml:3:"), "{err}");
+}

@@ -4,10 +4,13 @@
 
 mod common;
 
+use std::time::{Duration, Instant};
+
 use anyhow::Context as _;
 use axum::http::HeaderMap;
 use common::farm::{self, Farm, Item, Route};
 use common::{TestConfig, TestDb};
+use gleaner::config::Config;
 use gleaner::daemon::{self, PollSummary};
 use gleaner::pipeline::{Context, FeedReport};
 use gleaner::store::{EntryState, Store};
@@ -21,6 +24,7 @@ on_both_databases!(
     blocked_entries_are_never_downloaded_and_never_judged_again,
     keep_rules_turn_away_what_none_of_them_match,
     a_text_rule_without_a_summary_is_judged_on_the_article,
+    a_reload_brings_new_headers_and_stops_a_disabled_feed,
 );
 
 /// "ann:hunter2" in base64, as basic auth sends it.
@@ -385,5 +389,78 @@ async fn a_text_rule_without_a_summary_is_judged_on_the_article(db: TestDb) -> a
     let (again, _) = poll(&ctx).await?;
     assert_eq!((again.new_articles, again.blocked), (0, 0));
     assert_eq!(farm.hits("/a/1.html"), 1, "not downloaded again");
+    Ok(())
+}
+
+/// Waits, within a deadline, until `done` holds.
+async fn wait_until(what: &str, done: impl Fn() -> bool) -> anyhow::Result<()> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !done() {
+        anyhow::ensure!(Instant::now() < deadline, "not in time: {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    Ok(())
+}
+
+/// The running service picks up a feed's new header and a newly disabled feed from the edited
+/// file, without a restart.
+async fn a_reload_brings_new_headers_and_stops_a_disabled_feed(db: TestDb) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    let (first, second) = (
+        serve_rss(&farm, "/first.xml", &[]),
+        serve_rss(&farm, "/second.xml", &[]),
+    );
+    let token = |value: &str| -> toml::Table {
+        [("X-Token".to_string(), toml::Value::from(value))]
+            .into_iter()
+            .collect()
+    };
+    // Every second, no jitter: the service polls both feeds again and again.
+    let config = |value: &str, second_enabled: bool| {
+        base(&db)
+            .set("schedule", "default", "* * * * * *")
+            .set("schedule", "jitter_seconds", 0)
+            .feed("first", first.clone())
+            .feed_set("headers", token(value))
+            .feed("second", second.clone())
+            .feed_set("enabled", second_enabled)
+    };
+    let dir = tempfile::tempdir()?;
+    let path = config("one", true).write(dir.path())?;
+    let (reload, reloads) = tokio::sync::mpsc::channel(4);
+    let shutdown = CancellationToken::new();
+    let service = tokio::spawn(daemon::run(
+        path.clone(),
+        Config::load(&path)?,
+        shutdown.clone(),
+        reloads,
+    ));
+    let sent = |value: &'static str| {
+        let farm = &farm;
+        move || {
+            farm.request_headers("/first.xml")
+                .iter()
+                .any(|seen| header(seen, "x-token") == Some(value))
+        }
+    };
+    wait_until("the first header", sent("one")).await?;
+    wait_until("the second feed polled", || farm.hits("/second.xml") > 0).await?;
+
+    config("two", false).write(dir.path())?;
+    reload.send(()).await?;
+    wait_until("the new header", sent("two")).await?;
+    let (first_polls, second_polls) = (farm.hits("/first.xml"), farm.hits("/second.xml"));
+    wait_until("two more polls", || {
+        farm.hits("/first.xml") >= first_polls + 2
+    })
+    .await?;
+    assert_eq!(
+        farm.hits("/second.xml"),
+        second_polls,
+        "a disabled feed is not polled"
+    );
+
+    shutdown.cancel();
+    service.await??;
     Ok(())
 }
