@@ -9,10 +9,9 @@ use std::time::{Duration, Instant};
 use anyhow::Context as _;
 use axum::http::HeaderMap;
 use common::farm::{self, Farm, Item, Route};
-use common::{TestConfig, TestDb};
+use common::{TestConfig, TestDb, poll};
 use gleaner::config::Config;
-use gleaner::daemon::{self, PollSummary};
-use gleaner::pipeline::{Context, FeedReport};
+use gleaner::daemon;
 use gleaner::store::{EntryState, Store};
 use tokio_util::sync::CancellationToken;
 
@@ -29,20 +28,6 @@ on_both_databases!(
 
 /// "ann:hunter2" in base64, as basic auth sends it.
 const BASIC_ANN: &str = "Basic YW5uOmh1bnRlcjI=";
-
-async fn poll(ctx: &Context) -> anyhow::Result<(PollSummary, Vec<FeedReport>)> {
-    let mut reports = Vec::new();
-    let summary = daemon::poll_once(
-        ctx,
-        true,
-        &CancellationToken::new(),
-        |_| {},
-        |r| reports.push(r.clone()),
-    )
-    .await?;
-    reports.sort_by(|a, b| a.feed.cmp(&b.feed));
-    Ok((summary, reports))
-}
 
 fn base(db: &TestDb) -> TestConfig {
     TestConfig::new(db)

@@ -8,9 +8,8 @@ use std::time::Duration;
 use anyhow::Context as _;
 use chrono::Utc;
 use common::farm::{self, Farm, Item, Route};
-use common::{TestConfig, TestDb};
-use gleaner::daemon::{self, PollSummary};
-use gleaner::pipeline::{Context, FeedReport};
+use common::{TestConfig, TestDb, poll};
+use gleaner::daemon;
 use gleaner::store::ArticleFilter;
 use tokio_util::sync::CancellationToken;
 
@@ -34,20 +33,6 @@ fn config(db: &TestDb, feeds: &[(&str, String)]) -> TestConfig {
             .set("fetch", "max_page_bytes", 300_000),
         |config, (name, url)| config.feed(name, url.clone()),
     )
-}
-
-async fn poll(ctx: &Context) -> anyhow::Result<(PollSummary, Vec<FeedReport>)> {
-    let mut reports = Vec::new();
-    let summary = daemon::poll_once(
-        ctx,
-        true,
-        &CancellationToken::new(),
-        |_| {},
-        |r| reports.push(r.clone()),
-    )
-    .await?;
-    reports.sort_by(|a, b| a.feed.cmp(&b.feed));
-    Ok((summary, reports))
 }
 
 fn item(farm: &Farm, n: usize) -> Item {

@@ -208,6 +208,26 @@ pub async fn distinct_articles(
     Ok(rows)
 }
 
+/// One `poll --once --all` cycle: its totals and each feed's report, by feed name.
+pub async fn poll(
+    ctx: &gleaner::pipeline::Context,
+) -> anyhow::Result<(
+    gleaner::daemon::PollSummary,
+    Vec<gleaner::pipeline::FeedReport>,
+)> {
+    let mut reports = Vec::new();
+    let summary = gleaner::daemon::poll_once(
+        ctx,
+        true,
+        &tokio_util::sync::CancellationToken::new(),
+        |_| {},
+        |r| reports.push(r.clone()),
+    )
+    .await?;
+    reports.sort_by(|a, b| a.feed.cmp(&b.feed));
+    Ok((summary, reports))
+}
+
 /// The path of a file under `tests/`.
 pub fn fixture(relative: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
