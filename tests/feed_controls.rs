@@ -204,6 +204,8 @@ async fn a_feeds_algorithm_and_images_take_effect(db: TestDb) -> anyhow::Result<
         .feed_set("images", false)
         .feed("plain", plain);
     let ctx = daemon::prepare(config.parse()?).await?;
+    let dir = tempfile::tempdir()?;
+    let path = config.write(dir.path())?;
     let (summary, reports) = poll(&ctx).await?;
     assert_eq!(summary.new_articles, 2, "{reports:#?}");
     let articles = common::distinct_articles(&ctx.store).await?;
@@ -215,6 +217,21 @@ async fn a_feeds_algorithm_and_images_take_effect(db: TestDb) -> anyhow::Result<
     };
     assert_eq!(extractor("tuned").as_deref(), Some("bte"));
     assert_eq!(extractor("plain").as_deref(), Some("cuter"));
+    // `reextract` without `--algorithm` keeps each feed's own.
+    let reextracted = std::process::Command::new(env!("CARGO_BIN_EXE_gleaner"))
+        .args(["reextract", "--config"])
+        .arg(&path)
+        .env_remove("GLEANER_DATABASE_URL")
+        .output()?;
+    assert!(reextracted.status.success(), "{reextracted:?}");
+    for article in common::distinct_articles(&ctx.store).await? {
+        let expected = if article.feed == "tuned" {
+            "bte"
+        } else {
+            "cuter"
+        };
+        assert_eq!(article.extractor, expected, "{article:?}");
+    }
     assert_eq!(farm.hits("/img/1.png"), 0, "images = false");
     assert_eq!(farm.hits("/img/2.png"), 1);
     for article in &articles {
