@@ -188,6 +188,21 @@ async fn a_disabled_feed_is_not_polled_and_keeps_its_articles(db: TestDb) -> any
     assert!(!row.active);
     let articles = common::distinct_articles(&ctx.store).await?;
     assert!(articles.iter().any(|a| a.feed == "quiet"), "{articles:#?}");
+
+    let dir = tempfile::tempdir()?;
+    let listed = std::process::Command::new(env!("CARGO_BIN_EXE_gleaner"))
+        .args(["feeds", "--json", "--config"])
+        .arg(disabled.write(dir.path())?)
+        .env_remove("GLEANER_DATABASE_URL")
+        .output()?;
+    assert!(listed.status.success(), "{listed:?}");
+    let rows: serde_json::Value = serde_json::from_slice(&listed.stdout)?;
+    assert_eq!(rows[0]["name"], "quiet");
+    assert_eq!(
+        (&rows[0]["enabled"], &rows[1]["enabled"]),
+        (&false.into(), &true.into())
+    );
+    assert_eq!(rows[0]["articles"], 1, "{rows}");
     Ok(())
 }
 
