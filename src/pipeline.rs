@@ -594,6 +594,7 @@ fn candidate<'a>(entry: &'a PendingEntry, article_text: Option<&'a str>) -> Cand
 /// Records an entry the filters turned away; it is not due again.
 async fn block(ctx: &Context, entry: &PendingEntry, reason: &Blocked) -> EntryOutcome {
     tracing::debug!(url = %entry.url, %reason, "entry blocked by the feed's filters");
+    metrics::entry_blocked();
     if let Err(error) = ctx
         .store
         .block_entry(entry.id, &reason.to_string(), now())

@@ -310,6 +310,13 @@ async fn blocked_entries_are_never_downloaded_and_never_judged_again(
         Some("block title:^Sponsored")
     );
     assert_eq!(ctx.store.entry_blocked_by(id, &items[0].url).await?, None);
+    let metrics = gleaner::metrics::render().finish();
+    let counted = metrics.lines().find_map(|line| {
+        line.strip_prefix("gleaner_entries_blocked_total ")?
+            .parse::<f64>()
+            .ok()
+    });
+    assert!(counted.is_some_and(|n| n >= 1.0), "{metrics}");
 
     let (again, reports) = poll(&ctx).await?;
     assert_eq!((again.new_articles, again.blocked), (0, 0), "{reports:#?}");
