@@ -17,7 +17,11 @@ use toml::Spanned;
 use url::Url;
 
 use crate::extract::Algorithm;
+use crate::filter::Filters;
 use crate::schedule::CronSchedule;
+
+mod feed;
+pub use feed::{BasicAuth, FeedRequest, FiltersConfig, Secret};
 
 /// The environment variable that names the configuration file when `--config` is absent.
 pub const CONFIG_ENV: &str = "GLEANER_CONFIG";
@@ -55,6 +59,8 @@ pub struct Config {
     pub daemon: DaemonConfig,
     /// `None` when the file has no `[retention]` table: nothing is ever pruned.
     pub retention: Option<RetentionConfig>,
+    /// `[filters]`: the lists of every feed without its own.
+    pub filters: FiltersConfig,
     pub feeds: Vec<FeedConfig>,
 }
 
@@ -241,6 +247,32 @@ pub struct FeedConfig {
     pub url: Url,
     /// The feed's own schedule, else `[schedule].default`.
     pub schedule: CronSchedule,
+    /// `enabled = false`: the feed is not polled; its row and articles stay.
+    pub enabled: bool,
+    /// `algorithm`: this feed's articles are extracted with it instead of `[extract]`'s.
+    pub algorithm: Option<Algorithm>,
+    /// `images`: whether this feed's images are downloaded, instead of `[images] download`.
+    pub images: Option<bool>,
+    /// What this feed's requests carry besides `[fetch]`'s.
+    pub request: FeedRequest,
+    /// `keep` / `block`: the feed's own lists, else `[filters]`'s.
+    pub filters: Filters,
+}
+
+impl FeedConfig {
+    /// A feed with no controls of its own: enabled, the global algorithm, images, filters.
+    pub fn new(name: &str, url: Url, schedule: CronSchedule) -> FeedConfig {
+        FeedConfig {
+            name: name.to_string(),
+            url,
+            schedule,
+            enabled: true,
+            algorithm: None,
+            images: None,
+            request: FeedRequest::default(),
+            filters: Filters::default(),
+        }
+    }
 }
 
 /// A configuration that cannot be used. `Display` is one line naming file, line and key.
@@ -390,6 +422,7 @@ impl Config {
             }),
         };
 
+        let filters = raw.filters.validate(at)?;
         let mut feeds = Vec::with_capacity(raw.feeds.len());
         let mut names = HashSet::new();
         let mut urls = HashSet::new();
@@ -428,10 +461,16 @@ impl Config {
                     .map_err(|e| at(expr.span(), format!("[[feeds]] schedule of `{name}`: {e}")))?,
                 None => default_schedule.clone(),
             };
+            let controls = feed.controls(&name, &filters, at)?;
             feeds.push(FeedConfig {
                 name,
                 url,
                 schedule,
+                enabled: controls.enabled,
+                algorithm: controls.algorithm,
+                images: controls.images,
+                request: controls.request,
+                filters: controls.filters,
             });
         }
 
@@ -449,6 +488,7 @@ impl Config {
             api,
             daemon,
             retention,
+            filters,
             feeds,
         })
     }
@@ -568,7 +608,8 @@ struct RawConfig {
     api: Option<RawApi>,
     daemon: RawDaemon,
     retention: Option<RawRetention>,
-    feeds: Vec<RawFeed>,
+    filters: feed::RawFilters,
+    feeds: Vec<feed::RawFeed>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -890,12 +931,4 @@ impl Default for RawDaemon {
             feed_lease_seconds: 60,
         }
     }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawFeed {
-    name: Option<Spanned<String>>,
-    url: Spanned<String>,
-    schedule: Option<Spanned<String>>,
 }

@@ -182,6 +182,8 @@ pub struct PollSummary {
     pub failed_images: usize,
     /// Feeds that could not be polled.
     pub errors: usize,
+    /// Entries turned away by their feed's filters.
+    pub blocked: usize,
     pub elapsed: Duration,
 }
 
@@ -192,17 +194,19 @@ impl PollSummary {
         self.failed_articles += report.failed_articles;
         self.failed_images += report.failed_images;
         self.errors += usize::from(report.error.is_some());
+        self.blocked += report.blocked;
     }
 
-    /// `feeds=N new_articles=N failed_articles=N failed_images=N errors=N elapsed_ms=N`
+    /// `feeds=N new_articles=N failed_articles=N failed_images=N errors=N blocked=N elapsed_ms=N`
     pub fn summary_line(&self) -> String {
         format!(
-            "feeds={} new_articles={} failed_articles={} failed_images={} errors={} elapsed_ms={}",
+            "feeds={} new_articles={} failed_articles={} failed_images={} errors={} blocked={} elapsed_ms={}",
             self.feeds,
             self.new_articles,
             self.failed_articles,
             self.failed_images,
             self.errors,
+            self.blocked,
             self.elapsed.as_millis()
         )
     }

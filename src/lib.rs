@@ -10,6 +10,7 @@ pub mod eval;
 pub mod extract;
 pub mod feed;
 pub mod fetch;
+pub mod filter;
 pub mod html_depth;
 pub mod markdown;
 pub mod metrics;

@@ -34,6 +34,11 @@ pub fn article_stored() {
     REGISTRY.articles_stored.inc(&[], 1);
 }
 
+/// A feed entry was turned away by its feed's filters.
+pub fn entry_blocked() {
+    REGISTRY.entries_blocked.inc(&[], 1);
+}
+
 /// Something failed at pipeline `stage` (`feed`, `page`, `extract`, `image`, `store`) with a
 /// short `kind` (`timeout`, `http_status`, …).
 pub fn failure(stage: &str, kind: &str) {
@@ -69,6 +74,7 @@ pub fn render() -> Exposition {
     let registry = &*REGISTRY;
     registry.feed_polls.render(&mut out);
     registry.articles_stored.render(&mut out);
+    registry.entries_blocked.render(&mut out);
     registry.failures.render(&mut out);
     registry.fetch_seconds.render(&mut out);
     registry.fetch_bytes.render(&mut out);
@@ -142,6 +148,7 @@ fn escape_help(text: &str) -> String {
 struct Registry {
     feed_polls: CounterFamily,
     articles_stored: CounterFamily,
+    entries_blocked: CounterFamily,
     failures: CounterFamily,
     fetch_seconds: HistogramFamily,
     fetch_bytes: CounterFamily,
@@ -159,6 +166,11 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| Registry {
     articles_stored: CounterFamily::new(
         "gleaner_articles_stored_total",
         "New articles stored by this process.",
+        &[],
+    ),
+    entries_blocked: CounterFamily::new(
+        "gleaner_entries_blocked_total",
+        "Feed entries turned away by their feed's keep/block filters.",
         &[],
     ),
     failures: CounterFamily::new(

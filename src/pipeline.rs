@@ -6,6 +6,11 @@
 //! entry's title as the hint) → download its images within the caps → one transaction into the
 //! store (`page`) → write the entry's outcome back → save the feed's validators.
 //!
+//! A feed's controls ride along as [`FeedSettings`]: its request options on every fetch, its
+//! extraction algorithm and image choice, and its filters, which turn an entry away before its
+//! page is downloaded (or after extraction, for a `text:` rule the entry alone cannot answer);
+//! a blocked entry is recorded as such and never judged or downloaded again.
+//!
 //! The promise: an entry is remembered before the validators that would hide it behind 304
 //! answers are saved, and it stays due until its article is stored or it is given up (after
 //! `[fetch] article_retries` retries with doubling waits, or at once when retrying cannot
@@ -32,15 +37,17 @@ use tokio_util::sync::CancellationToken;
 use chrono::{DateTime, Utc};
 
 use crate::config::{Config, EntriesConfig, FeedConfig};
+use crate::extract::Algorithm;
 use crate::feed::{FeedEntry, ParsedFeed, UnusableEntry, parse_feed};
-use crate::fetch::{FetchOutcome, FetchRequest, Fetched, Fetcher, ResourceKind};
+use crate::fetch::{FetchOutcome, FetchRequest, Fetched, Fetcher, RequestOptions, ResourceKind};
+use crate::filter::{Blocked, Candidate, Verdict};
 use crate::metrics;
 use crate::schedule;
 use crate::store::{
     EntryAttempt, EntryState, FeedPoll, FeedRecord, InsertOutcome, NewEntry, NewFailure,
     PendingEntry, PollStatus, Store, now,
 };
-use page::{download_and_store, fetch_timed};
+use page::{PageOutcome, download_and_store, fetch_timed};
 
 /// Articles of one feed processed at the same time (the fetcher's per-host limits still apply).
 const ARTICLES_IN_PARALLEL: usize = 4;
@@ -130,6 +137,31 @@ impl Drop for Claim {
     }
 }
 
+/// What one feed's configuration asks of its poll, resolved against the global settings.
+struct FeedSettings<'a> {
+    /// The feed's row id.
+    id: i64,
+    config: &'a FeedConfig,
+    /// Sent with each of the feed's requests.
+    options: Arc<RequestOptions>,
+    /// The feed's `algorithm`, else `[extract] algorithm`.
+    algorithm: Algorithm,
+    /// The feed's `images`, else `[images] download`.
+    download_images: bool,
+}
+
+impl FeedSettings<'_> {
+    fn new<'a>(ctx: &Context, feed: &FeedRecord, config: &'a FeedConfig) -> FeedSettings<'a> {
+        FeedSettings {
+            id: feed.id,
+            config,
+            options: Arc::new(RequestOptions::for_feed(config)),
+            algorithm: config.algorithm.unwrap_or(ctx.config.extract.algorithm),
+            download_images: config.images.unwrap_or(ctx.config.images.download),
+        }
+    }
+}
+
 /// How one poll of one feed went.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FeedReport {
@@ -143,6 +175,8 @@ pub struct FeedReport {
     pub failed_articles: usize,
     /// Images of stored articles whose bytes could not be downloaded (kept without them).
     pub failed_images: usize,
+    /// Entries turned away by the feed's filters in this poll.
+    pub blocked: usize,
     /// Why the feed itself could not be polled.
     pub error: Option<String>,
     pub elapsed: Duration,
@@ -157,6 +191,7 @@ impl FeedReport {
             known_articles: 0,
             failed_articles: 0,
             failed_images: 0,
+            blocked: 0,
             error: None,
             elapsed: Duration::ZERO,
         }
@@ -165,13 +200,14 @@ impl FeedReport {
     /// The one-line summary `poll --once` prints per feed.
     pub fn summary_line(&self) -> String {
         let mut line = format!(
-            "feed={} status={} new_articles={} failed_articles={} failed_images={} known_articles={} elapsed_ms={}",
+            "feed={} status={} new_articles={} failed_articles={} failed_images={} known_articles={} blocked={} elapsed_ms={}",
             self.feed,
             self.status,
             self.new_articles,
             self.failed_articles,
             self.failed_images,
             self.known_articles,
+            self.blocked,
             self.elapsed.as_millis()
         );
         if let Some(error) = &self.error {
@@ -189,6 +225,8 @@ enum EntryOutcome {
     /// Another poll is downloading the same URL right now; the entry stays due.
     Busy,
     Failed,
+    /// Turned away by the feed's filters.
+    Blocked,
 }
 
 /// Polls one feed and stores its new articles. Never fails: problems are recorded in the
@@ -197,7 +235,8 @@ enum EntryOutcome {
 pub async fn poll_feed(ctx: &Context, feed: &FeedRecord, cancel: &CancellationToken) -> FeedReport {
     let started = Instant::now();
     let mut report = FeedReport::new(&feed.name);
-    let Some(feed_config) = ctx.config.feeds.iter().find(|f| f.name == feed.name) else {
+    let configured = ctx.config.feeds.iter().find(|f| f.name == feed.name);
+    let Some(feed_config) = configured.filter(|f| f.enabled) else {
         report.status = PollStatus::Removed;
         return report;
     };
@@ -225,7 +264,8 @@ async fn poll_entries(
     report: &mut FeedReport,
 ) -> Result<(), StepFailure> {
     let polled_at = now();
-    let document = match fetch_document(ctx, feed, feed_config).await {
+    let settings = FeedSettings::new(ctx, feed, feed_config);
+    let document = match fetch_document(ctx, feed, &settings).await {
         Ok(document) => document,
         Err((failure, retry_after)) => {
             fail_poll(ctx, feed, feed_config, &failure, retry_after).await;
@@ -257,7 +297,7 @@ async fn poll_entries(
         }
     };
     report.known_articles = counted.len();
-    process_due_entries(ctx, feed, cancel, &counted, report).await?;
+    process_due_entries(ctx, &settings, cancel, &counted, report).await?;
     poll.next_due_at = next_due_with_entries(ctx, feed, polled_at, regular).await;
     save_poll(ctx, feed, &poll).await?;
     tracing::info!(
@@ -266,6 +306,7 @@ async fn poll_entries(
         new_articles = report.new_articles,
         failed_articles = report.failed_articles,
         known_articles = report.known_articles,
+        blocked = report.blocked,
         "feed polled"
     );
     Ok(())
@@ -286,13 +327,14 @@ async fn record_unusable_entries(ctx: &Context, feed_id: i64, unusable: &[Unusab
 async fn fetch_document(
     ctx: &Context,
     feed: &FeedRecord,
-    feed_config: &FeedConfig,
+    settings: &FeedSettings<'_>,
 ) -> Result<Option<(Fetched, ParsedFeed)>, (StepFailure, Option<Duration>)> {
     let request = FetchRequest {
         etag: feed.etag.clone(),
         last_modified: feed.last_modified.clone(),
-        ..FetchRequest::new(feed_config.url.clone(), ResourceKind::Feed)
-    };
+        ..FetchRequest::new(settings.config.url.clone(), ResourceKind::Feed)
+    }
+    .with_options(&settings.options);
     let fetched = match fetch_timed(ctx, &request).await {
         Ok(FetchOutcome::Fetched(fetched)) => fetched,
         Ok(FetchOutcome::NotModified) => return Ok(None),
@@ -371,7 +413,7 @@ fn new_entry(entry: FeedEntry) -> NewEntry {
 /// not counted as known again.
 async fn process_due_entries(
     ctx: &Context,
-    feed: &FeedRecord,
+    settings: &FeedSettings<'_>,
     cancel: &CancellationToken,
     counted: &HashSet<String>,
     report: &mut FeedReport,
@@ -379,12 +421,20 @@ async fn process_due_entries(
     let limit = i64::try_from(ctx.config.entries.max_per_feed).unwrap_or(i64::MAX);
     let due = ctx
         .store
-        .due_entries(feed.id, now(), limit)
+        .due_entries(settings.id, now(), limit)
         .await
         .map_err(StepFailure::database)?;
     let outcomes: Vec<(String, EntryOutcome)> = futures::stream::iter(due)
         .take_while(|_| futures::future::ready(!cancel.is_cancelled()))
-        .map(|entry| async move { (entry.url.clone(), process_entry(ctx, &entry).await) }.boxed())
+        .map(|entry| {
+            async move {
+                (
+                    entry.url.clone(),
+                    process_entry(ctx, settings, &entry).await,
+                )
+            }
+            .boxed()
+        })
         .buffered(ARTICLES_IN_PARALLEL)
         .collect()
         .await;
@@ -397,6 +447,7 @@ async fn process_due_entries(
             EntryOutcome::Known if counted.contains(&url) => {}
             EntryOutcome::Known => report.known_articles += 1,
             EntryOutcome::Failed => report.failed_articles += 1,
+            EntryOutcome::Blocked => report.blocked += 1,
             EntryOutcome::Busy => {}
         }
     }
@@ -481,8 +532,16 @@ async fn fail_poll(
 }
 
 /// One attempt at one entry; its outcome is written back to the entry. An attempt cut short
-/// (the poll abandoned) writes nothing, and the entry stays due.
-async fn process_entry(ctx: &Context, entry: &PendingEntry) -> EntryOutcome {
+/// (the poll abandoned) writes nothing, and the entry stays due. The feed's filters judge the
+/// entry first: one they turn away is never downloaded.
+async fn process_entry(
+    ctx: &Context,
+    settings: &FeedSettings<'_>,
+    entry: &PendingEntry,
+) -> EntryOutcome {
+    if let Verdict::Blocked(reason) = settings.config.filters.judge(&candidate(entry, None)) {
+        return block(ctx, entry, &reason).await;
+    }
     let Some(_claim) = ctx.in_flight.claim(&entry.url) else {
         return EntryOutcome::Busy;
     };
@@ -492,21 +551,22 @@ async fn process_entry(ctx: &Context, entry: &PendingEntry) -> EntryOutcome {
         .known_article(entry.feed_id, entry.guid.as_deref(), &entry.url)
         .await
     {
-        Ok(Some(_)) => Ok((InsertOutcome::Duplicate(0), 0)),
-        Ok(None) => download_and_store(ctx, entry).await,
+        Ok(Some(_)) => Ok(PageOutcome::Stored(InsertOutcome::Duplicate(0), 0)),
+        Ok(None) => download_and_store(ctx, settings, entry).await,
         Err(error) => Err(StepFailure::database(error)),
     };
     match outcome {
         // The article's transaction settled the entry too.
-        Ok((InsertOutcome::Inserted(id), failed_images)) => {
+        Ok(PageOutcome::Stored(InsertOutcome::Inserted(id), failed_images)) => {
             metrics::article_stored();
             tracing::debug!(article = id, url = %entry.url, "article stored");
             EntryOutcome::Stored { failed_images }
         }
-        Ok((InsertOutcome::Duplicate(_), _)) => {
+        Ok(PageOutcome::Stored(InsertOutcome::Duplicate(_), _)) => {
             settle(ctx, entry, EntryAttempt::stored(entry.attempts, now())).await;
             EntryOutcome::Known
         }
+        Ok(PageOutcome::Blocked(reason)) => block(ctx, entry, &reason).await,
         Err(failure) => {
             tracing::warn!(url = %entry.url, stage = failure.stage.as_str(), kind = failure.kind, error = %failure.message, "article failed");
             record(ctx, Some(entry.feed_id), Some(&entry.url), &failure).await;
@@ -518,6 +578,31 @@ async fn process_entry(ctx: &Context, entry: &PendingEntry) -> EntryOutcome {
             EntryOutcome::Failed
         }
     }
+}
+
+/// What the filters read of an entry: its own summary as text, else `article_text` (the
+/// extracted article's, once there is one).
+fn candidate<'a>(entry: &'a PendingEntry, article_text: Option<&'a str>) -> Candidate<'a> {
+    Candidate {
+        title: &entry.title,
+        text: entry.summary.as_deref().or(article_text),
+        author: entry.author.as_deref(),
+        url: &entry.url,
+    }
+}
+
+/// Records an entry the filters turned away; it is not due again.
+async fn block(ctx: &Context, entry: &PendingEntry, reason: &Blocked) -> EntryOutcome {
+    tracing::debug!(url = %entry.url, %reason, "entry blocked by the feed's filters");
+    metrics::entry_blocked();
+    if let Err(error) = ctx
+        .store
+        .block_entry(entry.id, &reason.to_string(), now())
+        .await
+    {
+        tracing::warn!(url = %entry.url, %error, "cannot record a blocked entry; it stays due");
+    }
+    EntryOutcome::Blocked
 }
 
 /// What a failed attempt makes of an entry: tried again after `[fetch] article_retry_seconds`,

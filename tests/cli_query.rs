@@ -50,16 +50,12 @@ async fn seed(db: &TestDb) -> anyhow::Result<(tempfile::TempDir, Vec<i64>)> {
     let feeds = db
         .store
         .sync_feeds(&[
-            FeedConfig {
-                name: "news".into(),
-                url: "https://news.example/feed".parse()?,
-                schedule: schedule.clone(),
-            },
-            FeedConfig {
-                name: "blog".into(),
-                url: "https://blog.example/feed".parse()?,
-                schedule,
-            },
+            FeedConfig::new(
+                "news",
+                "https://news.example/feed".parse()?,
+                schedule.clone(),
+            ),
+            FeedConfig::new("blog", "https://blog.example/feed".parse()?, schedule),
         ])
         .await?;
     let feed_id = |name: &str| {

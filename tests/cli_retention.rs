@@ -55,16 +55,12 @@ async fn seed(store: &Store) -> anyhow::Result<(tempfile::TempDir, Vec<i64>)> {
     let schedule = CronSchedule::parse("*/15 * * * *")?;
     let feeds = store
         .sync_feeds(&[
-            FeedConfig {
-                name: "news".into(),
-                url: "https://news.example/feed".parse()?,
-                schedule: schedule.clone(),
-            },
-            FeedConfig {
-                name: "blog".into(),
-                url: "https://blog.example/feed".parse()?,
-                schedule,
-            },
+            FeedConfig::new(
+                "news",
+                "https://news.example/feed".parse()?,
+                schedule.clone(),
+            ),
+            FeedConfig::new("blog", "https://blog.example/feed".parse()?, schedule),
         ])
         .await?;
     let feed_id = |name: &str| feeds.iter().find(|f| f.name == name).map_or(0, |f| f.id);

@@ -8,9 +8,8 @@ use std::time::Duration;
 use anyhow::Context as _;
 use chrono::Utc;
 use common::farm::{self, Farm, Item, Route};
-use common::{TestConfig, TestDb};
-use gleaner::daemon::{self, PollSummary};
-use gleaner::pipeline::{Context, FeedReport};
+use common::{TestConfig, TestDb, poll};
+use gleaner::daemon;
 use gleaner::store::ArticleFilter;
 use tokio_util::sync::CancellationToken;
 
@@ -34,20 +33,6 @@ fn config(db: &TestDb, feeds: &[(&str, String)]) -> TestConfig {
             .set("fetch", "max_page_bytes", 300_000),
         |config, (name, url)| config.feed(name, url.clone()),
     )
-}
-
-async fn poll(ctx: &Context) -> anyhow::Result<(PollSummary, Vec<FeedReport>)> {
-    let mut reports = Vec::new();
-    let summary = daemon::poll_once(
-        ctx,
-        true,
-        &CancellationToken::new(),
-        |_| {},
-        |r| reports.push(r.clone()),
-    )
-    .await?;
-    reports.sort_by(|a, b| a.feed.cmp(&b.feed));
-    Ok((summary, reports))
 }
 
 fn item(farm: &Farm, n: usize) -> Item {
@@ -120,7 +105,7 @@ async fn rss_atom_and_json_feeds_are_stored_with_text_and_images(db: TestDb) -> 
         "{reports:#?}"
     );
     assert!(summary.summary_line().starts_with(
-        "feeds=3 new_articles=6 failed_articles=0 failed_images=0 errors=0 elapsed_ms="
+        "feeds=3 new_articles=6 failed_articles=0 failed_images=0 errors=0 blocked=0 elapsed_ms="
     ));
 
     let listed = db

@@ -31,11 +31,11 @@ on_both_backends!(
 );
 
 fn feed(name: &str, url: &str) -> FeedConfig {
-    FeedConfig {
-        name: name.to_string(),
-        url: url.parse().expect("test URL"),
-        schedule: CronSchedule::parse("*/15 * * * *").expect("test schedule"),
-    }
+    FeedConfig::new(
+        name,
+        url.parse().expect("test URL"),
+        CronSchedule::parse("*/15 * * * *").expect("test schedule"),
+    )
 }
 
 async fn one_feed(store: &Store) -> anyhow::Result<i64> {
@@ -87,7 +87,8 @@ async fn migrations_are_idempotent(store: Store) -> anyhow::Result<()> {
             "feed entries".to_string(),
             "raw page encoding".to_string(),
             "site templates".to_string(),
-            "page metadata".to_string()
+            "page metadata".to_string(),
+            "blocked entries".to_string()
         ]
     );
     store.ping().await?;

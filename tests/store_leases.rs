@@ -32,10 +32,12 @@ async fn feeds_at(store: &Store, urls: &[String]) -> anyhow::Result<Vec<i64>> {
     let configs: Vec<FeedConfig> = urls
         .iter()
         .enumerate()
-        .map(|(n, url)| FeedConfig {
-            name: format!("feed-{n:02}"),
-            url: url.parse().expect("test URL"),
-            schedule: CronSchedule::parse("*/15 * * * *").expect("test schedule"),
+        .map(|(n, url)| {
+            FeedConfig::new(
+                &format!("feed-{n:02}"),
+                url.parse().expect("test URL"),
+                CronSchedule::parse("*/15 * * * *").expect("test schedule"),
+            )
         })
         .collect();
     Ok(store

@@ -30,6 +30,8 @@ struct FeedRow {
     articles: i64,
     /// The most recent error message, when the last poll failed.
     last_error: Option<String>,
+    /// `enabled = false` in the configuration: not polled.
+    enabled: bool,
 }
 
 /// Lists every configured feed, joined with what the database knows of it.
@@ -52,6 +54,7 @@ pub async fn list(config: &Config, json: bool) -> Result<(), CliError> {
                 next_due_at: state.and_then(|s| s.next_due_at),
                 articles: state.map_or(0, |s| s.articles),
                 last_error: state.and_then(|s| s.last_error.clone()),
+                enabled: feed.enabled,
             }
         })
         .collect();
@@ -68,7 +71,11 @@ pub async fn list(config: &Config, json: bool) -> Result<(), CliError> {
                 time_cell(row.last_polled_at, "never"),
                 status_cell(row),
                 row.error_count.to_string(),
-                time_cell(row.next_due_at, "on next run"),
+                if row.enabled {
+                    time_cell(row.next_due_at, "on next run")
+                } else {
+                    "disabled".to_string()
+                },
                 row.articles.to_string(),
             ]
         })

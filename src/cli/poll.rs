@@ -95,6 +95,7 @@ fn feed_json(report: &FeedReport) -> serde_json::Value {
         "known_articles": report.known_articles,
         "failed_articles": report.failed_articles,
         "failed_images": report.failed_images,
+        "blocked": report.blocked,
         "error": report.error,
         "elapsed_ms": u64::try_from(report.elapsed.as_millis()).unwrap_or(u64::MAX),
     })
@@ -109,6 +110,7 @@ fn summary_json(summary: &PollSummary) -> serde_json::Value {
         "failed_articles": summary.failed_articles,
         "failed_images": summary.failed_images,
         "errors": summary.errors,
+        "blocked": summary.blocked,
         "elapsed_ms": u64::try_from(summary.elapsed.as_millis()).unwrap_or(u64::MAX),
     })
 }

@@ -5,6 +5,8 @@
 //! replaced in one transaction. Images keep the bytes downloaded earlier for the same URL.
 //! With `[extract] site_templates` on, each page is extracted with its site's current
 //! template model, so older articles lose the boilerplate learned since they were stored.
+//! Without `--algorithm`, each article is extracted with its feed's `algorithm`, else
+//! `[extract] algorithm`.
 
 use futures::StreamExt;
 
@@ -27,11 +29,18 @@ pub async fn run(
     algorithm: Option<&str>,
     feed: Option<&str>,
 ) -> Result<(), CliError> {
-    let algorithm = match algorithm {
-        Some(name) => name
-            .parse::<Algorithm>()
-            .map_err(|e| CliError::Usage(e.to_string()))?,
-        None => config.extract.algorithm,
+    let chosen = match algorithm {
+        Some(name) => Some(
+            name.parse::<Algorithm>()
+                .map_err(|e| CliError::Usage(e.to_string()))?,
+        ),
+        None => None,
+    };
+    let algorithm_of = |feed: &str| {
+        let configured = config.feeds.iter().find(|f| f.name == feed);
+        chosen
+            .or(configured.and_then(|f| f.algorithm))
+            .unwrap_or(config.extract.algorithm)
     };
     let store = super::open_store(config).await?;
     if let Some(feed) = feed
@@ -56,6 +65,7 @@ pub async fn run(
             .map(|row| {
                 let store = store.clone();
                 let templates = config.extract.site_templates;
+                let algorithm = algorithm_of(&row.feed);
                 async move { reextract_one(&store, row.id, algorithm, templates).await }
             })
             .buffer_unordered(parallel)
@@ -70,6 +80,7 @@ pub async fn run(
         }
     }
     store.close().await;
+    let algorithm = chosen.unwrap_or(config.extract.algorithm);
     println!(
         "algorithm={algorithm} reextracted={updated} failed={failed} without_raw_page={no_raw}"
     );

@@ -1,7 +1,8 @@
 //! `gleaner migrate` and `gleaner check-config`.
 
 use super::{CliError, Context, table};
-use crate::config::Config;
+use crate::config::{Config, FeedConfig};
+use crate::filter::Filters;
 use crate::store::Store;
 
 /// Creates or upgrades the schema and says which migrations are applied.
@@ -67,5 +68,50 @@ pub fn check_config(config: &Config) -> Result<(), CliError> {
             .collect();
         print!("{}", table::render(&["NAME", "URL", "SCHEDULE"], &rows, 80));
     }
+    if !config.filters.filters.is_empty() {
+        println!("filters: {}", describe_filters(&config.filters.filters));
+    }
+    for feed in &config.feeds {
+        let controls = describe_controls(feed, &config.filters.filters);
+        if !controls.is_empty() {
+            println!("feed {}: {controls}", feed.name);
+        }
+    }
     Ok(())
+}
+
+/// A feed's own settings in one line (empty when it has none); secrets show as `***`.
+fn describe_controls(feed: &FeedConfig, global: &Filters) -> String {
+    let mut parts = Vec::new();
+    if !feed.enabled {
+        parts.push("disabled".to_string());
+    }
+    if let Some(algorithm) = feed.algorithm {
+        parts.push(format!("algorithm {algorithm}"));
+    }
+    if let Some(images) = feed.images {
+        parts.push(format!("images {}", if images { "on" } else { "off" }));
+    }
+    if !feed.request.is_empty() {
+        parts.push(feed.request.describe());
+    }
+    if &feed.filters != global {
+        parts.push(format!("filters {}", describe_filters(&feed.filters)));
+    }
+    parts.join("; ")
+}
+
+fn describe_filters(filters: &Filters) -> String {
+    let list = |rules: &[crate::filter::Rule]| {
+        rules
+            .iter()
+            .map(|rule| format!("`{rule}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    format!(
+        "keep [{}], block [{}]",
+        list(&filters.keep),
+        list(&filters.block)
+    )
 }

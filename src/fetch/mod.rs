@@ -15,11 +15,14 @@
 //! - **politeness** ([`hosts`]): global and per-host concurrency and a minimum gap between
 //!   request starts to one host;
 //! - **robots.txt** ([`robots`]) for pages and images when `respect_robots_txt`;
-//! - **conditional GET**: `If-None-Match` / `If-Modified-Since`, and 304 → [`FetchOutcome::NotModified`].
+//! - **conditional GET**: `If-None-Match` / `If-Modified-Since`, and 304 → [`FetchOutcome::NotModified`];
+//! - **per-feed headers** ([`options`]): a feed's user agent, headers, cookie and basic auth
+//!   ride on each request as [`RequestOptions`], credentials only to the feed's own origin.
 
 pub mod error;
 pub mod guard;
 pub mod hosts;
+pub mod options;
 pub mod robots;
 
 use std::collections::{HashMap, HashSet};
@@ -42,6 +45,7 @@ pub use error::FetchError;
 use guard::{Guard, GuardedResolver};
 pub use guard::{MAX_REDIRECTS, is_forbidden};
 use hosts::Politeness;
+pub use options::RequestOptions;
 use robots::{Robots, RobotsCache};
 
 /// What is being fetched: decides the byte cap and whether robots.txt applies.
@@ -69,7 +73,8 @@ impl ResourceKind {
     }
 }
 
-/// One request: a URL, its kind, and the validators of the copy we already have.
+/// One request: a URL, its kind, the validators of the copy we already have, and what its
+/// feed adds to it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FetchRequest {
     pub url: Url,
@@ -78,6 +83,8 @@ pub struct FetchRequest {
     pub etag: Option<String>,
     /// Sent as `If-Modified-Since`.
     pub last_modified: Option<String>,
+    /// The feed's user agent, headers and credentials (shared by the feed's requests).
+    pub options: Arc<RequestOptions>,
 }
 
 impl FetchRequest {
@@ -88,6 +95,15 @@ impl FetchRequest {
             kind,
             etag: None,
             last_modified: None,
+            options: Arc::default(),
+        }
+    }
+
+    /// The same request with a feed's options.
+    pub fn with_options(self, options: &Arc<RequestOptions>) -> FetchRequest {
+        FetchRequest {
+            options: Arc::clone(options),
+            ..self
         }
     }
 }
@@ -326,7 +342,7 @@ impl Fetcher {
             return Err(FetchError::Robots { url: url.clone() });
         }
 
-        let mut headers = HeaderMap::new();
+        let mut headers = request.options.headers_for(url);
         let validators = [
             (IF_NONE_MATCH, &request.etag),
             (IF_MODIFIED_SINCE, &request.last_modified),

@@ -4,6 +4,10 @@
 //! Owns the page-level checks (`not_html`, `not_text`, `extract_timeout`) and the cleaning of
 //! stored text ([`strip_controls`]); the entry bookkeeping around it is the parent module's.
 //!
+//! The feed's [`FeedSettings`] choose the algorithm and whether images are downloaded, and
+//! give every request the feed's options. An entry without a summary of its own is judged by
+//! the feed's filters again once its text is extracted: blocked then, it is not stored.
+//!
 //! With `[extract] site_templates` on, the page is extracted with its site's template model
 //! (read from the store before extraction) and, once its article is stored, added to it
 //! (`extract::template`); a model that cannot be read or written costs the page nothing but
@@ -14,12 +18,13 @@ use std::time::Instant;
 use futures::{FutureExt, StreamExt};
 use url::Url;
 
-use super::{Context, FailureKind, Stage, StepFailure, record};
+use super::{Context, FailureKind, FeedSettings, Stage, StepFailure, candidate, record};
 use crate::extract::metadata::{MetadataSource, PageMetadata, Sourced};
 use crate::extract::template::{self, Applied, PageObservation, SiteTemplate};
 use crate::extract::{Algorithm, Extraction, extract_site_page};
 use crate::feed::normalize_url;
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, ResourceKind};
+use crate::filter::{Blocked, Verdict};
 use crate::metrics;
 use crate::store::{
     ArticleMetadata, CompressedPage, EntryAttempt, ImageContent, InsertOutcome, NewArticle,
@@ -61,12 +66,20 @@ pub(super) async fn fetch_timed(
     result
 }
 
-/// Stores the entry's article; with the outcome, how many of its images could not be
-/// downloaded.
+/// What became of an entry's page.
+pub(super) enum PageOutcome {
+    /// Stored (or found stored), with how many of its images could not be downloaded.
+    Stored(InsertOutcome, usize),
+    /// The extracted text made the feed's filters turn the entry away: nothing stored.
+    Blocked(Blocked),
+}
+
+/// Stores the entry's article, unless its extracted text gets it blocked.
 pub(super) async fn download_and_store(
     ctx: &Context,
+    settings: &FeedSettings<'_>,
     entry: &PendingEntry,
-) -> Result<(InsertOutcome, usize), StepFailure> {
+) -> Result<PageOutcome, StepFailure> {
     let url = Url::parse(&entry.url).map_err(|e| {
         StepFailure::own(
             Stage::Page,
@@ -76,7 +89,7 @@ pub(super) async fn download_and_store(
     })?;
     // Held from the download to the end of the extraction, while the page's bytes are.
     let page_permit = ctx.in_flight.page_permit().await;
-    let page = fetch_page(ctx, url).await?;
+    let page = fetch_page(ctx, settings, url).await?;
     let site = ctx
         .config
         .extract
@@ -88,15 +101,24 @@ pub(super) async fn download_and_store(
         None => None,
     };
     let (extracted, raw_page, page) =
-        extract_off_runtime(ctx, entry, page, model, page_permit).await?;
+        extract_off_runtime(ctx, settings.algorithm, entry, page, model, page_permit).await?;
     let SiteLearning {
         extraction,
         metadata: page_metadata,
         observation,
         applied,
     } = extracted;
-    let images = download_images(ctx, entry.feed_id, &extraction).await;
-    let failed_images = if ctx.config.images.download {
+    // Only an entry without a summary can still be undecided: its text is the article's.
+    if entry.summary.is_none()
+        && let Verdict::Blocked(reason) = settings
+            .config
+            .filters
+            .judge(&candidate(entry, Some(&extraction.text)))
+    {
+        return Ok(PageOutcome::Blocked(reason));
+    }
+    let images = download_images(ctx, settings, &extraction).await;
+    let failed_images = if settings.download_images {
         images.iter().filter(|i| i.content.is_none()).count()
     } else {
         0
@@ -159,7 +181,7 @@ pub(super) async fn download_and_store(
     {
         tracing::warn!(site, %error, "cannot update the site template");
     }
-    Ok((outcome, failed_images))
+    Ok(PageOutcome::Stored(outcome, failed_images))
 }
 
 /// A site's model, or none when it has none or it cannot be read.
@@ -183,8 +205,13 @@ struct SiteLearning {
 }
 
 /// Downloads an article page and checks that it is a text document.
-async fn fetch_page(ctx: &Context, url: Url) -> Result<Fetched, StepFailure> {
-    let page = match fetch_timed(ctx, &FetchRequest::new(url, ResourceKind::Page)).await {
+async fn fetch_page(
+    ctx: &Context,
+    settings: &FeedSettings<'_>,
+    url: Url,
+) -> Result<Fetched, StepFailure> {
+    let request = FetchRequest::new(url, ResourceKind::Page).with_options(&settings.options);
+    let page = match fetch_timed(ctx, &request).await {
         Ok(FetchOutcome::Fetched(page)) => page,
         Ok(FetchOutcome::NotModified) => {
             return Err(StepFailure::own(
@@ -239,12 +266,12 @@ fn looks_like_text(bytes: &[u8], charset: Option<&str>) -> bool {
 /// finishes on its own, its result dropped).
 async fn extract_off_runtime(
     ctx: &Context,
+    algorithm: Algorithm,
     entry: &PendingEntry,
     page: Fetched,
     model: Option<SiteTemplate>,
     page_permit: Option<tokio::sync::OwnedSemaphorePermit>,
 ) -> Result<(SiteLearning, CompressedPage, Fetched), StepFailure> {
-    let algorithm = ctx.config.extract.algorithm;
     let title = entry.title.clone();
     // Held by the blocking thread until it finishes, also past the budget.
     let permit = ctx.in_flight.extraction_permit().await;
@@ -323,9 +350,13 @@ fn feed_first<T>(feed: Option<T>, page: Option<Sourced<T>>) -> Option<Sourced<T>
 }
 
 /// The article's images, in document order, up to `[images].max_per_article`; their bytes
-/// when `[images].download` is on. An image that fails is kept without bytes and recorded.
-async fn download_images(ctx: &Context, feed_id: i64, extraction: &Extraction) -> Vec<NewImage> {
-    let download = ctx.config.images.download;
+/// when the feed downloads images. An image that fails is kept without bytes and recorded.
+async fn download_images(
+    ctx: &Context,
+    settings: &FeedSettings<'_>,
+    extraction: &Extraction,
+) -> Vec<NewImage> {
+    let download = settings.download_images;
     let wanted: Vec<(crate::extract::Image, Url)> = extraction
         .images
         .iter()
@@ -336,7 +367,7 @@ async fn download_images(ctx: &Context, feed_id: i64, extraction: &Extraction) -
         .map(|(image, url)| {
             async move {
                 let content = if download {
-                    fetch_image(ctx, feed_id, &url).await
+                    fetch_image(ctx, settings, &url).await
                 } else {
                     None
                 };
@@ -356,8 +387,14 @@ async fn download_images(ctx: &Context, feed_id: i64, extraction: &Extraction) -
         .await
 }
 
-async fn fetch_image(ctx: &Context, feed_id: i64, url: &Url) -> Option<ImageContent> {
-    let request = FetchRequest::new(url.clone(), ResourceKind::Image);
+async fn fetch_image(
+    ctx: &Context,
+    settings: &FeedSettings<'_>,
+    url: &Url,
+) -> Option<ImageContent> {
+    let feed_id = settings.id;
+    let request =
+        FetchRequest::new(url.clone(), ResourceKind::Image).with_options(&settings.options);
     let failure = match fetch_timed(ctx, &request).await {
         Ok(FetchOutcome::Fetched(fetched)) => match fetched.media_type() {
             Some(mime) if mime.starts_with("image/") => {

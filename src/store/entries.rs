@@ -3,8 +3,9 @@
 //! Owns the `feed_entries` table: a poll writes every entry of a fetched document here
 //! ([`Store::remember_entries`]) before it saves the feed's new validators, then works
 //! through the due ones ([`Store::due_entries`]) and writes each attempt's outcome back
-//! ([`Store::record_entry_attempt`]). An entry whose attempt never finished (a cancelled
-//! poll, a dropped connection) simply stays due.
+//! ([`Store::record_entry_attempt`]), or records that the feed's filters turned it away
+//! ([`Store::block_entry`]). An entry whose attempt never finished (a cancelled poll, a
+//! dropped connection) simply stays due.
 
 use chrono::{DateTime, Utc};
 
@@ -103,6 +104,43 @@ impl Store {
                 .map(drop)
         })
         .context("recording an entry attempt")
+    }
+
+    /// Records that a filter turned an entry away, and why: it is never due again.
+    pub async fn block_entry(
+        &self,
+        entry_id: i64,
+        reason: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query(sql::BLOCK_FEED_ENTRY)
+                .bind(entry_id)
+                .bind(EntryState::Blocked.as_str())
+                .bind(reason)
+                .bind(db_time(at))
+                .execute(pool)
+                .await
+                .map(drop)
+        })
+        .context("recording a blocked entry")
+    }
+
+    /// Why a feed's entry with this URL was blocked; `None` when it was not (or is unknown).
+    pub async fn entry_blocked_by(
+        &self,
+        feed_id: i64,
+        url: &str,
+    ) -> Result<Option<String>, StoreError> {
+        let reason: Option<Option<String>> = on_pool!(self, pool => {
+            sqlx::query_scalar(sql::SELECT_ENTRY_BLOCKED_BY)
+                .bind(feed_id)
+                .bind(url)
+                .fetch_optional(pool)
+                .await
+        })
+        .context("reading why an entry was blocked")?;
+        Ok(reason.flatten())
     }
 
     /// How many entries of a feed are in a state.

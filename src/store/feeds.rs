@@ -8,8 +8,8 @@ use crate::config::FeedConfig;
 
 impl Store {
     /// Makes the feeds table match the configuration in one transaction: configured feeds
-    /// are added or updated (by name) and active; the others become inactive, keeping their
-    /// articles. Returns every feed row.
+    /// are added or updated (by name) and active; the others, and those with `enabled =
+    /// false`, become inactive, keeping their articles. Returns every feed row.
     pub async fn sync_feeds(&self, feeds: &[FeedConfig]) -> Result<Vec<FeedRecord>, StoreError> {
         let created_at = now();
         on_pool!(self, pool => {
@@ -18,7 +18,7 @@ impl Store {
                 .execute(&mut *tx)
                 .await
                 .context("deactivating feeds")?;
-            for feed in feeds {
+            for feed in feeds.iter().filter(|feed| feed.enabled) {
                 sqlx::query(sql::UPSERT_FEED)
                     .bind(&feed.name)
                     .bind(feed.url.as_str())

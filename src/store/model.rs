@@ -307,7 +307,7 @@ pub enum PollStatus {
     Ok,
     /// The feed answered 304 to the saved validators.
     NotModified,
-    /// The feed left the configuration while it was waiting to be polled.
+    /// The feed left the configuration, or was disabled, while it was waiting to be polled.
     Removed,
     /// The poll failed; the kind of the error.
     Failed(&'static str),
@@ -412,6 +412,8 @@ pub enum EntryState {
     Stored,
     /// Failed too often, or in a way that would only fail again: left alone.
     GivenUp,
+    /// Turned away by the feed's `keep` / `block` filters: never downloaded or stored.
+    Blocked,
 }
 
 impl EntryState {
@@ -421,6 +423,7 @@ impl EntryState {
             EntryState::Retrying => "retrying",
             EntryState::Stored => "stored",
             EntryState::GivenUp => "given_up",
+            EntryState::Blocked => "blocked",
         }
     }
 }

@@ -211,6 +211,15 @@ pub(super) const UPDATE_FEED_ENTRY: &str = "
     UPDATE feed_entries SET state = $2, attempts = $3, next_attempt_at = $4, last_error = $5
     WHERE id = $1";
 
+/// Entry `$1` turned away by a filter: state `$2`, the reason `$3`, settled at `$4`.
+pub(super) const BLOCK_FEED_ENTRY: &str = "
+    UPDATE feed_entries SET state = $2, blocked_by = $3, next_attempt_at = $4, last_error = NULL
+    WHERE id = $1";
+
+/// The reason entry `$1` of feed `$2` was blocked, if it was.
+pub(super) const SELECT_ENTRY_BLOCKED_BY: &str =
+    "SELECT blocked_by FROM feed_entries WHERE feed_id = $1 AND url = $2";
+
 /// How many entries of feed `$1` are in state `$2`.
 pub(super) const COUNT_FEED_ENTRIES: &str =
     "SELECT COUNT(*) FROM feed_entries WHERE feed_id = $1 AND state = $2";

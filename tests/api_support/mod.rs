@@ -155,11 +155,11 @@ pub struct Seeded {
 pub const IMAGE_MIME: &str = "image/webp";
 
 fn feed(name: &str, url: &str) -> anyhow::Result<FeedConfig> {
-    Ok(FeedConfig {
-        name: name.to_string(),
-        url: url.parse()?,
-        schedule: CronSchedule::parse("*/15 * * * *")?,
-    })
+    Ok(FeedConfig::new(
+        name,
+        url.parse()?,
+        CronSchedule::parse("*/15 * * * *")?,
+    ))
 }
 
 /// Two feeds, `alpha` and `beta`; `count` articles alternating between them. Article `n`'s

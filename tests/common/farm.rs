@@ -1,5 +1,6 @@
 //! A feed farm on 127.0.0.1 port 0: feeds, article pages and images, plus every kind of bad
-//! answer, each path configurable per test, with a hit counter per path.
+//! answer, each path configurable per test, with a hit counter and the request headers per
+//! path.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -46,6 +47,8 @@ pub enum Route {
 struct State {
     routes: Mutex<HashMap<String, Route>>,
     hits: Mutex<HashMap<String, usize>>,
+    /// The headers of every request, per path, in arrival order.
+    headers: Mutex<HashMap<String, Vec<HeaderMap>>>,
 }
 
 /// A running farm; it stops with the test's runtime.
@@ -133,6 +136,15 @@ impl Farm {
         }
     }
 
+    /// The headers of every request to `path` so far, in arrival order.
+    pub fn request_headers(&self, path: &str) -> Vec<HeaderMap> {
+        self.state
+            .headers
+            .lock()
+            .map(|h| h.get(path).cloned().unwrap_or_default())
+            .unwrap_or_default()
+    }
+
     pub fn hits(&self, path: &str) -> usize {
         self.state
             .hits
@@ -184,6 +196,9 @@ async fn answer(state: &State, uri: &Uri, headers: &HeaderMap) -> Response {
         }
         Err(_) => 0,
     };
+    if let Ok(mut seen) = state.headers.lock() {
+        seen.entry(path.clone()).or_default().push(headers.clone());
+    }
     let mut route = state.routes.lock().ok().and_then(|r| r.get(&path).cloned());
     loop {
         route = match route {

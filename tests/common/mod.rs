@@ -208,6 +208,26 @@ pub async fn distinct_articles(
     Ok(rows)
 }
 
+/// One `poll --once --all` cycle: its totals and each feed's report, by feed name.
+pub async fn poll(
+    ctx: &gleaner::pipeline::Context,
+) -> anyhow::Result<(
+    gleaner::daemon::PollSummary,
+    Vec<gleaner::pipeline::FeedReport>,
+)> {
+    let mut reports = Vec::new();
+    let summary = gleaner::daemon::poll_once(
+        ctx,
+        true,
+        &tokio_util::sync::CancellationToken::new(),
+        |_| {},
+        |r| reports.push(r.clone()),
+    )
+    .await?;
+    reports.sort_by(|a, b| a.feed.cmp(&b.feed));
+    Ok((summary, reports))
+}
+
 /// The path of a file under `tests/`.
 pub fn fixture(relative: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -220,7 +240,8 @@ pub fn fixture(relative: &str) -> PathBuf {
 pub struct TestConfig {
     database_url: String,
     tables: toml::Table,
-    feeds: Vec<(String, String)>,
+    /// Each feed's name, URL and other keys.
+    feeds: Vec<(String, String, toml::Table)>,
 }
 
 impl TestConfig {
@@ -242,7 +263,16 @@ impl TestConfig {
     }
 
     pub fn feed(mut self, name: &str, url: impl Into<String>) -> TestConfig {
-        self.feeds.push((name.to_string(), url.into()));
+        self.feeds
+            .push((name.to_string(), url.into(), toml::Table::new()));
+        self
+    }
+
+    /// Sets a key of the feed added last.
+    pub fn feed_set(mut self, key: &str, value: impl Into<toml::Value>) -> TestConfig {
+        if let Some((_, _, keys)) = self.feeds.last_mut() {
+            keys.insert(key.to_string(), value.into());
+        }
         self
     }
 
@@ -260,8 +290,11 @@ impl TestConfig {
     /// The configuration file's text.
     pub fn text(&self) -> String {
         let mut text = toml::to_string(&self.tables).unwrap_or_default();
-        for (name, url) in &self.feeds {
+        for (name, url, keys) in &self.feeds {
             text.push_str(&format!("\n[[feeds]]\nname = {name:?}\nurl = {url:?}\n"));
+            for (key, value) in keys {
+                text.push_str(&format!("{key} = {value}\n"));
+            }
         }
         text
     }
