@@ -19,6 +19,9 @@ use url::Url;
 use crate::extract::Algorithm;
 use crate::schedule::CronSchedule;
 
+mod webhooks;
+pub use webhooks::{MAX_WEBHOOK_WAIT_SECONDS, WebhookConfig};
+
 /// The environment variable that names the configuration file when `--config` is absent.
 pub const CONFIG_ENV: &str = "GLEANER_CONFIG";
 /// The environment variable that replaces `[database].url`.
@@ -56,6 +59,8 @@ pub struct Config {
     /// `None` when the file has no `[retention]` table: nothing is ever pruned.
     pub retention: Option<RetentionConfig>,
     pub feeds: Vec<FeedConfig>,
+    /// `[[webhooks]]`: where new articles are posted.
+    pub webhooks: Vec<WebhookConfig>,
 }
 
 /// `[retention]`: what the service prunes, every hour.
@@ -434,6 +439,7 @@ impl Config {
                 schedule,
             });
         }
+        let webhooks = webhooks::validate(raw.webhooks, &names, at)?;
 
         Ok(Config {
             path: path.to_path_buf(),
@@ -450,6 +456,7 @@ impl Config {
             daemon,
             retention,
             feeds,
+            webhooks,
         })
     }
 }
@@ -569,6 +576,7 @@ struct RawConfig {
     daemon: RawDaemon,
     retention: Option<RawRetention>,
     feeds: Vec<RawFeed>,
+    webhooks: Vec<webhooks::RawWebhook>,
 }
 
 #[derive(Debug, Deserialize)]

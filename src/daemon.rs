@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use futures::StreamExt;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
@@ -36,6 +36,7 @@ use crate::config::Config;
 use crate::fetch::{FetchError, Fetcher};
 use crate::pipeline::{Context, FeedReport, poll_feed};
 use crate::store::{FeedRecord, Store, StoreError, now};
+use crate::webhooks::{self, Targets};
 
 /// This process's hold on feeds in a database that other processes may share.
 #[derive(Debug, Clone)]
@@ -162,6 +163,7 @@ pub enum DaemonError {
 pub async fn prepare(config: Config) -> Result<Context, DaemonError> {
     let store = Store::connect(&config.database.target).await?;
     store.sync_feeds(&config.feeds).await?;
+    store.sync_webhooks(&config.webhooks).await?;
     let fetcher = Fetcher::new(&config.fetch)?;
     tracing::info!(database = %store.target(), feeds = config.feeds.len(), "ready");
     Ok(Context {
@@ -295,6 +297,12 @@ pub async fn run(
         }
         None => None,
     };
+    let (targets, targets_seen) = watch::channel(Targets::new(&ctx.config.webhooks, &ctx.fetcher));
+    let deliveries = tokio::spawn(webhooks::run_deliveries(
+        ctx.store.clone(),
+        targets_seen,
+        shutdown.clone(),
+    ));
     let leases = FeedLeases::new(&ctx);
     tracing::info!(owner = leases.owner(), "leasing feeds");
     // Renewal outlives `shutdown`: polls finishing in the grace period still hold their feeds.
@@ -322,14 +330,14 @@ pub async fn run(
             _ = shutdown.cancelled() => break,
             Some(()) = reload.recv() => {
                 config_seen = fingerprint(&config_path);
-                reload_config(&mut ctx, &config_path).await;
+                reload_config(&mut ctx, &config_path, &targets).await;
             }
             _ = config_check.tick() => {
                 let current = fingerprint(&config_path);
                 if current.is_some() && current != config_seen {
                     config_seen = current;
                     tracing::info!(config = %config_path.display(), "configuration file changed");
-                    reload_config(&mut ctx, &config_path).await;
+                    reload_config(&mut ctx, &config_path, &targets).await;
                 }
             }
             Some(done) = polls.join_next_with_id(), if !polls.is_empty() => {
@@ -372,6 +380,8 @@ pub async fn run(
     }
     // Abandoned polls stored nothing half-way; their feeds go straight back to the others.
     renewal.finish().await;
+    // The delivery task stopped with `shutdown`; an attempt it cut short is sent again later.
+    let _ = deliveries.await;
     if let Some(server) = api_server {
         // The server began its graceful stop with the shutdown token; requests in flight end.
         if tokio::time::timeout(grace, server).await.is_err() {
@@ -513,9 +523,9 @@ async fn finish_poll(
     report
 }
 
-/// Loads the file again; a valid configuration replaces the running one, an invalid one is
-/// logged and ignored.
-async fn reload_config(ctx: &mut Context, path: &Path) {
+/// Loads the file again; a valid configuration replaces the running one (webhook deliveries
+/// switch to it through `targets`), an invalid one is logged and ignored.
+async fn reload_config(ctx: &mut Context, path: &Path, targets: &watch::Sender<Targets>) {
     let mut config = match Config::load(path) {
         Ok(config) => config,
         Err(error) => {
@@ -552,6 +562,10 @@ async fn reload_config(ctx: &mut Context, path: &Path) {
         tracing::error!(%error, "configuration not reloaded: keeping the running one");
         return;
     }
+    if let Err(error) = ctx.store.sync_webhooks(&config.webhooks).await {
+        tracing::error!(%error, "webhooks not reloaded: deliveries keep the previous list");
+    }
+    targets.send_replace(Targets::new(&config.webhooks, &fetcher));
     tracing::info!(feeds = config.feeds.len(), "configuration reloaded");
     *ctx = Context {
         config: Arc::new(config),

@@ -18,3 +18,4 @@ pub mod schedule;
 pub mod store;
 pub mod telemetry;
 pub mod tidy;
+pub mod webhooks;

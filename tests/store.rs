@@ -87,7 +87,8 @@ async fn migrations_are_idempotent(store: Store) -> anyhow::Result<()> {
             "feed entries".to_string(),
             "raw page encoding".to_string(),
             "site templates".to_string(),
-            "page metadata".to_string()
+            "page metadata".to_string(),
+            "webhooks".to_string()
         ]
     );
     store.ping().await?;

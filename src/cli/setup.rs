@@ -67,5 +67,37 @@ pub fn check_config(config: &Config) -> Result<(), CliError> {
             .collect();
         print!("{}", table::render(&["NAME", "URL", "SCHEDULE"], &rows, 80));
     }
+    print_webhooks(config);
     Ok(())
+}
+
+/// The `[[webhooks]]` entries: URL (without credentials or query), feeds, whether signed.
+/// The secret itself is never shown.
+fn print_webhooks(config: &Config) {
+    if config.webhooks.is_empty() {
+        return;
+    }
+    println!("webhooks: {}", config.webhooks.len());
+    let rows: Vec<Vec<String>> = config
+        .webhooks
+        .iter()
+        .map(|webhook| {
+            vec![
+                webhook.display_url(),
+                webhook
+                    .feeds
+                    .as_ref()
+                    .map_or_else(|| "all".to_string(), |feeds| feeds.join(", ")),
+                if webhook.secret.is_some() {
+                    "signed (secret ***)".to_string()
+                } else {
+                    "unsigned".to_string()
+                },
+            ]
+        })
+        .collect();
+    print!(
+        "{}",
+        table::render(&["WEBHOOK", "FEEDS", "SIGNATURE"], &rows, 80)
+    );
 }

@@ -20,6 +20,7 @@
 pub mod error;
 pub mod guard;
 pub mod hosts;
+mod post;
 pub mod robots;
 
 use std::collections::{HashMap, HashSet};
