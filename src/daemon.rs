@@ -7,7 +7,9 @@
 //! logged and the running configuration kept), and on SIGTERM/SIGINT stops taking work, lets
 //! in-flight polls finish for `shutdown_grace_seconds`, then abandons the rest. Abandoning is
 //! safe: an article is written in one transaction, and a dropped transaction rolls back.
-//! Shutdown is an explicit [`CancellationToken`] passed down, never a global.
+//! Shutdown is an explicit [`CancellationToken`] passed down, never a global. Webhook
+//! deliveries run beside the loop ([`crate::webhooks::run_deliveries`]), fed the running
+//! webhooks and client on every reload.
 //!
 //! [`poll_once`] is `gleaner poll --once`: one pass over the due feeds (or all), then return.
 //!
