@@ -19,7 +19,9 @@ use url::Url;
 use crate::extract::Algorithm;
 use crate::schedule::CronSchedule;
 
+mod sites;
 mod webhooks;
+pub use sites::SiteRulesConfig;
 pub use webhooks::{MAX_WEBHOOK_WAIT_SECONDS, WebhookConfig};
 
 /// The environment variable that names the configuration file when `--config` is absent.
@@ -61,6 +63,8 @@ pub struct Config {
     pub feeds: Vec<FeedConfig>,
     /// `[[webhooks]]`: where new articles are posted.
     pub webhooks: Vec<WebhookConfig>,
+    /// `[[sites]]`: per-site extraction rules.
+    pub sites: SiteRulesConfig,
 }
 
 /// `[retention]`: what the service prunes, every hour.
@@ -440,6 +444,7 @@ impl Config {
             });
         }
         let webhooks = webhooks::validate(raw.webhooks, &names, at)?;
+        let sites = sites::validate(raw.sites, at)?;
 
         Ok(Config {
             path: path.to_path_buf(),
@@ -457,6 +462,7 @@ impl Config {
             retention,
             feeds,
             webhooks,
+            sites,
         })
     }
 }
@@ -577,6 +583,7 @@ struct RawConfig {
     retention: Option<RawRetention>,
     feeds: Vec<RawFeed>,
     webhooks: Vec<webhooks::RawWebhook>,
+    sites: Vec<sites::RawSite>,
 }
 
 #[derive(Debug, Deserialize)]
