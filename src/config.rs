@@ -22,6 +22,10 @@ use crate::schedule::CronSchedule;
 
 mod feed;
 pub use feed::{BasicAuth, FeedRequest, FiltersConfig, Secret};
+mod sites;
+mod webhooks;
+pub use sites::SiteRulesConfig;
+pub use webhooks::{MAX_WEBHOOK_WAIT_SECONDS, WebhookConfig};
 
 /// The environment variable that names the configuration file when `--config` is absent.
 pub const CONFIG_ENV: &str = "GLEANER_CONFIG";
@@ -62,6 +66,10 @@ pub struct Config {
     /// `[filters]`: the lists of every feed without its own.
     pub filters: FiltersConfig,
     pub feeds: Vec<FeedConfig>,
+    /// `[[webhooks]]`: where new articles are posted.
+    pub webhooks: Vec<WebhookConfig>,
+    /// `[[sites]]`: per-site extraction rules.
+    pub sites: SiteRulesConfig,
 }
 
 /// `[retention]`: what the service prunes, every hour.
@@ -473,6 +481,8 @@ impl Config {
                 filters: controls.filters,
             });
         }
+        let webhooks = webhooks::validate(raw.webhooks, &names, at)?;
+        let sites = sites::validate(raw.sites, at)?;
 
         Ok(Config {
             path: path.to_path_buf(),
@@ -490,6 +500,8 @@ impl Config {
             retention,
             filters,
             feeds,
+            webhooks,
+            sites,
         })
     }
 }
@@ -610,6 +622,8 @@ struct RawConfig {
     retention: Option<RawRetention>,
     filters: feed::RawFilters,
     feeds: Vec<feed::RawFeed>,
+    webhooks: Vec<webhooks::RawWebhook>,
+    sites: Vec<sites::RawSite>,
 }
 
 #[derive(Debug, Deserialize)]

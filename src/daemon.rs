@@ -7,7 +7,9 @@
 //! logged and the running configuration kept), and on SIGTERM/SIGINT stops taking work, lets
 //! in-flight polls finish for `shutdown_grace_seconds`, then abandons the rest. Abandoning is
 //! safe: an article is written in one transaction, and a dropped transaction rolls back.
-//! Shutdown is an explicit [`CancellationToken`] passed down, never a global.
+//! Shutdown is an explicit [`CancellationToken`] passed down, never a global. Webhook
+//! deliveries run beside the loop ([`crate::webhooks::run_deliveries`]), fed the running
+//! webhooks and client on every reload.
 //!
 //! [`poll_once`] is `gleaner poll --once`: one pass over the due feeds (or all), then return.
 //!
@@ -27,7 +29,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use futures::StreamExt;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
@@ -36,6 +38,7 @@ use crate::config::Config;
 use crate::fetch::{FetchError, Fetcher};
 use crate::pipeline::{Context, FeedReport, poll_feed};
 use crate::store::{FeedRecord, Store, StoreError, now};
+use crate::webhooks::{self, Targets};
 
 /// This process's hold on feeds in a database that other processes may share.
 #[derive(Debug, Clone)]
@@ -162,6 +165,7 @@ pub enum DaemonError {
 pub async fn prepare(config: Config) -> Result<Context, DaemonError> {
     let store = Store::connect(&config.database.target).await?;
     store.sync_feeds(&config.feeds).await?;
+    store.sync_webhooks(&config.webhooks).await?;
     let fetcher = Fetcher::new(&config.fetch)?;
     tracing::info!(database = %store.target(), feeds = config.feeds.len(), "ready");
     Ok(Context {
@@ -299,6 +303,12 @@ pub async fn run(
         }
         None => None,
     };
+    let (targets, targets_seen) = watch::channel(Targets::new(&ctx.config.webhooks, &ctx.fetcher));
+    let deliveries = tokio::spawn(webhooks::run_deliveries(
+        ctx.store.clone(),
+        targets_seen,
+        shutdown.clone(),
+    ));
     let leases = FeedLeases::new(&ctx);
     tracing::info!(owner = leases.owner(), "leasing feeds");
     // Renewal outlives `shutdown`: polls finishing in the grace period still hold their feeds.
@@ -326,14 +336,14 @@ pub async fn run(
             _ = shutdown.cancelled() => break,
             Some(()) = reload.recv() => {
                 config_seen = fingerprint(&config_path);
-                reload_config(&mut ctx, &config_path).await;
+                reload_config(&mut ctx, &config_path, &targets).await;
             }
             _ = config_check.tick() => {
                 let current = fingerprint(&config_path);
                 if current.is_some() && current != config_seen {
                     config_seen = current;
                     tracing::info!(config = %config_path.display(), "configuration file changed");
-                    reload_config(&mut ctx, &config_path).await;
+                    reload_config(&mut ctx, &config_path, &targets).await;
                 }
             }
             Some(done) = polls.join_next_with_id(), if !polls.is_empty() => {
@@ -376,6 +386,8 @@ pub async fn run(
     }
     // Abandoned polls stored nothing half-way; their feeds go straight back to the others.
     renewal.finish().await;
+    // The delivery task stopped with `shutdown`; an attempt it cut short is sent again later.
+    let _ = deliveries.await;
     if let Some(server) = api_server {
         // The server began its graceful stop with the shutdown token; requests in flight end.
         if tokio::time::timeout(grace, server).await.is_err() {
@@ -517,9 +529,9 @@ async fn finish_poll(
     report
 }
 
-/// Loads the file again; a valid configuration replaces the running one, an invalid one is
-/// logged and ignored.
-async fn reload_config(ctx: &mut Context, path: &Path) {
+/// Loads the file again; a valid configuration replaces the running one (webhook deliveries
+/// switch to it through `targets`), an invalid one is logged and ignored.
+async fn reload_config(ctx: &mut Context, path: &Path, targets: &watch::Sender<Targets>) {
     let mut config = match Config::load(path) {
         Ok(config) => config,
         Err(error) => {
@@ -556,6 +568,10 @@ async fn reload_config(ctx: &mut Context, path: &Path) {
         tracing::error!(%error, "configuration not reloaded: keeping the running one");
         return;
     }
+    if let Err(error) = ctx.store.sync_webhooks(&config.webhooks).await {
+        tracing::error!(%error, "webhooks not reloaded: deliveries keep the previous list");
+    }
+    targets.send_replace(Targets::new(&config.webhooks, &fetcher));
     tracing::info!(feeds = config.feeds.len(), "configuration reloaded");
     *ctx = Context {
         config: Arc::new(config),

@@ -19,3 +19,4 @@ pub mod schedule;
 pub mod store;
 pub mod telemetry;
 pub mod tidy;
+pub mod webhooks;

@@ -359,6 +359,7 @@ fn feeds_add_keeps_comments_and_refuses_a_bad_result() -> anyhow::Result<()> {
             "https://two.example/rss",
             "--schedule",
             "*/5 * * * *",
+            "--no-discover",
         ])
         .output()?;
     assert!(output.status.success(), "{output:?}");
@@ -370,13 +371,21 @@ fn feeds_add_keeps_comments_and_refuses_a_bad_result() -> anyhow::Result<()> {
     );
 
     for args in [
-        vec!["feeds", "add", "https://three.example/", "--name", "one"],
+        vec![
+            "feeds",
+            "add",
+            "https://three.example/",
+            "--name",
+            "one",
+            "--no-discover",
+        ],
         vec![
             "feeds",
             "add",
             "https://three.example/",
             "--schedule",
             "never",
+            "--no-discover",
         ],
         vec!["feeds", "add", "not a url"],
     ] {
@@ -447,7 +456,7 @@ fn parallel_feed_edits_all_land_and_keep_the_file_private() -> anyhow::Result<()
                 .current_dir(dir.path().join("work"))
                 .env_remove("GLEANER_CONFIG")
                 .args(["feeds", "add", &format!("https://site{n}.example/feed")])
-                .args(["--name", &format!("site{n}")])
+                .args(["--name", &format!("site{n}"), "--no-discover"])
                 .stdout(std::process::Stdio::null())
                 .spawn()
         })

@@ -88,7 +88,8 @@ async fn migrations_are_idempotent(store: Store) -> anyhow::Result<()> {
             "raw page encoding".to_string(),
             "site templates".to_string(),
             "page metadata".to_string(),
-            "blocked entries".to_string()
+            "blocked entries".to_string(),
+            "webhooks".to_string()
         ]
     );
     store.ping().await?;

@@ -3,13 +3,12 @@
 use std::io::Write;
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
 
 use super::feeds::time_cell;
 use super::table::{one_line, text_block};
 use super::{CliError, Context, open_store, print_json, table};
 use crate::config::Config;
-use crate::store::{Article, ArticleFilter, ArticleMetadata, SearchQuery, Store, StoredImage};
+use crate::store::{ArticleFilter, ArticleRecord, SearchQuery, Store};
 
 /// The largest page a listing or search returns at once.
 const MAX_LIMIT: i64 = 10_000;
@@ -108,89 +107,8 @@ pub async fn list(
     Ok(())
 }
 
-/// One article with its images: the JSON of `articles show --format json` and of `export`.
-#[derive(Debug, Serialize)]
-struct ArticleRecord {
-    id: i64,
-    feed: String,
-    url: String,
-    canonical_url: Option<String>,
-    guid: Option<String>,
-    title: String,
-    author: Option<String>,
-    published_at: Option<DateTime<Utc>>,
-    fetched_at: DateTime<Utc>,
-    language: Option<String>,
-    extractor: String,
-    confidence: f64,
-    word_count: i64,
-    content_hash: String,
-    summary: Option<String>,
-    text: String,
-    html: String,
-    images: Vec<ImageRecord>,
-    /// Where author and date were read, the lead image and site name (flattened).
-    #[serde(flatten)]
-    metadata: ArticleMetadata,
-}
-
-#[derive(Debug, Serialize)]
-struct ImageRecord {
-    url: String,
-    alt: Option<String>,
-    caption: Option<String>,
-    width: Option<i64>,
-    height: Option<i64>,
-    sha256: Option<String>,
-    mime: Option<String>,
-}
-
-impl ArticleRecord {
-    fn new(article: Article, images: Vec<StoredImage>) -> Self {
-        ArticleRecord {
-            id: article.id,
-            feed: article.feed,
-            url: article.url,
-            canonical_url: article.canonical_url,
-            guid: article.guid,
-            title: article.title,
-            author: article.author,
-            published_at: article.published_at,
-            fetched_at: article.fetched_at,
-            language: article.language,
-            extractor: article.extractor,
-            confidence: article.confidence,
-            word_count: article.word_count,
-            content_hash: article.content_hash,
-            summary: article.summary,
-            text: article.text,
-            html: article.html,
-            images: images
-                .into_iter()
-                .map(|image| ImageRecord {
-                    url: image.url,
-                    alt: image.alt,
-                    caption: image.caption,
-                    width: image.width,
-                    height: image.height,
-                    sha256: image.sha256,
-                    mime: image.mime,
-                })
-                .collect(),
-            metadata: article.metadata,
-        }
-    }
-}
-
 async fn record(store: &Store, id: i64) -> Result<Option<ArticleRecord>, CliError> {
-    let Some(article) = store.article(id).await.context("reading an article")? else {
-        return Ok(None);
-    };
-    let images = store
-        .article_images(id)
-        .await
-        .context("reading an article's images")?;
-    Ok(Some(ArticleRecord::new(article, images)))
+    store.article_record(id).await.context("reading an article")
 }
 
 /// `articles show`: the text (with a short header), the stored HTML, or everything as JSON.

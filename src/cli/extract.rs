@@ -7,8 +7,8 @@ use std::path::Path;
 use super::Context as _;
 use clap::Args;
 
-use crate::config::{CONFIG_ENV, Config, FetchConfig};
-use crate::extract::{Algorithm, ExtractError, extract_page};
+use crate::config::{CONFIG_ENV, Config, DEFAULT_CONFIG_FILE, FetchConfig};
+use crate::extract::{Algorithm, ExtractError, SiteKnowledge, extract_site_page};
 
 /// Arguments of `gleaner extract`.
 #[derive(Debug, Args)]
@@ -50,8 +50,9 @@ pub fn run(args: &ExtractArgs, config_path: Option<&Path>) -> Result<(), super::
     let lower = source.to_ascii_lowercase();
     let mut base = base;
     let mut http_charset = None;
+    let config = configuration(config_path)?;
     let raw = if lower.starts_with("http://") || lower.starts_with("https://") {
-        let page = download(source, config_path)?;
+        let page = download(source, config.as_ref())?;
         // The final URL after redirects anchors relative links unless --url says otherwise.
         base = base.or(Some(page.final_url.clone()));
         http_charset = page.charset().map(str::to_string);
@@ -66,14 +67,28 @@ pub fn run(args: &ExtractArgs, config_path: Option<&Path>) -> Result<(), super::
         std::fs::read(source).with_context(|| format!("reading {source}"))?
     };
     let raw = page_bytes(raw, source)?;
-    let extraction = extract_page(
+    // The configuration's `[[sites]]` rules apply as they would in a poll.
+    let rules = config
+        .as_ref()
+        .zip(base.as_ref())
+        .and_then(|(config, url)| config.sites.for_url(url));
+    let site_page = extract_site_page(
         &raw,
         http_charset.as_deref(),
         base.as_ref(),
         args.title.as_deref(),
         algorithm,
-    )
-    .map_err(|err @ ExtractError::NoContent(_)| super::CliError::runtime(err))?;
+        SiteKnowledge {
+            template: None,
+            rules: rules.as_deref(),
+        },
+    );
+    if let Some(rules) = rules.filter(|_| site_page.rule_missed) {
+        tracing::warn!(site = %rules.host, "the site's content rule matched nothing; the generic algorithm extracted the page");
+    }
+    let extraction = site_page
+        .extraction
+        .map_err(|err @ ExtractError::NoContent(_)| super::CliError::runtime(err))?;
     let format = if args.json {
         "json"
     } else {
@@ -131,33 +146,41 @@ fn looks_binary(bytes: &[u8]) -> bool {
     !utf16 && bytes.iter().take(SNIFF_LEN).any(|&b| b == 0)
 }
 
-/// The `[fetch]` settings of the configuration in use: the file named by `--config` or
-/// `GLEANER_CONFIG`, else `./config.toml` when there is one; without any, the defaults. Extracting
-/// a file needs no configuration, so only a download reads it.
-fn fetch_settings(config_path: Option<&Path>) -> Result<FetchConfig, super::CliError> {
+/// The configuration in use: the file named by `--config` or `GLEANER_CONFIG`, else
+/// `./config.toml` when there is one; `None` without any. Its `[fetch]` governs a download and
+/// its `[[sites]]` rules the extraction.
+fn configuration(config_path: Option<&Path>) -> Result<Option<Config>, super::CliError> {
     let named =
         config_path.is_some() || std::env::var_os(CONFIG_ENV).is_some_and(|p| !p.is_empty());
     let path = Config::resolve_path(config_path);
-    let config = if named || path.exists() {
-        Config::load(&path)
-    } else {
-        Config::parse("", &path, None)
-    };
-    config
-        .map(|config| config.fetch)
+    if !named && !path.exists() {
+        return Ok(None);
+    }
+    Config::load(&path)
+        .map(Some)
         .map_err(|err| super::CliError::Usage(err.to_string()))
+}
+
+/// The `[fetch]` settings of the configuration, else the defaults.
+fn fetch_settings(config: Option<&Config>) -> Result<FetchConfig, super::CliError> {
+    match config {
+        Some(config) => Ok(config.fetch.clone()),
+        None => Config::parse("", Path::new(DEFAULT_CONFIG_FILE), None)
+            .map(|config| config.fetch)
+            .map_err(|err| super::CliError::Usage(err.to_string())),
+    }
 }
 
 /// Fetches one page with the configuration's `[fetch]` settings: the same limits, guard and
 /// robots.txt rules as the daemon.
 fn download(
     source: &str,
-    config_path: Option<&Path>,
+    config: Option<&Config>,
 ) -> Result<crate::fetch::Fetched, super::CliError> {
     use crate::fetch::{FetchOutcome, FetchRequest, Fetcher, ResourceKind};
     let url = url::Url::parse(source)
         .map_err(|err| super::CliError::Usage(format!("`{source}`: {err}")))?;
-    let settings = fetch_settings(config_path)?;
+    let settings = fetch_settings(config)?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -17,6 +17,8 @@ use std::path::Path;
 
 use toml_edit::{ArrayOfTables, DocumentMut, Item, Table, value};
 
+mod discover;
+
 use super::{CliError, Context};
 use crate::config::Config;
 
@@ -27,15 +29,32 @@ struct NewFeed {
     schedule: Option<String>,
 }
 
-/// `feeds add URL [--name] [--schedule]`.
+/// How `feeds add` treats the URL it is given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Discovery {
+    /// Fetch it: a feed is added as it is; a page's announced feed is added, the user picking
+    /// one on a terminal when there are several.
+    Ask,
+    /// As `Ask`, but the first of several announced feeds is taken (`--first`).
+    First,
+    /// Add the URL as given, without fetching it (`--no-discover`).
+    Off,
+}
+
+/// `feeds add URL [--name] [--schedule] [--first | --no-discover]`.
 pub fn add(
     config: &Config,
     url: &str,
     name: Option<&str>,
     schedule: Option<&str>,
+    discovery: Discovery,
 ) -> Result<(), CliError> {
     let parsed = url::Url::parse(url.trim())
         .map_err(|e| CliError::Usage(format!("`{url}` is not a valid URL ({e})")))?;
+    let parsed = match discovery {
+        Discovery::Off => parsed,
+        _ => discover::feed_url(config, parsed, discovery)?,
+    };
     let name = match name {
         Some(name) => name.trim().to_string(),
         None => parsed.host_str().unwrap_or_default().to_string(),

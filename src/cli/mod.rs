@@ -229,6 +229,13 @@ pub enum FeedsCommand {
         /// A cron schedule for this feed (default: the `[schedule]` default).
         #[arg(long)]
         schedule: Option<String>,
+        /// When URL is a page announcing several feeds, add the first (without it, a terminal
+        /// asks which; elsewhere the feeds are listed and nothing is written).
+        #[arg(long, conflicts_with = "no_discover")]
+        first: bool,
+        /// Add URL as given, without fetching it to check that it is a feed.
+        #[arg(long)]
+        no_discover: bool,
     },
     /// Remove a feed from config.toml, keeping the file's comments and layout (its stored
     /// articles stay, unless `--purge`).
@@ -341,13 +348,24 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             command: None,
         }) => block_on(feeds::list(&config, output.is_json())),
         Command::Feeds(FeedsArgs {
-            command: Some(FeedsCommand::Add {
-                url,
-                name,
-                schedule,
-            }),
+            command:
+                Some(FeedsCommand::Add {
+                    url,
+                    name,
+                    schedule,
+                    first,
+                    no_discover,
+                }),
             ..
-        }) => feeds_edit::add(&config, url, name.as_deref(), schedule.as_deref()),
+        }) => {
+            let discovery = match (*first, *no_discover) {
+                (_, true) => feeds_edit::Discovery::Off,
+                (true, false) => feeds_edit::Discovery::First,
+                (false, false) => feeds_edit::Discovery::Ask,
+            };
+            let (name, schedule) = (name.as_deref(), schedule.as_deref());
+            feeds_edit::add(&config, url, name, schedule, discovery)
+        }
         Command::Feeds(FeedsArgs {
             command: Some(FeedsCommand::Remove { name, purge }),
             ..

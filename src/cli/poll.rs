@@ -9,6 +9,7 @@ use super::{CliError, Context};
 use crate::config::Config;
 use crate::daemon::{self, PollSummary};
 use crate::pipeline::FeedReport;
+use crate::webhooks::{self, Targets};
 
 /// The daemon, until SIGTERM or SIGINT.
 pub async fn run(config: Config) -> Result<(), CliError> {
@@ -71,6 +72,7 @@ pub async fn poll_once(config: Config, all: bool, json: bool) -> Result<(), CliE
     .context("polling")?;
     drop(progress);
     interrupted.abort();
+    deliver_before_exit(&ctx).await;
     ctx.store.close().await;
     if json {
         println!("{}", summary_json(&summary));
@@ -84,6 +86,23 @@ pub async fn poll_once(config: Config, all: bool, json: bool) -> Result<(), CliE
         });
     }
     Ok(())
+}
+
+/// How long `poll --once` waits for its webhook deliveries before it exits.
+const DELIVERY_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Sends the webhook deliveries this cycle queued (and any older ones due), for at most
+/// [`DELIVERY_WAIT`]; says how many are left for the next run.
+async fn deliver_before_exit(ctx: &crate::pipeline::Context) {
+    let targets = Targets::new(&ctx.config.webhooks, &ctx.fetcher);
+    match webhooks::deliver_pending(&ctx.store, &targets, DELIVERY_WAIT).await {
+        Ok(0) => {}
+        Ok(pending) => tracing::warn!(
+            pending,
+            "webhook deliveries still pending: the next `gleaner run` or `poll` sends them"
+        ),
+        Err(error) => tracing::warn!(%error, "webhook deliveries not sent; they stay queued"),
+    }
 }
 
 /// One feed's line of `poll --once --json`: the fields of its summary line, plus its error.

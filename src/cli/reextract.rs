@@ -4,15 +4,15 @@
 //! blocking pool, as many at a time as there are cores, and its text, HTML and images are
 //! replaced in one transaction. Images keep the bytes downloaded earlier for the same URL.
 //! With `[extract] site_templates` on, each page is extracted with its site's current
-//! template model, so older articles lose the boilerplate learned since they were stored.
-//! Without `--algorithm`, each article is extracted with its feed's `algorithm`, else
-//! `[extract] algorithm`.
+//! template model, so older articles lose the boilerplate learned since they were stored; a
+//! site with `[[sites]]` rules is extracted by them. Without `--algorithm`, each article is
+//! extracted with its feed's `algorithm`, else `[extract] algorithm`.
 
 use futures::StreamExt;
 
 use super::{CliError, Context};
 use crate::config::Config;
-use crate::extract::{Algorithm, extract_site_page, template};
+use crate::extract::{Algorithm, SiteKnowledge, extract_site_page, template};
 use crate::fetch::charset_of;
 use crate::store::{NewImage, Reextraction, Store};
 
@@ -64,9 +64,8 @@ pub async fn run(
         let outcomes: Vec<Outcome> = futures::stream::iter(batch)
             .map(|row| {
                 let store = store.clone();
-                let templates = config.extract.site_templates;
                 let algorithm = algorithm_of(&row.feed);
-                async move { reextract_one(&store, row.id, algorithm, templates).await }
+                async move { reextract_one(&store, row.id, algorithm, config).await }
             })
             .buffer_unordered(parallel)
             .collect()
@@ -87,7 +86,8 @@ pub async fn run(
     Ok(())
 }
 
-async fn reextract_one(store: &Store, id: i64, algorithm: Algorithm, templates: bool) -> Outcome {
+async fn reextract_one(store: &Store, id: i64, algorithm: Algorithm, config: &Config) -> Outcome {
+    let templates = config.extract.site_templates;
     let (raw, article) = match (store.raw_page(id).await, store.article(id).await) {
         (Ok(Some((raw, content_type))), Ok(Some(article))) => ((raw, content_type), article),
         (Ok(None), _) => return Outcome::NoRawPage,
@@ -100,6 +100,7 @@ async fn reextract_one(store: &Store, id: i64, algorithm: Algorithm, templates: 
     let (page, content_type) = raw;
     let url = url::Url::parse(article.canonical_url.as_deref().unwrap_or(&article.url)).ok();
     let title = article.title.clone();
+    let rules = url.as_ref().and_then(|url| config.sites.for_url(url));
     let site = url
         .as_ref()
         .and_then(template::site_of)
@@ -121,7 +122,10 @@ async fn reextract_one(store: &Store, id: i64, algorithm: Algorithm, templates: 
                 url.as_ref(),
                 Some(title.as_str()).filter(|t| !t.is_empty()),
                 algorithm,
-                model.as_ref(),
+                SiteKnowledge {
+                    template: model.as_ref(),
+                    rules: rules.as_deref(),
+                },
             )
             .extraction,
         )

@@ -77,6 +77,7 @@ pub fn check_config(config: &Config) -> Result<(), CliError> {
             println!("feed {}: {controls}", feed.name);
         }
     }
+    print_webhooks(config);
     Ok(())
 }
 
@@ -114,4 +115,35 @@ fn describe_filters(filters: &Filters) -> String {
         list(&filters.keep),
         list(&filters.block)
     )
+}
+
+/// The `[[webhooks]]` entries: URL (without credentials or query), feeds, whether signed.
+/// The secret itself is never shown.
+fn print_webhooks(config: &Config) {
+    if config.webhooks.is_empty() {
+        return;
+    }
+    println!("webhooks: {}", config.webhooks.len());
+    let rows: Vec<Vec<String>> = config
+        .webhooks
+        .iter()
+        .map(|webhook| {
+            vec![
+                webhook.display_url(),
+                webhook
+                    .feeds
+                    .as_ref()
+                    .map_or_else(|| "all".to_string(), |feeds| feeds.join(", ")),
+                if webhook.secret.is_some() {
+                    "signed (secret ***)".to_string()
+                } else {
+                    "unsigned".to_string()
+                },
+            ]
+        })
+        .collect();
+    print!(
+        "{}",
+        table::render(&["WEBHOOK", "FEEDS", "SIGNATURE"], &rows, 80)
+    );
 }

@@ -18,7 +18,7 @@
 //!
 //! [`render`] turns chosen nodes into sanitized HTML, plain text and images; [`template`]
 //! learns what the pages of one site share and removes it before any algorithm runs
-//! ([`extract_site_page`]).
+//! ([`extract_site_page`]); [`rules`] applies an operator's `[[sites]]` selectors before both.
 
 pub mod auto;
 pub mod bte;
@@ -31,6 +31,7 @@ pub mod econ;
 pub mod language;
 pub mod metadata;
 pub mod render;
+pub mod rules;
 pub mod subtree;
 pub mod tag_ratio;
 pub mod template;
@@ -62,6 +63,9 @@ pub enum Algorithm {
     Econ,
     /// All text of the page: the floor every algorithm must beat.
     Alltext,
+    /// A `[[sites]]` rule's `content` selectors ([`rules`]): chosen by the site's rules, never
+    /// by name, so not in [`Algorithm::ALL`].
+    Rules,
 }
 
 impl Algorithm {
@@ -92,6 +96,7 @@ impl Algorithm {
             Algorithm::Coreex => "coreex",
             Algorithm::Econ => "econ",
             Algorithm::Alltext => "alltext",
+            Algorithm::Rules => "rules",
         }
     }
 
@@ -283,6 +288,8 @@ impl Extractor for Algorithm {
                 Algorithm::Econ,
                 &econ::select(page),
             )),
+            // Rules need a site's selectors: `extract_site_page` applies them.
+            Algorithm::Rules => Err(ExtractError::NoContent(Algorithm::Rules)),
         }
         .and_then(|extraction| {
             if extraction.text.trim().is_empty() {
@@ -320,25 +327,47 @@ pub struct SitePageExtraction {
     pub observation: template::PageObservation,
     /// `None` when there was no model.
     pub applied: Option<template::Applied>,
+    /// The site's `content` rule matched nothing: the generic algorithm decided.
+    pub rule_missed: bool,
 }
 
-/// [`extract_page`] for a page of a site gleaner has seen before: the blocks `template`
-/// calls the site's template are removed before `algorithm` runs; with `None` the
-/// extraction is exactly [`extract_page`]'s.
+/// What a site has taught gleaner: its learned template model and its configured rules.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SiteKnowledge<'a> {
+    pub template: Option<&'a template::SiteTemplate>,
+    pub rules: Option<&'a rules::SiteRules>,
+}
+
+/// [`extract_page`] for a page of a site gleaner knows: the site's rules apply first (their
+/// `content` may decide the article), then the blocks `template` calls the site's template
+/// are removed before `algorithm` runs; with neither the extraction is exactly
+/// [`extract_page`]'s.
 pub fn extract_site_page(
     raw: &[u8],
     http_charset: Option<&str>,
     page_url: Option<&url::Url>,
     title_hint: Option<&str>,
     algorithm: Algorithm,
-    template: Option<&template::SiteTemplate>,
+    site: SiteKnowledge<'_>,
 ) -> SitePageExtraction {
     let params = template::TemplateParams::default();
     let mut page = Page::parse(raw, http_charset, page_url, title_hint);
     let observation = template::observe(&page, &params);
     let metadata = metadata::page_metadata(&page.document, page.base.as_ref());
-    let applied = template.map(|template| template::apply(&mut page, template, &params));
-    let extraction = algorithm.extract(&page).map(|mut extraction| {
+    let ruled = site.rules.map(|rules| rules::apply(&mut page, rules));
+    let rule_missed = matches!(ruled, Some(rules::RulesOutcome::Missed));
+    let (decided, applied) = match ruled {
+        Some(rules::RulesOutcome::Decided(extraction)) => (Some(extraction), None),
+        _ => {
+            let template = site.template;
+            (
+                None,
+                template.map(|t| template::apply(&mut page, t, &params)),
+            )
+        }
+    };
+    let extraction = decided.map_or_else(|| algorithm.extract(&page), Ok);
+    let extraction = extraction.map(|mut extraction| {
         extraction.language = language::page_language(&page.document, &extraction.text);
         extraction
     });
@@ -347,5 +376,6 @@ pub fn extract_site_page(
         metadata,
         observation,
         applied,
+        rule_missed,
     }
 }

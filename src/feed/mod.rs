@@ -12,6 +12,7 @@
 //! refuses the document for one element, the feed's fields and each entry are parsed alone,
 //! without the element it names: one odd element costs that element, not the feed.
 
+pub mod discover;
 mod normalize;
 
 use chrono::{DateTime, Utc};

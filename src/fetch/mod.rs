@@ -23,6 +23,7 @@ pub mod error;
 pub mod guard;
 pub mod hosts;
 pub mod options;
+mod post;
 pub mod robots;
 
 use std::collections::{HashMap, HashSet};

@@ -20,8 +20,9 @@ use url::Url;
 
 use super::{Context, FailureKind, FeedSettings, Stage, StepFailure, candidate, record};
 use crate::extract::metadata::{MetadataSource, PageMetadata, Sourced};
+use crate::extract::rules::SiteRules;
 use crate::extract::template::{self, Applied, PageObservation, SiteTemplate};
-use crate::extract::{Algorithm, Extraction, extract_site_page};
+use crate::extract::{Algorithm, Extraction, SiteKnowledge, extract_site_page};
 use crate::feed::normalize_url;
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, ResourceKind};
 use crate::filter::{Blocked, Verdict};
@@ -260,6 +261,17 @@ fn looks_like_text(bytes: &[u8], charset: Option<&str>) -> bool {
     (controls as f64) <= sample.len() as f64 * MAX_CONTROL_SHARE
 }
 
+/// A `[[sites]]` rule whose `content` matched nothing is said once per site, not per page.
+pub(crate) fn report_rule_miss(rules: Option<&SiteRules>, missed: bool) {
+    if let Some(rules) = rules.filter(|rules| missed && rules.first_miss()) {
+        tracing::warn!(
+            site = %rules.host,
+            "the site's content rule matched nothing; the generic algorithm extracts its pages \
+             until it matches (said once)"
+        );
+    }
+}
+
 /// Extraction and compression (zstd) are CPU work: they run on the blocking pool so that they never
 /// stall the async runtime. A panic in an extractor becomes a recorded failure; so does an
 /// extraction that runs past `[extract] timeout_seconds` (its thread cannot be stopped and
@@ -273,6 +285,7 @@ async fn extract_off_runtime(
     page_permit: Option<tokio::sync::OwnedSemaphorePermit>,
 ) -> Result<(SiteLearning, CompressedPage, Fetched), StepFailure> {
     let title = entry.title.clone();
+    let rules = ctx.config.sites.for_url(&page.final_url);
     // Held by the blocking thread until it finishes, also past the budget.
     let permit = ctx.in_flight.extraction_permit().await;
     let joined = tokio::task::spawn_blocking(move || {
@@ -284,8 +297,12 @@ async fn extract_off_runtime(
             Some(&page.final_url),
             Some(title.as_str()).filter(|t| !t.is_empty()),
             algorithm,
-            model.as_ref(),
+            SiteKnowledge {
+                template: model.as_ref(),
+                rules: rules.as_deref(),
+            },
         );
+        report_rule_miss(rules.as_deref(), site_page.rule_missed);
         let extraction = site_page.extraction;
         if let Ok(extraction) = &extraction {
             // The cascade starts with CUTER: anything else means it fell back.

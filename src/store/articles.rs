@@ -333,6 +333,14 @@ impl Store {
                     continue;
                 };
                 insert_images!(tx, id, &rows, &blobs, stored_at);
+                sqlx::query(sql::ENQUEUE_DELIVERIES)
+                    .bind(id)
+                    .bind(stored_at)
+                    .bind(article.feed_id)
+                    .bind(super::DeliveryState::Pending.as_str())
+                    .execute(&mut *tx)
+                    .await
+                    .context("queueing webhook deliveries")?;
                 outcomes.push(InsertOutcome::Inserted(id));
             }
             tx.commit().await.context("committing articles")?;

@@ -16,11 +16,13 @@ pub mod claims;
 mod entries;
 mod feeds;
 pub mod model;
+mod record;
 mod retention;
 mod search;
 mod sql;
 mod tcp;
 mod templates;
+mod webhooks;
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -36,9 +38,11 @@ use crate::config::DatabaseTarget;
 pub use api_reads::StoreCounts;
 pub use articles::Reextraction;
 pub use model::*;
+pub use record::{ArticleRecord, ImageRecord};
 pub use retention::Pruned;
 pub use search::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchQuery, SearchQueryError};
 pub use templates::SiteSummary;
+pub use webhooks::{DeliveryOutcome, DeliveryRecord, DeliveryState, DueDelivery};
 
 /// How long an SQLite statement waits for another process's lock before it fails.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);

@@ -424,3 +424,71 @@ pub(super) const DELETE_FEED_ARTICLES: &str = "DELETE FROM articles WHERE feed_i
 pub(super) const DELETE_FEED_ENTRIES: &str = "DELETE FROM feed_entries WHERE feed_id = $1";
 pub(super) const DELETE_FEED_FAILURES: &str = "DELETE FROM failures WHERE feed_id = $1";
 pub(super) const DELETE_FEED: &str = "DELETE FROM feeds WHERE id = $1";
+
+// --- webhooks: the configured webhooks and the delivery queue ---
+
+pub(super) const DEACTIVATE_ALL_WEBHOOKS: &str = "UPDATE webhooks SET active = FALSE";
+
+/// A configured webhook by `key`: active, `$2` for all feeds; its id.
+pub(super) const UPSERT_WEBHOOK: &str = "
+    INSERT INTO webhooks (key, active, all_feeds) VALUES ($1, TRUE, $2)
+    ON CONFLICT (key) DO UPDATE SET active = TRUE, all_feeds = excluded.all_feeds
+    RETURNING id";
+
+pub(super) const DELETE_WEBHOOK_FEEDS: &str = "DELETE FROM webhook_feeds WHERE webhook_id = $1";
+
+/// Webhook `$1` takes the articles of the feed named `$2`.
+pub(super) const INSERT_WEBHOOK_FEED: &str = "
+    INSERT INTO webhook_feeds (webhook_id, feed_id)
+    SELECT $1, id FROM feeds WHERE name = $2
+    ON CONFLICT DO NOTHING";
+
+/// One delivery of article `$1` (of feed `$3`) per active webhook that takes the feed's
+/// articles, due at `$2`, in state `$4`: run in the article's own transaction.
+pub(super) const ENQUEUE_DELIVERIES: &str = "
+    INSERT INTO webhook_deliveries
+        (webhook_id, article_id, state, attempts, next_attempt_at, created_at)
+    SELECT w.id, $1, $4, 0, $2, $2 FROM webhooks w
+    WHERE w.active
+      AND (w.all_feeds OR EXISTS (
+          SELECT 1 FROM webhook_feeds f WHERE f.webhook_id = w.id AND f.feed_id = $3))
+    ON CONFLICT DO NOTHING";
+
+/// Deliveries in state `$1` due at `$2` of active webhooks, the most overdue first, at most `$3`.
+pub(super) const DUE_DELIVERIES: &str = "
+    SELECT d.webhook_id, w.key AS webhook_key, d.article_id, d.attempts
+    FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+    WHERE w.active AND d.state = $1 AND d.next_attempt_at <= $2
+    ORDER BY d.next_attempt_at, d.article_id
+    LIMIT $3";
+
+/// Takes delivery (`$1`, `$2`) seen with `$3` attempts in state `$4`: one more attempt,
+/// not due again before `$5` (another process that saw the same row changes nothing).
+pub(super) const CLAIM_DELIVERY: &str = "
+    UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = $5
+    WHERE webhook_id = $1 AND article_id = $2 AND attempts = $3 AND state = $4";
+
+/// The outcome of an attempt: state `$3`, next attempt `$4`, delivered at `$5`, error `$6`.
+pub(super) const SETTLE_DELIVERY: &str = "
+    UPDATE webhook_deliveries
+    SET state = $3, next_attempt_at = $4, delivered_at = $5, last_error = $6
+    WHERE webhook_id = $1 AND article_id = $2";
+
+/// How many deliveries of active webhooks are in state `$1`.
+pub(super) const COUNT_DELIVERIES: &str = "
+    SELECT COUNT(*) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+    WHERE w.active AND d.state = $1";
+
+/// When the next delivery in state `$1` of an active webhook is due.
+pub(super) const NEXT_DELIVERY_DUE: &str = "
+    SELECT d.next_attempt_at
+    FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+    WHERE w.active AND d.state = $1
+    ORDER BY d.next_attempt_at LIMIT 1";
+
+/// Every delivery, by article then webhook.
+pub(super) const SELECT_DELIVERIES: &str = "
+    SELECT w.key AS webhook_key, d.article_id, d.state, d.attempts, d.delivered_at,
+           d.last_error
+    FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+    ORDER BY d.article_id, w.key";

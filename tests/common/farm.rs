@@ -38,6 +38,12 @@ pub enum Route {
     Gzip { content_type: String, body: Vec<u8> },
     /// 503 to the first `failures` requests, then as the inner route does.
     Flaky { failures: usize, then: Box<Route> },
+    /// `status` to the first `failures` requests, then as the inner route does.
+    FailsFirst {
+        status: u16,
+        failures: usize,
+        then: Box<Route>,
+    },
     /// Fires the token when requested (a poll cut short at a known point), then answers as
     /// the inner route does.
     Cancels(tokio_util::sync::CancellationToken, Box<Route>),
@@ -49,6 +55,20 @@ struct State {
     hits: Mutex<HashMap<String, usize>>,
     /// The headers of every request, per path, in arrival order.
     headers: Mutex<HashMap<String, Vec<HeaderMap>>>,
+    received: Mutex<HashMap<String, Vec<Received>>>,
+}
+
+/// One request as the farm received it (a webhook delivery, for one).
+#[derive(Clone, Debug)]
+pub struct Received {
+    pub headers: HeaderMap,
+    pub body: Vec<u8>,
+}
+
+impl Received {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
 }
 
 /// A running farm; it stops with the test's runtime.
@@ -68,10 +88,12 @@ impl Farm {
         let listener = tokio::net::TcpListener::bind((ip, 0)).await?;
         let addr = listener.local_addr()?;
         let handler_state = state.clone();
-        let app = axum::Router::new().fallback(move |uri: Uri, headers: HeaderMap| {
-            let state = handler_state.clone();
-            async move { answer(&state, &uri, &headers).await }
-        });
+        let app = axum::Router::new().fallback(
+            move |uri: Uri, headers: HeaderMap, body: axum::body::Bytes| {
+                let state = handler_state.clone();
+                async move { answer(&state, &uri, &headers, body.to_vec()).await }
+            },
+        );
         tokio::spawn(async move { axum::serve(listener, app).await });
         Ok(Farm { addr, state })
     }
@@ -145,6 +167,15 @@ impl Farm {
             .unwrap_or_default()
     }
 
+    /// Every request to `path` with a body, in order of arrival.
+    pub fn received(&self, path: &str) -> Vec<Received> {
+        self.state
+            .received
+            .lock()
+            .map(|r| r.get(path).cloned().unwrap_or_default())
+            .unwrap_or_default()
+    }
+
     pub fn hits(&self, path: &str) -> usize {
         self.state
             .hits
@@ -186,8 +217,16 @@ pub fn ok(content_type: &str, body: Vec<u8>) -> Route {
     }
 }
 
-async fn answer(state: &State, uri: &Uri, headers: &HeaderMap) -> Response {
+async fn answer(state: &State, uri: &Uri, headers: &HeaderMap, body: Vec<u8>) -> Response {
     let path = uri.path().to_string();
+    if !body.is_empty()
+        && let Ok(mut received) = state.received.lock()
+    {
+        received.entry(path.clone()).or_default().push(Received {
+            headers: headers.clone(),
+            body,
+        });
+    }
     let hit = match state.hits.lock() {
         Ok(mut hits) => {
             let count = hits.entry(path.clone()).or_default();
@@ -212,6 +251,14 @@ async fn answer(state: &State, uri: &Uri, headers: &HeaderMap) -> Response {
                 body: "try again later".into(),
             }),
             Some(Route::Flaky { then, .. }) => Some(*then),
+            Some(Route::FailsFirst {
+                status, failures, ..
+            }) if hit <= failures => Some(Route::Status {
+                status,
+                headers: vec![],
+                body: "failing on purpose".into(),
+            }),
+            Some(Route::FailsFirst { then, .. }) => Some(*then),
             Some(Route::Cancels(token, inner)) => {
                 token.cancel();
                 Some(*inner)
@@ -264,7 +311,12 @@ async fn answer(state: &State, uri: &Uri, headers: &HeaderMap) -> Response {
             )
             .body(Body::empty()),
         // Unwrapped above.
-        Some(Route::Delayed(..) | Route::Flaky { .. } | Route::Cancels(..)) => builder
+        Some(
+            Route::Delayed(..)
+            | Route::Flaky { .. }
+            | Route::FailsFirst { .. }
+            | Route::Cancels(..),
+        ) => builder
             .status(StatusCode::INTERNAL_SERVER_ERROR)
             .body(Body::from("delayed route")),
         Some(Route::Slow(delay)) => {

@@ -287,6 +287,22 @@ impl TestConfig {
         self
     }
 
+    /// Appends one `[[name]]` table (`[[webhooks]]`, `[[sites]]`) with these keys.
+    pub fn table_array(mut self, name: &str, keys: &[(&str, toml::Value)]) -> TestConfig {
+        let table: toml::Table = keys
+            .iter()
+            .map(|(key, value)| (key.to_string(), value.clone()))
+            .collect();
+        let entry = self
+            .tables
+            .entry(name.to_string())
+            .or_insert_with(|| toml::Value::Array(Vec::new()));
+        if let toml::Value::Array(tables) = entry {
+            tables.push(toml::Value::Table(table));
+        }
+        self
+    }
+
     /// The configuration file's text.
     pub fn text(&self) -> String {
         let mut text = toml::to_string(&self.tables).unwrap_or_default();

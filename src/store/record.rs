@@ -1,0 +1,95 @@
+//! The JSON of one article as `export` writes it and a webhook posts it: one shape, read
+//! once, so the two never drift.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use super::{Article, ArticleMetadata, Store, StoreError, StoredImage};
+
+/// One article with its images: the JSON of `articles show --format json`, of `export`, and
+/// of a webhook delivery. Its fields are a public interface (docs/webhooks.md).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ArticleRecord {
+    pub id: i64,
+    pub feed: String,
+    pub url: String,
+    pub canonical_url: Option<String>,
+    pub guid: Option<String>,
+    pub title: String,
+    pub author: Option<String>,
+    pub published_at: Option<DateTime<Utc>>,
+    pub fetched_at: DateTime<Utc>,
+    pub language: Option<String>,
+    pub extractor: String,
+    pub confidence: f64,
+    pub word_count: i64,
+    pub content_hash: String,
+    pub summary: Option<String>,
+    pub text: String,
+    pub html: String,
+    pub images: Vec<ImageRecord>,
+    /// Where author and date were read, the lead image and site name (flattened).
+    #[serde(flatten)]
+    pub metadata: ArticleMetadata,
+}
+
+/// One image of an [`ArticleRecord`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ImageRecord {
+    pub url: String,
+    pub alt: Option<String>,
+    pub caption: Option<String>,
+    pub width: Option<i64>,
+    pub height: Option<i64>,
+    pub sha256: Option<String>,
+    pub mime: Option<String>,
+}
+
+impl ArticleRecord {
+    pub fn new(article: Article, images: Vec<StoredImage>) -> Self {
+        ArticleRecord {
+            id: article.id,
+            feed: article.feed,
+            url: article.url,
+            canonical_url: article.canonical_url,
+            guid: article.guid,
+            title: article.title,
+            author: article.author,
+            published_at: article.published_at,
+            fetched_at: article.fetched_at,
+            language: article.language,
+            extractor: article.extractor,
+            confidence: article.confidence,
+            word_count: article.word_count,
+            content_hash: article.content_hash,
+            summary: article.summary,
+            text: article.text,
+            html: article.html,
+            images: images
+                .into_iter()
+                .map(|image| ImageRecord {
+                    url: image.url,
+                    alt: image.alt,
+                    caption: image.caption,
+                    width: image.width,
+                    height: image.height,
+                    sha256: image.sha256,
+                    mime: image.mime,
+                })
+                .collect(),
+            metadata: article.metadata,
+        }
+    }
+}
+
+impl Store {
+    /// One article with its images, as `export` writes it; `None` when there is no such
+    /// article (pruned or purged meanwhile).
+    pub async fn article_record(&self, id: i64) -> Result<Option<ArticleRecord>, StoreError> {
+        let Some(article) = self.article(id).await? else {
+            return Ok(None);
+        };
+        let images = self.article_images(id).await?;
+        Ok(Some(ArticleRecord::new(article, images)))
+    }
+}

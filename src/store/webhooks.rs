@@ -1,0 +1,194 @@
+//! The webhook delivery queue: the configured webhooks (`webhooks`, `webhook_feeds`) and one
+//! row per (webhook, article) in `webhook_deliveries`.
+//!
+//! Rows are written in the article's own transaction (`articles.rs`), so a stored article
+//! never lacks its deliveries. An attempt is taken by bumping the row's attempt count from
+//! the value read ([`Store::claim_delivery`]), so two processes never send one attempt
+//! twice; a process that dies mid-attempt leaves the row due again after its timeout, which
+//! makes delivery at-least-once.
+
+use chrono::{DateTime, Utc};
+
+use super::{QueryContext, Store, StoreError, db_time, now, on_pool, sql};
+use crate::config::WebhookConfig;
+
+/// Where a delivery stands (`webhook_deliveries.state`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeliveryState {
+    /// Not yet answered with a 2xx; due from `next_attempt_at`.
+    Pending,
+    /// Answered with a 2xx.
+    Delivered,
+    /// Given up after the last attempt.
+    Failed,
+}
+
+impl DeliveryState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryState::Pending => "pending",
+            DeliveryState::Delivered => "delivered",
+            DeliveryState::Failed => "failed",
+        }
+    }
+}
+
+/// A delivery whose time has come.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct DueDelivery {
+    pub webhook_id: i64,
+    /// [`WebhookConfig::key`] of its webhook.
+    pub webhook_key: String,
+    pub article_id: i64,
+    /// Attempts made before this one.
+    pub attempts: i64,
+}
+
+/// How an attempt ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DeliveryOutcome {
+    Delivered,
+    /// Failed; tried again at the given time.
+    Retry(DateTime<Utc>, String),
+    /// Failed for the last time.
+    GivenUp(String),
+}
+
+/// One row of the queue, for reports and tests.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct DeliveryRecord {
+    pub webhook_key: String,
+    pub article_id: i64,
+    pub state: String,
+    pub attempts: i64,
+    pub delivered_at: Option<DateTime<Utc>>,
+    pub last_error: Option<String>,
+}
+
+impl Store {
+    /// Makes the webhook tables match the configuration in one transaction: configured
+    /// webhooks (by key) active with their feed lists, the others inactive (their pending
+    /// deliveries wait until they are configured again). Call after [`Store::sync_feeds`].
+    pub async fn sync_webhooks(&self, webhooks: &[WebhookConfig]) -> Result<(), StoreError> {
+        on_pool!(self, pool => {
+            let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
+            sqlx::query(sql::DEACTIVATE_ALL_WEBHOOKS)
+                .execute(&mut *tx)
+                .await
+                .context("deactivating webhooks")?;
+            for webhook in webhooks {
+                let id: i64 = sqlx::query_scalar(sql::UPSERT_WEBHOOK)
+                    .bind(webhook.key())
+                    .bind(webhook.feeds.is_none())
+                    .fetch_one(&mut *tx)
+                    .await
+                    .context("adding a configured webhook")?;
+                sqlx::query(sql::DELETE_WEBHOOK_FEEDS)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await
+                    .context("clearing a webhook's feeds")?;
+                for feed in webhook.feeds.iter().flatten() {
+                    sqlx::query(sql::INSERT_WEBHOOK_FEED)
+                        .bind(id)
+                        .bind(feed)
+                        .execute(&mut *tx)
+                        .await
+                        .context("naming a webhook's feed")?;
+                }
+            }
+            tx.commit().await.context("committing the webhook list")
+        })
+    }
+
+    /// Up to `limit` deliveries due now, the most overdue first.
+    pub async fn due_deliveries(&self, limit: i64) -> Result<Vec<DueDelivery>, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query_as(sql::DUE_DELIVERIES)
+                .bind(DeliveryState::Pending.as_str())
+                .bind(db_time(now()))
+                .bind(limit.max(0))
+                .fetch_all(pool)
+                .await
+        })
+        .context("reading due deliveries")
+    }
+
+    /// Takes one attempt of `delivery`, not due again before `until` (the attempt's longest
+    /// run). False when another process took it first.
+    pub async fn claim_delivery(
+        &self,
+        delivery: &DueDelivery,
+        until: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let claimed = on_pool!(self, pool => {
+            sqlx::query(sql::CLAIM_DELIVERY)
+                .bind(delivery.webhook_id)
+                .bind(delivery.article_id)
+                .bind(delivery.attempts)
+                .bind(DeliveryState::Pending.as_str())
+                .bind(db_time(until))
+                .execute(pool)
+                .await
+                .map(|done| done.rows_affected() == 1)
+        });
+        claimed.context("taking a delivery")
+    }
+
+    /// Records how an attempt ended.
+    pub async fn settle_delivery(
+        &self,
+        delivery: &DueDelivery,
+        outcome: &DeliveryOutcome,
+    ) -> Result<(), StoreError> {
+        let at = db_time(now());
+        let (state, next, delivered_at, error) = match outcome {
+            DeliveryOutcome::Delivered => (DeliveryState::Delivered, at, Some(at), None),
+            DeliveryOutcome::Retry(next, error) => {
+                (DeliveryState::Pending, db_time(*next), None, Some(error))
+            }
+            DeliveryOutcome::GivenUp(error) => (DeliveryState::Failed, at, None, Some(error)),
+        };
+        on_pool!(self, pool => {
+            sqlx::query(sql::SETTLE_DELIVERY)
+                .bind(delivery.webhook_id)
+                .bind(delivery.article_id)
+                .bind(state.as_str())
+                .bind(next)
+                .bind(delivered_at)
+                .bind(error)
+                .execute(pool)
+                .await
+                .map(drop)
+        })
+        .context("recording a delivery attempt")
+    }
+
+    /// How many deliveries of configured webhooks are still pending.
+    pub async fn pending_deliveries(&self) -> Result<i64, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query_scalar(sql::COUNT_DELIVERIES)
+                .bind(DeliveryState::Pending.as_str())
+                .fetch_one(pool)
+                .await
+        })
+        .context("counting pending deliveries")
+    }
+
+    /// When the next pending delivery of a configured webhook is due.
+    pub async fn next_delivery_due(&self) -> Result<Option<DateTime<Utc>>, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query_scalar(sql::NEXT_DELIVERY_DUE)
+                .bind(DeliveryState::Pending.as_str())
+                .fetch_optional(pool)
+                .await
+        })
+        .context("reading the next delivery time")
+    }
+
+    /// Every delivery, by article then webhook.
+    pub async fn deliveries(&self) -> Result<Vec<DeliveryRecord>, StoreError> {
+        on_pool!(self, pool => sqlx::query_as(sql::SELECT_DELIVERIES).fetch_all(pool).await)
+            .context("listing deliveries")
+    }
+}
