@@ -691,3 +691,31 @@ fn a_comments_heading_ends_the_article_in_its_container() {
         }
     }
 }
+
+#[test]
+fn a_large_box_among_the_articles_paragraphs_is_left_out_and_bridged() {
+    // A picture gallery (`media-widget-wrapper`) holding more text than the article sits
+    // between two paragraphs of the article's own container: it is furniture whatever its
+    // share of the page, and the paragraphs after it continue the article.
+    let title = "Lifeboat station launches its new boat";
+    for algorithm in [Algorithm::Auto, Algorithm::Cuter, Algorithm::Econ] {
+        let result = extract("gallery_box_in_article.html", Some(title), algorithm);
+        assert_contains_all(
+            &result.text,
+            &[
+                "launched its new all-weather boat",
+                "who is missing, what is the sea doing",
+                "reaches twenty-five knots",
+                "first Sunday of next month",
+            ],
+        );
+        assert_contains_none(
+            &result.text,
+            &[
+                "Skippers brought the fleet home",
+                "lighthouse will open",
+                "Contact us",
+            ],
+        );
+    }
+}

@@ -55,7 +55,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use super::dom::{DomStats, RegionKind, TextBlock};
+use super::dom::{DomStats, Region, RegionKind, TextBlock};
 use super::title::{TitleMatch, TitleRule, find_title};
 
 /// The free parameters of CUTER.
@@ -164,6 +164,9 @@ pub struct NodeMeasure {
     pub valid: bool,
     /// `LP >= maxLP`: omitted for its links.
     pub linky: bool,
+    /// Inside a furniture box among the main block's own paragraphs
+    /// ([`inside_main_container`]): an interruption of the article, however long.
+    pub boxed_in_article: bool,
 }
 
 /// Step 4's output: a group of neighbouring nodes.
@@ -327,6 +330,7 @@ pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> 
     let sh = stats.sh.max(1) as f64;
     let main = main_block(stats, params);
     let mut omitted_region = vec![false; stats.blocks.len()];
+    let mut boxed_in_article = vec![false; stats.blocks.len()];
     for region in &stats.regions {
         let limit = match region.kind {
             RegionKind::Furniture => params.furniture_max_share,
@@ -338,12 +342,21 @@ pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> 
             && region.kind == RegionKind::Furniture
             && main
                 .is_some_and(|m| region.blocks.contains(&m) && region.sl >= 2 * stats.blocks[m].sl);
-        if region.sl as f64 <= limit * sh && !spared {
+        let boxed = inside_main_container(stats, region, main);
+        if (region.sl as f64 <= limit * sh || boxed) && !spared {
             for flag in omitted_region
                 .get_mut(region.blocks.clone())
                 .unwrap_or_default()
             {
                 *flag = true;
+            }
+            if boxed {
+                for flag in boxed_in_article
+                    .get_mut(region.blocks.clone())
+                    .unwrap_or_default()
+                {
+                    *flag = true;
+                }
             }
         }
     }
@@ -351,7 +364,8 @@ pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> 
         .blocks
         .iter()
         .zip(omitted_region)
-        .map(|(block, in_region)| {
+        .zip(boxed_in_article)
+        .map(|((block, in_region), boxed_in_article)| {
             let lp = block.lp();
             let tp = block.sl as f64 / sh;
             let omitted = block.caption || in_region;
@@ -360,9 +374,34 @@ pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> 
                 tp,
                 valid: lp < params.max_lp && tp > params.min_tp && !omitted,
                 linky: lp >= params.max_lp,
+                boxed_in_article,
             }
         })
         .collect()
+}
+
+/// Whether a furniture region sits between two blocks of the main block's own container (a
+/// gallery, a "related" box or a sign-up form among the article's paragraphs; in a tree,
+/// whatever lies between two children of an element is inside it): such a region cannot be
+/// a wrapper of the whole page, so its share of the page is no argument for keeping it.
+pub(super) fn inside_main_container(
+    stats: &DomStats,
+    region: &Region,
+    main: Option<usize>,
+) -> bool {
+    let Some(main) = main.and_then(|m| stats.blocks.get(m)) else {
+        return false;
+    };
+    let before = region
+        .blocks
+        .start
+        .checked_sub(1)
+        .and_then(|ix| stats.blocks.get(ix));
+    let after = stats.blocks.get(region.blocks.end);
+    region.kind == RegionKind::Furniture
+        && !region.blocks.is_empty()
+        && before.is_some_and(|b| b.parent == main.parent)
+        && after.is_some_and(|b| b.parent == main.parent)
 }
 
 /// The main block: the longest block that is neither mostly link text nor a caption, before
@@ -536,6 +575,7 @@ fn rejoin_across_links(
                 Direction::Backward => next.last + 1..edge,
             };
             let (mut sl, mut sa, mut any_linky, mut all_omitted) = (0, 0, false, true);
+            let mut all_boxed = true;
             for ix in between.clone() {
                 let (Some(block), Some(m)) = (blocks.get(ix), measures.get(ix)) else {
                     continue;
@@ -544,12 +584,15 @@ fn rejoin_across_links(
                 sa += block.sa;
                 any_linky |= m.linky;
                 all_omitted &= !m.valid;
+                all_boxed &= m.boxed_in_article;
             }
             // Past a small group (a heading) only boxes of omitted nodes lead on: a link list
             // after a heading is that section's list, not an interruption of the article.
             let link_dense = pending.is_empty() && any_linky && 2 * sa >= sl;
             let omitted = params.rejoin_across_omitted && all_omitted;
-            let short = sl as f64 <= params.rejoin_max_share * base.length as f64;
+            // A box among the article's own paragraphs (a gallery) interrupts it at any length.
+            let short = sl as f64 <= params.rejoin_max_share * base.length as f64
+                || (omitted && all_boxed && !between.is_empty());
             if !((link_dense || omitted) && short) {
                 break;
             }
@@ -559,9 +602,6 @@ fn rejoin_across_links(
                 pending.push(next);
                 edge = direction.outer_end(next);
                 continue;
-            }
-            if !continues {
-                break;
             }
             // Groups with nothing between them were split by their weight, not by an
             // interruption: only the article's own parent element vouches for them.
