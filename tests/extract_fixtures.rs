@@ -719,3 +719,23 @@ fn a_large_box_among_the_articles_paragraphs_is_left_out_and_bridged() {
         );
     }
 }
+
+#[test]
+fn a_later_section_joins_though_a_source_list_outweighs_it_in_its_group() {
+    // After a link box, the article's last section runs straight into a long source list:
+    // one group whose text sits mostly in the list, but whose paragraphs carry on the
+    // article's own container.
+    for algorithm in [Algorithm::Auto, Algorithm::Cuter] {
+        let result = extract("sections_and_sources.html", Some("Valley Canal"), algorithm);
+        assert_contains_all(
+            &result.text,
+            &[
+                "cut by hand between 1791 and 1796",
+                "its arms above the door",
+                "Restoration began in 1974",
+                "about four million pounds a year",
+            ],
+        );
+        assert_contains_none(&result.text, &["Aqueducts", "Privacy"]);
+    }
+}

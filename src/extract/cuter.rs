@@ -556,6 +556,10 @@ fn rejoin_across_links(
         return article;
     }
     let base = article.clone();
+    let article_parent = heaviest(base.members.iter().filter_map(|&ix| blocks.get(ix)), |b| {
+        b.parent
+    })
+    .flatten();
     let mut joined: Vec<&Group> = Vec::new();
     for direction in [Direction::Forward, Direction::Backward] {
         let neighbours: Box<dyn Iterator<Item = &Group>> = match direction {
@@ -589,6 +593,7 @@ fn rejoin_across_links(
             // Past a small group (a heading) only boxes of omitted nodes lead on: a link list
             // after a heading is that section's list, not an interruption of the article.
             let link_dense = pending.is_empty() && any_linky && 2 * sa >= sl;
+
             let omitted = params.rejoin_across_omitted && all_omitted;
             // A box among the article's own paragraphs (a gallery) interrupts it at any length.
             let short = sl as f64 <= params.rejoin_max_share * base.length as f64
@@ -606,7 +611,21 @@ fn rejoin_across_links(
             // Groups with nothing between them were split by their weight, not by an
             // interruption: only the article's own parent element vouches for them.
             let alike_places = sl > 0 || !pending.is_empty();
-            if !same_container(blocks, &base.members, &next.members, alike_places) {
+            // A group that carries on the article's container with a share of text that would
+            // make a group of its own belongs to it, whatever follows in the same group (a
+            // reference list after the last section).
+            let continued_in_place = article_parent.is_some()
+                && next
+                    .members
+                    .iter()
+                    .filter_map(|&ix| blocks.get(ix))
+                    .filter(|b| b.parent == article_parent)
+                    .map(|b| b.sl)
+                    .sum::<usize>() as f64
+                    >= params.rejoin_min_share * base.length as f64;
+            if !(continued_in_place
+                || same_container(blocks, &base.members, &next.members, alike_places))
+            {
                 break;
             }
             joined.append(&mut pending);
