@@ -7,17 +7,9 @@ use std::process::{Command, Output};
 
 use common::TestDb;
 
-const BINARY: &str = env!("CARGO_BIN_EXE_gleaner");
-
 /// The binary with a clean environment for gleaner's own variables, run in `dir`.
 fn gleaner(dir: &Path) -> Command {
-    let mut command = Command::new(BINARY);
-    command
-        .current_dir(dir)
-        .env_remove("GLEANER_CONFIG")
-        .env_remove("GLEANER_DATABASE_URL")
-        .env_remove("RUST_LOG");
-    command
+    common::gleaner_in(dir)
 }
 
 fn stdout(output: &Output) -> String {

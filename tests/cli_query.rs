@@ -24,12 +24,8 @@ on_both_databases!(
 const BINARY: &str = env!("CARGO_BIN_EXE_gleaner");
 
 fn gleaner(dir: &Path, db: &TestDb) -> Command {
-    let mut command = Command::new(BINARY);
-    command
-        .current_dir(dir)
-        .env("GLEANER_DATABASE_URL", db.url())
-        .env_remove("GLEANER_CONFIG")
-        .env_remove("RUST_LOG");
+    let mut command = common::gleaner_in(dir);
+    command.env("GLEANER_DATABASE_URL", db.url());
     command
 }
 

@@ -21,15 +21,8 @@ on_both_databases!(
     feeds_remove_purge_deletes_the_feed_and_its_articles,
 );
 
-const BINARY: &str = env!("CARGO_BIN_EXE_gleaner");
-
 fn gleaner(dir: &Path, db_url: Option<&str>) -> Command {
-    let mut command = Command::new(BINARY);
-    command
-        .current_dir(dir)
-        .env_remove("GLEANER_CONFIG")
-        .env_remove("GLEANER_DATABASE_URL")
-        .env_remove("RUST_LOG");
+    let mut command = common::gleaner_in(dir);
     if let Some(url) = db_url {
         command.env("GLEANER_DATABASE_URL", url);
     }

@@ -1,22 +1,16 @@
 //! What a newcomer sees: `gleaner run` when the feeds cannot be reached, a misspelt key, and
 //! `--json` and `--format json` meaning the same on every command that offers them.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-const BINARY: &str = env!("CARGO_BIN_EXE_gleaner");
-
 fn gleaner(dir: &Path) -> Command {
-    let mut command = Command::new(BINARY);
-    command
-        .current_dir(dir)
-        .env_remove("GLEANER_CONFIG")
-        .env_remove("GLEANER_DATABASE_URL")
-        .env_remove("RUST_LOG");
-    command
+    common::gleaner_in(dir)
 }
 
 /// Nothing listens on port 9 (discard) of the loopback: every poll fails at once.

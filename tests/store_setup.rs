@@ -19,12 +19,8 @@ const RACERS: usize = 10;
 const CONFIG: &str = "[[feeds]]\nname = \"news\"\nurl = \"https://news.example/feed\"\n";
 
 fn gleaner(dir: &Path, database_url: &str) -> Command {
-    let mut command = Command::new(BINARY);
-    command
-        .current_dir(dir)
-        .env("GLEANER_DATABASE_URL", database_url)
-        .env_remove("GLEANER_CONFIG")
-        .env_remove("RUST_LOG");
+    let mut command = common::gleaner_in(dir);
+    command.env("GLEANER_DATABASE_URL", database_url);
     command
 }
 

@@ -18,6 +18,18 @@ use sqlx::Connection;
 
 pub const POSTGRES_URL_ENV: &str = "GLEANER_TEST_POSTGRES_URL";
 
+/// The `gleaner` binary, run in `dir` with none of the caller's settings: no
+/// `GLEANER_CONFIG`, `GLEANER_DATABASE_URL` or `RUST_LOG` leaks in from the environment.
+pub fn gleaner_in(dir: &std::path::Path) -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_gleaner"));
+    command
+        .current_dir(dir)
+        .env_remove("GLEANER_CONFIG")
+        .env_remove("GLEANER_DATABASE_URL")
+        .env_remove("RUST_LOG");
+    command
+}
+
 /// A fresh, migrated database that is removed when dropped.
 pub struct TestDb {
     pub store: Store,
