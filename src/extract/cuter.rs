@@ -53,6 +53,7 @@
 
 use std::sync::LazyLock;
 
+use aho_corasick::AhoCorasick;
 use regex::Regex;
 
 use super::dom::{DomStats, RegionKind, TextBlock};
@@ -714,18 +715,67 @@ static SIGNOFF: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
+/// Text that every [`CREDIT`] match contains: `:` or `©` (the labelled forms), else a word of
+/// one of the other forms. The words hold no `k` or `s`, the only ASCII letters that `(?i)`
+/// also matches outside ASCII (`K` Kelvin sign, `ſ` long s), so ASCII case-insensitive
+/// matching of them cannot miss what the regex would find.
+static CREDIT_PREFILTER: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
+    let words = [
+        ":",
+        "©",
+        "copyright",
+        "getty",
+        "photo",
+        "advert",
+        "require",
+        "enable",
+    ];
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(words)
+        .ok()
+});
+
+/// Text that every [`SIGNOFF`] match contains (a part of each alternative without `k` or `s`,
+/// as for [`CREDIT_PREFILTER`]).
+static SIGNOFF_PREFILTER: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
+    let words = [
+        "follow ",
+        "cribe to",
+        "ign up for",
+        "letter",
+        "right",
+        "affiliate",
+        "join our",
+        "have a tip?",
+        "hare thi",
+        "clic",
+        "read more:",
+    ];
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(words)
+        .ok()
+});
+
 /// Drops credit lines and markup dumps anywhere, and sign-offs among the last three nodes.
 fn drop_credits_and_signoffs(blocks: &[TextBlock], chosen: Vec<usize>) -> Vec<usize> {
     let n = chosen.len();
+    // The regex runs only on text its prefilter lets through (a missing prefilter lets all
+    // through): a `\b` on non-ASCII text sends it to its slowest engine.
     let matches =
-        |re: &LazyLock<Option<Regex>>, text: &str| re.as_ref().is_some_and(|re| re.is_match(text));
+        |re: &LazyLock<Option<Regex>>, prefilter: &LazyLock<Option<AhoCorasick>>, text: &str| {
+            prefilter.as_ref().is_none_or(|p| p.is_match(text))
+                && re.as_ref().is_some_and(|re| re.is_match(text))
+        };
     chosen
         .into_iter()
         .enumerate()
         .filter(|&(i, ix)| {
             let block = &blocks[ix];
-            let credit = block.sl < 250 && matches(&CREDIT, &block.text);
-            let signoff = i + 3 >= n && block.sl < 400 && matches(&SIGNOFF, &block.text);
+            let credit = block.sl < 250 && matches(&CREDIT, &CREDIT_PREFILTER, &block.text);
+            let signoff =
+                i + 3 >= n && block.sl < 400 && matches(&SIGNOFF, &SIGNOFF_PREFILTER, &block.text);
             // Image metadata printed as text: "http://…/a.jpeg 1200 676 admin http://…".
             let dump = block.text.starts_with("http") && block.text.matches("http").count() >= 2;
             !(credit || signoff || dump) || n == 1
