@@ -11,7 +11,7 @@
 
 use std::sync::LazyLock;
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use ego_tree::NodeId;
 use ego_tree::iter::Edge;
 use html5ever::local_name;
@@ -569,6 +569,8 @@ fn add_text(
         return;
     };
     let before = block.text.len();
+    // At most the leaf's bytes and one space: one allocation instead of a growth per doubling.
+    block.text.reserve(text.len() + 1);
     let mut pending = block.pending_space;
     for c in text.chars() {
         if c.is_whitespace() {
@@ -639,7 +641,11 @@ impl MarkerSet {
     pub fn new(markers: &[&'static str]) -> MarkerSet {
         MarkerSet {
             markers: markers.iter().map(|m| m.split('-').collect()).collect(),
-            automaton: AhoCorasick::new(markers).ok(),
+            // A DFA: the fastest search, and these few short words keep it small.
+            automaton: AhoCorasick::builder()
+                .kind(Some(AhoCorasickKind::DFA))
+                .build(markers)
+                .ok(),
             written: markers.to_vec(),
         }
     }
