@@ -557,11 +557,24 @@ pub fn write_start_tag(out: &mut String, element: &scraper::node::Element, base:
     {
         write_attr(out, "src", &src);
     }
-    for attr in COPIED_ATTRIBUTES {
+    // One pass over the element's few attributes rather than one `attr` lookup per name.
+    let mut copied: [Option<&str>; COPIED_ATTRIBUTES.len()] = [None; COPIED_ATTRIBUTES.len()];
+    for (attribute, value) in element.attrs.iter() {
+        // Interned names are equal exactly when their text is, as `attr` compares them.
+        if attribute.prefix.is_none()
+            && attribute.ns == ns!()
+            && let Some(index) = COPIED_ATTRIBUTES
+                .iter()
+                .position(|copied| *copied == &*attribute.local)
+        {
+            copied[index] = Some(&**value);
+        }
+    }
+    for (attr, value) in COPIED_ATTRIBUTES.iter().zip(copied) {
         if matches!(name, "img" | "iframe") && matches!(*attr, "src" | "srcset") {
             continue;
         }
-        let Some(value) = element.attr(attr) else {
+        let Some(value) = value else {
             continue;
         };
         match *attr {
