@@ -716,11 +716,9 @@ static SIGNOFF: LazyLock<Option<Regex>> = LazyLock::new(|| {
 });
 
 /// Text that every [`CREDIT`] match contains: `:` or `©` (the labelled forms), else a word of
-/// one of the other forms. The words hold no `k` or `s`, the only ASCII letters that `(?i)`
-/// also matches outside ASCII (`K` Kelvin sign, `ſ` long s), so ASCII case-insensitive
-/// matching of them cannot miss what the regex would find.
+/// one of the other forms.
 static CREDIT_PREFILTER: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
-    let words = [
+    literal_prefilter(&[
         ":",
         "©",
         "copyright",
@@ -729,17 +727,12 @@ static CREDIT_PREFILTER: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
         "advert",
         "require",
         "enable",
-    ];
-    AhoCorasick::builder()
-        .ascii_case_insensitive(true)
-        .build(words)
-        .ok()
+    ])
 });
 
-/// Text that every [`SIGNOFF`] match contains (a part of each alternative without `k` or `s`,
-/// as for [`CREDIT_PREFILTER`]).
+/// Text that every [`SIGNOFF`] match contains: a part of each alternative.
 static SIGNOFF_PREFILTER: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
-    let words = [
+    literal_prefilter(&[
         "follow ",
         "cribe to",
         "ign up for",
@@ -751,12 +744,18 @@ static SIGNOFF_PREFILTER: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
         "hare thi",
         "clic",
         "read more:",
-    ];
+    ])
+});
+
+/// A search for any of `words`, ASCII case-insensitive. The words hold no `k` or `s`, the
+/// only ASCII letters that a regex's `(?i)` also matches outside ASCII (`K` Kelvin sign, `ſ`
+/// long s), so it cannot miss a text that the regex they are taken from would match.
+fn literal_prefilter(words: &[&str]) -> Option<AhoCorasick> {
     AhoCorasick::builder()
         .ascii_case_insensitive(true)
         .build(words)
         .ok()
-});
+}
 
 /// Drops credit lines and markup dumps anywhere, and sign-offs among the last three nodes.
 fn drop_credits_and_signoffs(blocks: &[TextBlock], chosen: Vec<usize>) -> Vec<usize> {
