@@ -228,10 +228,11 @@ impl<'a> Walk<'a> {
             }
             return;
         }
-        let raw_text = RAW_TEXT.contains(&tag.name.as_str());
-        let name = tag.name.clone();
+        let raw_text = RAW_TEXT
+            .contains(&tag.name.as_str())
+            .then(|| tag.name.clone());
         self.open_element(tag);
-        if raw_text {
+        if let Some(name) = raw_text {
             self.skip_raw_text(&name);
         }
     }
@@ -250,7 +251,13 @@ impl<'a> Walk<'a> {
                 if is_foreign(&tag.name) {
                     self.foreign += 1;
                 }
-                *self.open_by_name.entry(tag.name.clone()).or_default() += 1;
+                // A name seen before is counted without copying it.
+                match self.open_by_name.get_mut(&tag.name) {
+                    Some(count) => *count += 1,
+                    None => {
+                        self.open_by_name.insert(tag.name.clone(), 1);
+                    }
+                }
                 if tag.name == "object" {
                     self.open_objects.push((tag.start, tag.stop));
                 }
@@ -355,16 +362,12 @@ fn tag_end(bytes: &[u8], mut at: usize) -> (usize, bool) {
 }
 
 fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
-    haystack.iter().position(|b| *b == needle)
+    memchr::memchr(needle, haystack)
 }
 
 /// The offset of `needle` in `bytes` at or after `from`.
 fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    bytes
-        .get(from..)?
-        .windows(needle.len())
-        .position(|window| window == needle)
-        .map(|offset| from + offset)
+    memchr::memmem::find(bytes.get(from..)?, needle).map(|offset| from + offset)
 }
 
 #[cfg(test)]

@@ -28,6 +28,7 @@ use std::fmt::Write as _;
 use ego_tree::NodeRef;
 use ego_tree::iter::Edge;
 use encoding_rs::Encoding;
+use html5ever::{LocalName, QualName, local_name, ns};
 use scraper::{Html, Node};
 use url::Url;
 
@@ -488,12 +489,27 @@ fn is_placeholder_src(src: &str) -> bool {
         .any(|p| lower.contains(p))
 }
 
+/// Whether an attribute is the one `Element::attr(local)` finds (no prefix, no namespace).
+/// A pass over the attributes with this costs less than `attr`, which interns its argument
+/// on every call.
+pub fn is_plain_attribute(name: &QualName, local: &LocalName) -> bool {
+    name.prefix.is_none() && name.ns == ns!() && name.local == *local
+}
+
 /// Whether an element is hidden by the `hidden` attribute or an inline `display:none`.
 pub fn is_hidden(element: &scraper::node::Element) -> bool {
-    if element.attr("hidden").is_some() || element.attr("aria-hidden") == Some("true") {
-        return true;
+    let mut style = None;
+    for (name, value) in element.attrs.iter() {
+        if is_plain_attribute(name, &local_name!("hidden"))
+            || (is_plain_attribute(name, &local_name!("aria-hidden")) && &**value == "true")
+        {
+            return true;
+        }
+        if is_plain_attribute(name, &local_name!("style")) {
+            style = Some(&**value);
+        }
     }
-    element.attr("style").is_some_and(|style| {
+    style.is_some_and(|style| {
         let compact: String = style
             .chars()
             .filter(|c| !c.is_whitespace())
@@ -541,11 +557,24 @@ pub fn write_start_tag(out: &mut String, element: &scraper::node::Element, base:
     {
         write_attr(out, "src", &src);
     }
-    for attr in COPIED_ATTRIBUTES {
+    // One pass over the element's few attributes rather than one `attr` lookup per name.
+    let mut copied: [Option<&str>; COPIED_ATTRIBUTES.len()] = [None; COPIED_ATTRIBUTES.len()];
+    for (attribute, value) in element.attrs.iter() {
+        // Interned names are equal exactly when their text is, as `attr` compares them.
+        if attribute.prefix.is_none()
+            && attribute.ns == ns!()
+            && let Some(index) = COPIED_ATTRIBUTES
+                .iter()
+                .position(|copied| *copied == &*attribute.local)
+        {
+            copied[index] = Some(&**value);
+        }
+    }
+    for (attr, value) in COPIED_ATTRIBUTES.iter().zip(copied) {
         if matches!(name, "img" | "iframe") && matches!(*attr, "src" | "srcset") {
             continue;
         }
-        let Some(value) = element.attr(attr) else {
+        let Some(value) = value else {
             continue;
         };
         match *attr {

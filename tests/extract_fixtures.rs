@@ -583,8 +583,8 @@ fn a_table_wrapped_in_a_figure_is_body_text_and_its_caption_is_not() {
 
 #[test]
 fn class_markers_match_whole_words_not_substrings() {
-    use gleaner::extract::dom::has_marker;
-    let markers = &["menu", "author", "nav", "share", "read-more"];
+    use gleaner::extract::dom::{MarkerSet, has_marker};
+    let markers = &MarkerSet::new(&["menu", "author", "nav", "share", "read-more"]);
     for furniture in [
         "site-nav",
         "navbar",

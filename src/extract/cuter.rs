@@ -53,6 +53,7 @@
 
 use std::sync::LazyLock;
 
+use aho_corasick::AhoCorasick;
 use regex::Regex;
 
 use super::dom::{DomStats, Region, RegionKind, TextBlock};
@@ -773,18 +774,66 @@ static SIGNOFF: LazyLock<Option<Regex>> = LazyLock::new(|| {
     .ok()
 });
 
+/// Text that every [`CREDIT`] match contains: `:` or `©` (the labelled forms), else a word of
+/// one of the other forms.
+static CREDIT_PREFILTER: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
+    literal_prefilter(&[
+        ":",
+        "©",
+        "copyright",
+        "getty",
+        "photo",
+        "advert",
+        "require",
+        "enable",
+    ])
+});
+
+/// Text that every [`SIGNOFF`] match contains: a part of each alternative.
+static SIGNOFF_PREFILTER: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
+    literal_prefilter(&[
+        "follow ",
+        "cribe to",
+        "ign up for",
+        "letter",
+        "right",
+        "affiliate",
+        "join our",
+        "have a tip?",
+        "hare thi",
+        "clic",
+        "read more:",
+    ])
+});
+
+/// A search for any of `words`, ASCII case-insensitive. The words hold no `k` or `s`, the
+/// only ASCII letters that a regex's `(?i)` also matches outside ASCII (`K` Kelvin sign, `ſ`
+/// long s), so it cannot miss a text that the regex they are taken from would match.
+fn literal_prefilter(words: &[&str]) -> Option<AhoCorasick> {
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(words)
+        .ok()
+}
+
 /// Drops credit lines and markup dumps anywhere, and sign-offs among the last three nodes.
 fn drop_credits_and_signoffs(blocks: &[TextBlock], chosen: Vec<usize>) -> Vec<usize> {
     let n = chosen.len();
+    // The regex runs only on text its prefilter lets through (a missing prefilter lets all
+    // through): a `\b` on non-ASCII text sends it to its slowest engine.
     let matches =
-        |re: &LazyLock<Option<Regex>>, text: &str| re.as_ref().is_some_and(|re| re.is_match(text));
+        |re: &LazyLock<Option<Regex>>, prefilter: &LazyLock<Option<AhoCorasick>>, text: &str| {
+            prefilter.as_ref().is_none_or(|p| p.is_match(text))
+                && re.as_ref().is_some_and(|re| re.is_match(text))
+        };
     chosen
         .into_iter()
         .enumerate()
         .filter(|&(i, ix)| {
             let block = &blocks[ix];
-            let credit = block.sl < 250 && matches(&CREDIT, &block.text);
-            let signoff = i + 3 >= n && block.sl < 400 && matches(&SIGNOFF, &block.text);
+            let credit = block.sl < 250 && matches(&CREDIT, &CREDIT_PREFILTER, &block.text);
+            let signoff =
+                i + 3 >= n && block.sl < 400 && matches(&SIGNOFF, &SIGNOFF_PREFILTER, &block.text);
             // Image metadata printed as text: "http://…/a.jpeg 1200 676 admin http://…".
             let dump = block.text.starts_with("http") && block.text.matches("http").count() >= 2;
             !(credit || signoff || dump) || n == 1

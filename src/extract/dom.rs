@@ -9,18 +9,26 @@
 //! and figure caption. Script, style, form controls, embedded documents and hidden elements
 //! are skipped, so no algorithm ever sees their text.
 
+use std::sync::LazyLock;
+
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use ego_tree::NodeId;
 use ego_tree::iter::Edge;
+use html5ever::local_name;
 use scraper::{Html, Node};
 use url::Url;
 
 use crate::tidy;
 
 /// Words in a `class` or `id` that mark reader comments.
-const COMMENT_MARKERS: &[&str] = &["comment", "disqus", "respond", "reply", "discussion"];
+static COMMENT_MARKERS: LazyLock<MarkerSet> =
+    LazyLock::new(|| MarkerSet::new(&["comment", "disqus", "respond", "reply", "discussion"]));
 
 /// Words in a `class` or `id`, and tags, that mark page furniture around an article.
-const FURNITURE_MARKERS: &[&str] = &[
+static FURNITURE_MARKERS: LazyLock<MarkerSet> = LazyLock::new(|| MarkerSet::new(FURNITURE_WORDS));
+
+/// The words of [`FURNITURE_MARKERS`].
+const FURNITURE_WORDS: &[&str] = &[
     "share",
     "sharing",
     "excerpt",
@@ -286,7 +294,8 @@ impl<'a> Walk<'a> {
         }
         self.in_title = name == "title" && self.title_tag.is_none();
         let skipped = parent_skipped || tidy::is_dropped(name) || tidy::is_hidden(element);
-        let marker = class_and_id(element);
+        let (class, id_attribute) = class_and_id_attributes(element);
+        let marker = class_and_id(name, class, id_attribute);
         let is_figure = name == "figure";
         if is_figure {
             self.figures += 1;
@@ -311,7 +320,7 @@ impl<'a> Walk<'a> {
             path: path_hash(
                 parent.map_or(PATH_SEED, |f| f.path),
                 name,
-                element.attr("class").unwrap_or(""),
+                class.unwrap_or(""),
             ),
             comments_from: None,
         };
@@ -560,6 +569,8 @@ fn add_text(
         return;
     };
     let before = block.text.len();
+    // At most the leaf's bytes and one space: one allocation instead of a growth per doubling.
+    block.text.reserve(text.len() + 1);
     let mut pending = block.pending_space;
     for c in text.chars() {
         if c.is_whitespace() {
@@ -583,9 +594,9 @@ fn region_kind(name: &str, marker: &str) -> Option<RegionKind> {
     if is_inline(name) {
         return None;
     }
-    if has_marker(marker, COMMENT_MARKERS) {
+    if has_marker(marker, &COMMENT_MARKERS) {
         Some(RegionKind::Comments)
-    } else if FURNITURE_TAGS.contains(&name) || has_marker(marker, FURNITURE_MARKERS) {
+    } else if FURNITURE_TAGS.contains(&name) || has_marker(marker, &FURNITURE_MARKERS) {
         Some(RegionKind::Furniture)
     } else {
         None
@@ -616,24 +627,74 @@ const MARKER_SUFFIXES: &[&str] = &[
 /// that wraps a whole post.
 const NOT_MARKERS: &[&str] = &["authored", "contextmenu"];
 
+/// A list of class/id markers, ready for [`has_marker`].
+pub struct MarkerSet {
+    /// Each marker split into its words at `-`.
+    markers: Vec<Vec<&'static str>>,
+    /// Finds every marker that occurs in a text as a substring, in one pass.
+    automaton: Option<AhoCorasick>,
+    /// The markers as written.
+    written: Vec<&'static str>,
+}
+
+impl MarkerSet {
+    pub fn new(markers: &[&'static str]) -> MarkerSet {
+        MarkerSet {
+            markers: markers.iter().map(|m| m.split('-').collect()).collect(),
+            // A DFA: the fastest search, and these few short words keep it small.
+            automaton: AhoCorasick::builder()
+                .kind(Some(AhoCorasickKind::DFA))
+                .build(markers)
+                .ok(),
+            written: markers.to_vec(),
+        }
+    }
+
+    /// Which markers occur in `text` as substrings (by index), or `None` when none does.
+    fn occurring(&self, text: &str) -> Option<Vec<bool>> {
+        let found: Vec<bool> = match &self.automaton {
+            Some(automaton) => {
+                if !automaton.is_match(text) {
+                    return None;
+                }
+                let mut found = vec![false; self.written.len()];
+                for hit in automaton.find_overlapping_iter(text) {
+                    found[hit.pattern().as_usize()] = true;
+                }
+                found
+            }
+            None => self.written.iter().map(|m| text.contains(m)).collect(),
+        };
+        found.contains(&true).then_some(found)
+    }
+}
+
 /// Whether one of `markers` names a class or id token of `marker` (space-separated, already
 /// lowercased). Tokens are split into words at `-` and `_`; a one-word marker matches a word
 /// that is the marker with a known suffix (`navbar`), or that begins or ends with it
 /// (`mainnav`, `socialshare`, camel-case names lowercased), unless the word is in
 /// [`NOT_MARKERS`]; a marker of several words (`read-more`) must match consecutive words.
-pub fn has_marker(marker: &str, markers: &[&str]) -> bool {
+pub fn has_marker(marker: &str, markers: &MarkerSet) -> bool {
     // Most elements hold no marker even as a substring: they cost one scan, as they did
     // before words were told apart.
-    if !markers.iter().any(|m| marker.contains(m)) {
+    let Some(occurring) = markers.occurring(marker) else {
         return false;
-    }
+    };
+    // A one-word marker that matches a word is a substring of it, so only those found above
+    // are tried; a marker of several words may match across `_` or a dropped word.
+    let candidates: Vec<&[&str]> = markers
+        .markers
+        .iter()
+        .zip(occurring)
+        .filter(|(parts, found)| *found || parts.len() > 1)
+        .map(|(parts, _)| parts.as_slice())
+        .collect();
     marker.split_whitespace().any(|token| {
         let words: Vec<&str> = token
             .split(['-', '_'])
             .filter(|w| !w.is_empty() && !NOT_MARKERS.contains(w))
             .collect();
-        markers.iter().any(|m| {
-            let parts: Vec<&str> = m.split('-').collect();
+        candidates.iter().any(|parts| {
             let Some((last, head)) = parts.split_last() else {
                 return false;
             };
@@ -669,15 +730,12 @@ fn attach_captions(stats: &mut DomStats) {
 /// The lowercased `class` and `id` tokens of an element, without layout modifiers
 /// (`has-sidebar`, `with-comments`), which say what a page contains rather than what the
 /// element is. `html` and `body` carry page-wide classes and give none.
-fn class_and_id(element: &scraper::node::Element) -> String {
+fn class_and_id(name: &str, class: Option<&str>, id: Option<&str>) -> String {
     let mut marker = String::new();
-    if matches!(element.name(), "html" | "body") {
+    if matches!(name, "html" | "body") {
         return marker;
     }
-    for value in [element.attr("class"), element.attr("id")]
-        .into_iter()
-        .flatten()
-    {
+    for value in [class, id].into_iter().flatten() {
         for token in value.split_whitespace() {
             let token = token.to_ascii_lowercase();
             if ["has-", "with-", "no-", "is-"]
@@ -691,6 +749,19 @@ fn class_and_id(element: &scraper::node::Element) -> String {
         }
     }
     marker
+}
+
+/// An element's `class` and `id` attributes, in one pass over its attributes.
+fn class_and_id_attributes(element: &scraper::node::Element) -> (Option<&str>, Option<&str>) {
+    let (mut class, mut id) = (None, None);
+    for (name, value) in element.attrs.iter() {
+        if tidy::is_plain_attribute(name, &local_name!("class")) {
+            class = Some(&**value);
+        } else if tidy::is_plain_attribute(name, &local_name!("id")) {
+            id = Some(&**value);
+        }
+    }
+    (class, id)
 }
 
 fn image_node(

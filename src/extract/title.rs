@@ -55,6 +55,17 @@ pub fn find_title(blocks: &[TextBlock], title: &str, rule: &TitleRule) -> Option
         if normalized.is_empty() {
             continue;
         }
+        // A block whose length alone keeps its similarity under the threshold against every
+        // variant is not compared: its score could not reach the threshold while the link
+        // penalty is not negative.
+        let bigram_count = normalized.chars().count().saturating_sub(1);
+        if rule.link_penalty >= 0.0
+            && variant_bigrams
+                .iter()
+                .all(|reference| dice_bound(reference.len(), bigram_count) < threshold)
+        {
+            continue;
+        }
         let bigrams = sorted_bigrams(&normalized);
         let similarity = variant_bigrams
             .iter()
@@ -130,6 +141,15 @@ fn sorted_bigrams(text: &str) -> Vec<u64> {
         .collect();
     bigrams.sort_unstable();
     bigrams
+}
+
+/// The most [`dice`] can give for multisets of these sizes: 2 min(|A|, |B|) / (|A| + |B|),
+/// computed the same way, so that it bounds the computed value too.
+fn dice_bound(a: usize, b: usize) -> f64 {
+    if a + b == 0 {
+        return 0.0;
+    }
+    2.0 * a.min(b) as f64 / (a + b) as f64
 }
 
 /// 2|A ∩ B| / (|A| + |B|) over sorted bigram multisets.
