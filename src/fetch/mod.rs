@@ -318,8 +318,9 @@ impl Fetcher {
         result
     }
 
-    async fn fetch_checked(&self, request: &FetchRequest) -> Result<FetchOutcome, FetchError> {
-        let url = &request.url;
+    /// What every request's address must pass before anything is sent: an http(s) scheme,
+    /// a host, and the SSRF guard.
+    fn check_target(&self, url: &Url) -> Result<(), FetchError> {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(FetchError::Scheme { url: url.clone() });
         }
@@ -335,7 +336,12 @@ impl Fetcher {
             .map_err(|refused| FetchError::RefusedAddress {
                 url: url.clone(),
                 detail: refused.to_string(),
-            })?;
+            })
+    }
+
+    async fn fetch_checked(&self, request: &FetchRequest) -> Result<FetchOutcome, FetchError> {
+        let url = &request.url;
+        self.check_target(url)?;
         if self.inner.config.respect_robots_txt
             && request.kind.obeys_robots()
             && !self.robots_allow(url).await

@@ -19,16 +19,7 @@ impl Fetcher {
         mut headers: HeaderMap,
         body: Vec<u8>,
     ) -> Result<u16, FetchError> {
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(FetchError::Scheme { url: url.clone() });
-        }
-        self.inner
-            .guard
-            .check_url(url)
-            .map_err(|refused| FetchError::RefusedAddress {
-                url: url.clone(),
-                detail: refused.to_string(),
-            })?;
+        self.check_target(url)?;
         headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         let timeout = self.inner.timeout;
         let sent = self
