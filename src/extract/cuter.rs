@@ -345,19 +345,14 @@ pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> 
                 .is_some_and(|m| region.blocks.contains(&m) && region.sl >= 2 * stats.blocks[m].sl);
         let boxed = inside_main_container(stats, region, main);
         if (region.sl as f64 <= limit * sh || boxed) && !spared {
-            for flag in omitted_region
-                .get_mut(region.blocks.clone())
-                .unwrap_or_default()
-            {
-                *flag = true;
-            }
-            if boxed {
-                for flag in boxed_in_article
-                    .get_mut(region.blocks.clone())
-                    .unwrap_or_default()
-                {
-                    *flag = true;
+            let mark = |flags: &mut Vec<bool>| {
+                if let Some(flags) = flags.get_mut(region.blocks.clone()) {
+                    flags.fill(true);
                 }
+            };
+            mark(&mut omitted_region);
+            if boxed {
+                mark(&mut boxed_in_article);
             }
         }
     }
@@ -598,7 +593,7 @@ fn rejoin_across_links(
             let omitted = params.rejoin_across_omitted && all_omitted;
             // A box among the article's own paragraphs (a gallery) interrupts it at any length.
             let short = sl as f64 <= params.rejoin_max_share * base.length as f64
-                || (omitted && all_boxed && !between.is_empty());
+                || (all_boxed && !between.is_empty());
             if !((link_dense || omitted) && short) {
                 break;
             }
