@@ -721,6 +721,34 @@ fn a_large_box_among_the_articles_paragraphs_is_left_out_and_bridged() {
 }
 
 #[test]
+fn a_sidebar_longer_than_the_article_after_it_is_left_out() {
+    // An `<aside>` live feed after the article holds more text than the article itself: it
+    // begins after the article's longest paragraph, so it cannot be a wrapper of the article
+    // and its share of the page does not keep it.
+    let title = "Ferry operator orders two electric boats";
+    for algorithm in [Algorithm::Auto, Algorithm::Cuter] {
+        let result = extract("sidebar_live_feed.html", Some(title), algorithm);
+        assert_contains_all(
+            &result.text,
+            &[
+                "ordered two battery-electric boats",
+                "two hundred passengers",
+                "from the port's own reserves",
+            ],
+        );
+        assert_contains_none(
+            &result.text,
+            &[
+                "Live: the coast today",
+                "storm warning",
+                "logbook",
+                "About us",
+            ],
+        );
+    }
+}
+
+#[test]
 fn a_later_section_joins_though_a_source_list_outweighs_it_in_its_group() {
     // After a link box, the article's last section runs straight into a long source list:
     // one group whose text sits mostly in the list, but whose paragraphs carry on the

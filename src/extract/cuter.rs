@@ -123,6 +123,10 @@ pub struct CuterParams {
     /// An interruption made only of omitted nodes (furniture, captions, links) counts like
     /// a link-dense one for the re-joining.
     pub rejoin_across_omitted: bool,
+    /// Omit a furniture region that begins after the main block whatever its share: it
+    /// cannot be a wrapper of the article, whose longest paragraph lies before it
+    /// ([`after_main_block`]).
+    pub omit_furniture_after_main: bool,
 }
 
 impl Default for CuterParams {
@@ -152,6 +156,7 @@ impl Default for CuterParams {
             rejoin_max_share: 1.0,
             rejoin_min_share: 0.1,
             rejoin_across_omitted: true,
+            omit_furniture_after_main: true,
         }
     }
 }
@@ -344,7 +349,8 @@ pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> 
             && main
                 .is_some_and(|m| region.blocks.contains(&m) && region.sl >= 2 * stats.blocks[m].sl);
         let boxed = inside_main_container(stats, region, main);
-        if (region.sl as f64 <= limit * sh || boxed) && !spared {
+        let after_main = params.omit_furniture_after_main && after_main_block(region, main);
+        if (region.sl as f64 <= limit * sh || boxed || after_main) && !spared {
             let mark = |flags: &mut Vec<bool>| {
                 if let Some(flags) = flags.get_mut(region.blocks.clone()) {
                     flags.fill(true);
@@ -400,14 +406,34 @@ pub(super) fn inside_main_container(
         && after.is_some_and(|b| b.parent == main.parent)
 }
 
-/// The main block: the longest block that is neither mostly link text nor a caption, before
-/// any region is omitted.
+/// Whether a furniture region begins after the main block. The share guard keeps a large
+/// furniture region because a `sidebar` class or an `<aside>` may wrap the whole page, article
+/// included; a region that begins after the article's longest paragraph cannot wrap it, and a
+/// sidebar holding a live feed or a column of teasers longer than the article is still a
+/// sidebar.
+fn after_main_block(region: &Region, main: Option<usize>) -> bool {
+    region.kind == RegionKind::Furniture && main.is_some_and(|m| region.blocks.start > m)
+}
+
+/// Whether a block reads as program code rather than prose: a script that a broken page
+/// leaves as text (`var x=12 //…`, `document.write('…')`) is often the longest block, and
+/// is no evidence of where the article is. Prose has far fewer than one such mark in 25 bytes.
+fn reads_as_code(text: &str) -> bool {
+    let marks = text
+        .bytes()
+        .filter(|b| matches!(b, b'{' | b'}' | b'=' | b';' | b'(' | b')' | b'<' | b'>'))
+        .count();
+    marks * 25 > text.len()
+}
+
+/// The main block: the longest block that is neither mostly link text, nor a caption, nor
+/// code, before any region is omitted.
 fn main_block(stats: &DomStats, params: &CuterParams) -> Option<usize> {
     stats
         .blocks
         .iter()
         .enumerate()
-        .filter(|(_, b)| !b.caption && b.lp() < params.max_lp)
+        .filter(|(_, b)| !b.caption && b.lp() < params.max_lp && !reads_as_code(&b.text))
         .max_by_key(|&(ix, b)| (b.sl, std::cmp::Reverse(ix)))
         .map(|(ix, _)| ix)
 }
@@ -864,4 +890,21 @@ fn confidence(length: usize, groups: &[Group], sh: usize, title_before: bool) ->
     let score =
         0.5 * dominance + 0.3 * (coverage / 0.3).min(1.0) + 0.2 * f64::from(u8::from(title_before));
     score.clamp(0.0, 1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reads_as_code;
+
+    #[test]
+    fn script_left_as_text_reads_as_code_and_prose_does_not() {
+        assert!(reads_as_code(
+            "var offsetX=12 //x offset of tooltip var offsetY=10 document.write('<div id=\"tip\"></div>') \
+             if (ie||ns6) var tipobj=document.all? document.all[\"tip\"] : document.getElementById(\"tip\");"
+        ));
+        assert!(!reads_as_code(
+            "The council (which met on Tuesday) agreed the budget; the mayor said it was \"fair\" and \
+             that the cuts of 2.5 % = about 3 million would fall on roads, not schools."
+        ));
+    }
 }
