@@ -749,6 +749,29 @@ fn a_sidebar_longer_than_the_article_after_it_is_left_out() {
 }
 
 #[test]
+fn a_box_headed_you_may_also_like_is_left_out() {
+    // A container that opens with "You may also like…" holds teasers of other articles,
+    // written as full sentences and as long as the article's paragraphs; no class marks it.
+    let title = "Why the old orchard was replanted";
+    for algorithm in [Algorithm::Auto, Algorithm::Cuter, Algorithm::Econ] {
+        let result = extract("related_heading.html", Some(title), algorithm);
+        assert_contains_all(
+            &result.text,
+            &["forty apple trees", "no nursery sells any more"],
+        );
+        assert_contains_none(
+            &result.text,
+            &[
+                "You may also like",
+                "old pear tree",
+                "wood chips",
+                "windfalls",
+            ],
+        );
+    }
+}
+
+#[test]
 fn a_later_section_joins_though_a_source_list_outweighs_it_in_its_group() {
     // After a link box, the article's last section runs straight into a long source list:
     // one group whose text sits mostly in the list, but whose paragraphs carry on the

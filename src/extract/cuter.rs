@@ -411,7 +411,7 @@ pub(super) fn inside_main_container(
 /// included; a region that begins after the article's longest paragraph cannot wrap it, and a
 /// sidebar holding a live feed or a column of teasers longer than the article is still a
 /// sidebar.
-fn after_main_block(region: &Region, main: Option<usize>) -> bool {
+pub(super) fn after_main_block(region: &Region, main: Option<usize>) -> bool {
     region.kind == RegionKind::Furniture && main.is_some_and(|m| region.blocks.start > m)
 }
 

@@ -226,6 +226,8 @@ struct Frame {
     /// The block of a child that announces reader comments ("12 Comments", "Leave a
     /// reply"): the blocks from it to this element's end are a comments region.
     comments_from: Option<usize>,
+    /// The first block of this element when it is a heading announcing related content.
+    related_from: Option<usize>,
 }
 
 /// Runs the statistics pass over a parsed page.
@@ -323,6 +325,7 @@ impl<'a> Walk<'a> {
                 class.unwrap_or(""),
             ),
             comments_from: None,
+            related_from: None,
         };
         if name == "img"
             && !skipped
@@ -380,6 +383,10 @@ impl<'a> Walk<'a> {
             self.regions
                 .push((kind, frame.first_block..self.stats.blocks.len()));
         }
+        if let Some(label) = frame.related_from {
+            self.regions
+                .push((RegionKind::Furniture, label..self.stats.blocks.len()));
+        }
         if let Some(label) = frame.comments_from {
             self.regions.push((
                 RegionKind::AnnouncedComments,
@@ -401,6 +408,16 @@ impl<'a> Walk<'a> {
             if block == parent.first_block || before >= MIN_TEXT_BEFORE_COMMENTS {
                 parent.comments_from = Some(block);
             }
+        }
+        // A heading that opens its container and announces related content ("You may also
+        // like", "Lire aussi") heads a box of teasers: the container is furniture.
+        if let Some(block) = frame.block
+            && let Some(parent) = self.stack.last_mut()
+            && parent.related_from.is_none()
+            && block == parent.first_block
+            && self.stats.blocks.get(block).is_some_and(is_related_label)
+        {
+            parent.related_from = Some(block);
         }
     }
 
@@ -485,6 +502,36 @@ fn is_comments_label(block: &TextBlock) -> bool {
     text.len() <= 120
         && 2 * block.sa < text.len()
         && COMMENTS_LABEL.as_ref().is_some_and(|re| re.is_match(text))
+}
+
+/// Headings that announce teasers of other articles, in the languages of the pages gleaner
+/// meets most. "See also" is left out: an encyclopedia's "See also" is part of its article.
+static RELATED_LABEL: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(concat!(
+        r"(?i)^(?:",
+        r"you\s+(?:may|might)\s+(?:also\s+)?(?:like|enjoy|be\s+interested\s+in)",
+        r"|(?:related|recommended|similar|more|popular|latest|top)\s+(?:articles?|posts?|stories|news|content|reading|links|videos?)",
+        r"|related|recommended(?:\s+for\s+you)?|read\s+(?:also|next|more)|also\s+read|don['’]t\s+miss",
+        r"|more\s+(?:from|on|in|about)\s.{1,40}",
+        r"|(?:à\s+)?lire\s+aussi|sur\s+le\s+même\s+sujet|dans\s+la\s+même\s+rubrique|vous\s+aimerez\s+aussi",
+        r"|(?:das\s+)?könnte\s+(?:sie|dich)\s+auch\s+interessieren|mehr\s+zum\s+thema|weitere\s+artikel|lesen\s+sie\s+auch",
+        r"|(?:você|voce)\s+(?:também\s+)?pode\s+gostar|leia\s+também|veja\s+também|(?:notícias|artigos|posts)\s+relacionad[oa]s",
+        r"|(?:también\s+)?te\s+puede\s+interesar|(?:noticias|artículos)\s+relacionad[oa]s|lee\s+también",
+        r"|(?:ti\s+)?potrebbe\s+interessarti|articoli\s+correlati|leggi\s+anche",
+        r"|gerelateerde\s+artikelen|lees\s+ook|читайте\s+также|похожие\s+(?:статьи|новости)",
+        r"|相关文章|相關文章|関連記事|推荐阅读",
+        r")\s*(?:\.{3}|…)?\s*:?$",
+    ))
+    .ok()
+});
+
+/// Whether a block is a heading that announces related content: short, not a link, and
+/// saying so.
+fn is_related_label(block: &TextBlock) -> bool {
+    let text = block.text.trim();
+    text.len() <= 80
+        && 2 * block.sa < text.len()
+        && RELATED_LABEL.as_ref().is_some_and(|re| re.is_match(text))
 }
 
 /// The FNV-1a offset basis: the path hash of the root.
@@ -798,4 +845,42 @@ fn parse_dimension(value: &str) -> Option<u32> {
 /// `text` with runs of whitespace made one space, trimmed.
 pub fn collapse_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::RELATED_LABEL;
+
+    #[test]
+    fn related_labels_are_whole_headings() {
+        let Some(re) = RELATED_LABEL.as_ref() else {
+            panic!("the related-label pattern compiles");
+        };
+        for label in [
+            "You may also like…",
+            "You might also like",
+            "Related articles",
+            "Read also:",
+            "Lire aussi",
+            "Sur le même sujet",
+            "Das könnte Sie auch interessieren",
+            "Você pode gostar...",
+            "Te puede interesar",
+            "Читайте также",
+            "More from Sport",
+        ] {
+            assert!(
+                re.is_match(label),
+                "{label:?} should announce related content"
+            );
+        }
+        for heading in [
+            "See also",
+            "Related work on orchard diseases was published in 1998.",
+            "Why the old orchard was replanted",
+            "More",
+        ] {
+            assert!(!re.is_match(heading), "{heading:?} is not a related label");
+        }
+    }
 }

@@ -50,7 +50,7 @@
 //! node1, so node1 is the summary-node), and is not used.
 
 use super::Page;
-use super::cuter::inside_main_container;
+use super::cuter::{after_main_block, inside_main_container};
 use super::dom::RegionKind;
 use super::subtree::{SubtreeIndex, block_totals};
 
@@ -114,11 +114,14 @@ pub fn select(page: &Page) -> Vec<usize> {
     // Furniture (navigation, related links, share bars) counts no punctuation, unless the
     // snippet-node itself sits in it.
     for region in &stats.regions {
-        // A box among the snippet's own paragraphs (a gallery inside the article) is noise
-        // at any size; elsewhere a large region may be a wrapper of the page.
+        // A box among the snippet's own paragraphs (a gallery inside the article) or after
+        // the snippet (a sidebar, a teaser list) is noise at any size; before it, a large
+        // region may be a wrapper of the page.
         if region.kind == RegionKind::Furniture
             && !region.blocks.contains(&snippet)
-            && (small(region.sl) || inside_main_container(stats, region, Some(snippet)))
+            && (small(region.sl)
+                || inside_main_container(stats, region, Some(snippet))
+                || after_main_block(region, Some(snippet)))
         {
             punc[region.blocks.clone()].fill(0);
         }
