@@ -772,6 +772,37 @@ fn a_box_headed_you_may_also_like_is_left_out() {
 }
 
 #[test]
+fn a_short_line_after_the_article_in_a_container_of_its_own_is_dropped() {
+    // The imprint under the page sits close enough to the article to join its group, past a
+    // link bar; it shares no container with the article's paragraphs.
+    let title = "Town council approves new bus lanes";
+    for algorithm in [Algorithm::Auto, Algorithm::Cuter] {
+        let result = extract("detached_footer_line.html", Some(title), algorithm);
+        assert_contains_all(
+            &result.text,
+            &[
+                "paint bus lanes",
+                "taxis and bicycles",
+                "four of them outside",
+            ],
+        );
+        assert_contains_none(&result.text, &["12 Mill Street", "Back to news"]);
+    }
+}
+
+#[test]
+fn an_unsure_cuter_on_a_page_of_links_falls_back_to_cetr_not_to_a_disclaimer() {
+    // A page made of link lists: CUTER is unsure, and ECON's summary-node is the footer's
+    // disclaimer (the longest paragraph). The line-based fallback keeps the lists.
+    let result = extract("page_of_links.html", None, Algorithm::Auto);
+    assert_eq!(result.algorithm, Algorithm::Cetr, "{}", result.text);
+    assert_contains_all(
+        &result.text,
+        &["Northern Lakes University", "Road works and closures"],
+    );
+}
+
+#[test]
 fn a_later_section_joins_though_a_source_list_outweighs_it_in_its_group() {
     // After a link box, the article's last section runs straight into a long source list:
     // one group whose text sits mostly in the list, but whose paragraphs carry on the

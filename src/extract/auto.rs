@@ -51,7 +51,7 @@ pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, Extr
             .map(|b| b.sl)
             .sum()
     };
-    let cuter_len = selection.as_ref().map_or(0, |s| text(&s.blocks));
+    let cuter_len = selection.as_ref().map_or(0, |s| s.length);
     // ECON's news is text outside links and captions, so it can only be long enough to win
     // when CUTER's is below the ratio of all such text: most pages never pay for the second
     // opinion.
@@ -65,7 +65,15 @@ pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, Extr
     if (cuter_len as f64) < params.econ_ratio * unlinked as f64 {
         let econ = econ::select(page);
         let econ_len = text(&econ);
-        if econ_len > 0 && (cuter_len as f64) < params.econ_ratio * econ_len as f64 {
+        // When CUTER is unsure, the page's text is mostly not in paragraphs (a page of
+        // links, a listing), and ECON, which starts from the longest paragraph (often a
+        // footer's disclaimer there), is no better judge: its summary must then hold a quarter of the page's text to be the article,
+        // otherwise CETR, which reads lines rather than paragraphs, decides.
+        let trusted = selection
+            .as_ref()
+            .is_some_and(|s| s.confidence >= params.min_confidence)
+            || econ_len * 4 >= page.stats.sh;
+        if econ_len > 0 && trusted && (cuter_len as f64) < params.econ_ratio * econ_len as f64 {
             let mut extraction = blocks_extraction(page, Algorithm::Econ, &econ);
             extraction.confidence = selection.as_ref().map_or(0.5, |s| s.confidence);
             return Ok(extraction);

@@ -127,6 +127,10 @@ pub struct CuterParams {
     /// cannot be a wrapper of the article, whose longest paragraph lies before it
     /// ([`after_main_block`]).
     pub omit_furniture_after_main: bool,
+    /// The chosen article's last block is dropped, repeatedly, while it is shorter than this
+    /// (bytes), follows a gap and shares its parent element with no other block of the
+    /// article ([`drop_detached_tail`]); 0 turns it off.
+    pub detached_tail_below: usize,
 }
 
 impl Default for CuterParams {
@@ -157,6 +161,7 @@ impl Default for CuterParams {
             rejoin_min_share: 0.1,
             rejoin_across_omitted: true,
             omit_furniture_after_main: true,
+            detached_tail_below: 200,
         }
     }
 }
@@ -198,6 +203,9 @@ pub struct CuterSelection {
     pub title: Option<TitleMatch>,
     /// How sure the choice is, in [0, 1].
     pub confidence: f64,
+    /// The article's text length (bytes) as chosen, before its detached tail was trimmed:
+    /// what the cascade compares with ECON's.
+    pub length: usize,
 }
 
 /// Runs CUTER's steps on one page.
@@ -282,12 +290,21 @@ pub fn select(
     if blocks.is_empty() {
         return None;
     }
+    // How sure the choice is, and how long the article is for the choices that follow
+    // (ECON's second opinion, the CETR fallback), are judged before the tail is trimmed:
+    // the trim cleans the chosen article's edge, it does not make the choice less sure.
     let length: usize = blocks.iter().map(|&ix| stats.blocks[ix].sl).sum();
     let confidence = confidence(length, &groups, stats.sh, title.is_some());
+    let blocks = if params.detached_tail_below > 0 {
+        drop_detached_tail(&stats.blocks, blocks, params.detached_tail_below)
+    } else {
+        blocks
+    };
     Some(CuterSelection {
         blocks,
         title,
         confidence,
+        length,
     })
 }
 
@@ -769,6 +786,22 @@ fn trim_edges(blocks: &[TextBlock], mut chosen: Vec<usize>, below: usize) -> Vec
     if start < end {
         chosen.truncate(end);
         chosen.drain(..start);
+    }
+    chosen
+}
+
+fn drop_detached_tail(blocks: &[TextBlock], mut chosen: Vec<usize>, below: usize) -> Vec<usize> {
+    while let [.., previous, last] = chosen[..] {
+        let block = &blocks[last];
+        let detached = last > previous + 1
+            && block.sl < below
+            && !chosen[..chosen.len() - 1]
+                .iter()
+                .any(|&ix| blocks[ix].parent == block.parent);
+        if !detached {
+            break;
+        }
+        chosen.pop();
     }
     chosen
 }
