@@ -5,7 +5,9 @@
 //!
 //! Before the fallback, ECON (seed 002) gives a second opinion: when CUTER's article holds
 //! less than [`AutoParams::econ_ratio`] of ECON's summary-node text, ECON's is taken (CUTER
-//! kept a fragment of an article that ECON's punctuation walk finds whole).
+//! kept a fragment of an article that ECON's punctuation walk finds whole), provided CUTER
+//! was sure (confidence at least `min_confidence`) or ECON's text is a quarter of the page's:
+//! on a page of links an unsure CUTER and ECON both start from paragraphs that are not there.
 //!
 //! Parameters (sweeps with the suite's five columns in `docs/algorithms.md`, "`auto`"):
 //! `min_confidence` 0.25; `econ_ratio` 0.5; `sigma` CETR's.

@@ -29,14 +29,19 @@
 //!    the match is a heading inside the article (a recipe card), not the headline.
 //! 7. Clean-up of the chosen nodes (ours, not the paper's): short non-sentence nodes at
 //!    either end are trimmed (datelines, bylines), and picture credits, sign-offs among the
-//!    last nodes ("Follow us on …") and image metadata printed as text are dropped.
+//!    last nodes ("Follow us on …") and image metadata printed as text are dropped; so is
+//!    the detached tail: short last nodes past a gap, in no container of the article's own
+//!    ([`drop_detached_tail`]: an imprint, an address line).
 //! 8. c₂ nodes: images between the title (or the first chosen node) and the end of the last
 //!    chosen node are the article's images ([`super::render::article_images`]).
 //!
 //! Page furniture and reader comments (marked by a class, or announced by a heading such as
 //! "5 Comments"; see [`super::dom::Region`]) are omitted like high-`LP` nodes when the
 //! region holds a small share of `SH`: a `sidebar` class on a wrapper of the whole page is
-//! no evidence.
+//! no evidence. A region that cannot be such a wrapper is omitted at any share: one between
+//! two blocks of the main block's container ([`inside_main_container`]), or one that begins
+//! after the main block ([`after_main_block`]). A container opened by a heading announcing
+//! related content ("You may also like") is such a region too.
 //!
 //! # Parameters
 //!
@@ -47,6 +52,8 @@
 //! - `max_gap` 8; `weak_gap_cost` 0; `parent_change_cost` 0 (off); `region_gap_cost` 0.5;
 //! - `al` 0.3; `trim_below` 80; `drop_short_below` 0 (off); `drop_credits_and_signoffs` on;
 //! - `furniture_max_share` 0.2; `comments_max_share` 0.9; `spare_main_region` on;
+//!   `omit_furniture_after_main` on; `detached_tail_below` 200 (sweep in docs/algorithms.md,
+//!   "The article's detached tail is dropped");
 //! - `title_threshold` 0.7; `title_earliest_margin` 0 (off); `title_link_penalty` 0.1;
 //!   `before_title_factor` 4; `title_paragraphs_before` 3;
 //! - `rejoin_max_share` 1, `rejoin_min_share` 0.1, `rejoin_across_omitted` on.
@@ -790,6 +797,11 @@ fn trim_edges(blocks: &[TextBlock], mut chosen: Vec<usize>, below: usize) -> Vec
     chosen
 }
 
+/// Drops the article's last block while it is shorter than `below`, follows a gap (blocks
+/// that are not the article's: a link bar, a share box) and shares its parent element with no
+/// other block of the article. The article's last paragraph sits in the article's container;
+/// the page's imprint, address or copyright line sits in the page's, and CUTER's uniting by
+/// proximity reaches it across a short gap.
 fn drop_detached_tail(blocks: &[TextBlock], mut chosen: Vec<usize>, below: usize) -> Vec<usize> {
     while let [.., previous, last] = chosen[..] {
         let block = &blocks[last];
