@@ -490,7 +490,10 @@ static COMMENTS_LABEL: std::sync::LazyLock<Option<regex::Regex>> = std::sync::La
         // "12 thoughts on “Headline”", "3 Responses to …"
         r"|\d+\s+(?:thoughts?|responses?|comments?|replies)\s+(?:on|to)\s.+",
         r"|(?:leave|post|add|write|submit)\s+(?:a|your)\s+(?:comment|reply)",
-        r")\s*:?$",
+        // "Comments are now closed for this story", "Have your say", "What do you think?"
+        r"|comments\s+(?:are|have\s+been)\s+(?:now\s+)?closed(?:\s+for\s+this\s+\w+)?",
+        r"|have\s+your\s+say|your\s+(?:comments|views)|what\s+(?:do\s+)?you\s+think",
+        r")[\s.…:?!]*$",
     ))
     .ok()
 });
@@ -510,7 +513,8 @@ static RELATED_LABEL: std::sync::LazyLock<Option<regex::Regex>> = std::sync::Laz
     regex::Regex::new(concat!(
         r"(?i)^(?:",
         r"you\s+(?:may|might)\s+(?:also\s+)?(?:like|enjoy|be\s+interested\s+in)",
-        r"|(?:related|recommended|similar|more|popular|latest|top)\s+(?:articles?|posts?|stories|news|content|reading|links|videos?)",
+        r"|(?:other\s+)?(?:related|recommended|similar|more|popular|latest|recent|top)\s+(?:articles?|posts?|stories|news|content|reading|links|videos?)",
+        r"(?:\s+(?:from|on|in|about)\s.{1,40})?",
         r"|related|recommended(?:\s+for\s+you)?|read\s+(?:also|next|more)|also\s+read|don['’]t\s+miss",
         r"|more\s+(?:from|on|in|about)\s.{1,40}",
         r"|(?:à\s+)?lire\s+aussi|sur\s+le\s+même\s+sujet|dans\s+la\s+même\s+rubrique|vous\s+aimerez\s+aussi",
@@ -520,7 +524,7 @@ static RELATED_LABEL: std::sync::LazyLock<Option<regex::Regex>> = std::sync::Laz
         r"|(?:ti\s+)?potrebbe\s+interessarti|articoli\s+correlati|leggi\s+anche",
         r"|gerelateerde\s+artikelen|lees\s+ook|читайте\s+также|похожие\s+(?:статьи|новости)",
         r"|相关文章|相關文章|関連記事|推荐阅读",
-        r")\s*(?:\.{3}|…)?\s*:?$",
+        r")[\s.…:!]*$",
     ))
     .ok()
 });
@@ -849,7 +853,33 @@ pub fn collapse_whitespace(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::RELATED_LABEL;
+    use super::{COMMENTS_LABEL, RELATED_LABEL};
+
+    #[test]
+    fn comments_labels_are_whole_headings() {
+        let Some(re) = COMMENTS_LABEL.as_ref() else {
+            panic!("the comments-label pattern compiles");
+        };
+        for label in [
+            "5 Comments",
+            "Reader comments",
+            "12 thoughts on “Forty stalls”",
+            "Leave a Reply",
+            "Kommentare",
+            "Comments are now closed for this story",
+            "Have your say",
+            "What do you think?",
+        ] {
+            assert!(re.is_match(label), "{label:?} should announce comments");
+        }
+        for heading in [
+            "Responses",
+            "What the council thinks of the plan",
+            "Comments from the minister were not available.",
+        ] {
+            assert!(!re.is_match(heading), "{heading:?} is not a comments label");
+        }
+    }
 
     #[test]
     fn related_labels_are_whole_headings() {
@@ -868,6 +898,9 @@ mod tests {
             "Te puede interesar",
             "Читайте также",
             "More from Sport",
+            "More articles in Soccer",
+            "Don't Miss . . .",
+            "Other Recent Articles...",
         ] {
             assert!(
                 re.is_match(label),
