@@ -491,7 +491,8 @@ static COMMENTS_LABEL: std::sync::LazyLock<Option<regex::Regex>> = std::sync::La
         r"|\d+\s+(?:thoughts?|responses?|comments?|replies)\s+(?:on|to)\s.+",
         r"|(?:leave|post|add|write|submit)\s+(?:a|your)\s+(?:comment|reply)",
         // "Comments are now closed for this story", "Have your say", "What do you think?"
-        r"|comments\s+(?:are|have\s+been)\s+(?:now\s+)?closed(?:\s+for\s+this\s+\w+)?",
+        r"|(?:thanks\s+for\s+your\s+comments\W+)?(?:this\s+)?(?:comments?|feedback|discussion)",
+        r"\s+(?:is|are|has\s+been|have\s+been)\s+(?:now\s+)?closed(?:\s+for\s+this\s+\w+)?",
         r"|have\s+your\s+say|your\s+(?:comments|views)|what\s+(?:do\s+)?you\s+think",
         r")[\s.…:?!]*$",
     ))
@@ -517,6 +518,8 @@ static RELATED_LABEL: std::sync::LazyLock<Option<regex::Regex>> = std::sync::Laz
         r"(?:\s+(?:from|on|in|about)\s.{1,40})?",
         r"|related|recommended(?:\s+for\s+you)?|read\s+(?:also|next|more)|also\s+read|don['’]t\s+miss",
         r"|more\s+(?:from|on|in|about)\s.{1,40}",
+        r"|(?:today['’]s\s+)?most\s+(?:read|popular|viewed|shared|e-?mailed|commented)",
+        r"|related\s+to\s+this\s+(?:story|article|post)",
         r"|(?:à\s+)?lire\s+aussi|sur\s+le\s+même\s+sujet|dans\s+la\s+même\s+rubrique|vous\s+aimerez\s+aussi",
         r"|(?:das\s+)?könnte\s+(?:sie|dich)\s+auch\s+interessieren|mehr\s+zum\s+thema|weitere\s+artikel|lesen\s+sie\s+auch",
         r"|(?:você|voce)\s+(?:também\s+)?pode\s+gostar|leia\s+também|veja\s+também|(?:notícias|artigos|posts)\s+relacionad[oa]s",
@@ -868,6 +871,7 @@ mod tests {
             "Kommentare",
             "Comments are now closed for this story",
             "Have your say",
+            "Thanks for your comments - this feedback is now closed",
             "What do you think?",
         ] {
             assert!(re.is_match(label), "{label:?} should announce comments");
@@ -901,6 +905,8 @@ mod tests {
             "More articles in Soccer",
             "Don't Miss . . .",
             "Other Recent Articles...",
+            "Today's Most Read",
+            "Related to this story:",
         ] {
             assert!(
                 re.is_match(label),
