@@ -20,6 +20,10 @@
 //! limits are lifted to the global concurrency: the figure measures gleaner, not its
 //! politeness.
 //!
+//! `--serve-only FILE` serves the farm alone and writes its feeds to FILE as OPML, until
+//! interrupted, so that another feed reader can ingest the same farm (see
+//! `benches/miniflux_side_by_side.py` and docs/performance.md).
+//!
 //! The server's CPU is the user + system time of the PostgreSQL backends connected to the
 //! bench's database when the poll ends (from `/proc/PID/stat`, so the server must run on
 //! this machine); the shared background processes (WAL writer, checkpointer) are not in it.
@@ -42,6 +46,9 @@ struct Options {
     concurrency: usize,
     /// A directory of `*.html.gz` article pages to serve instead of generated ones.
     pages: Option<std::path::PathBuf>,
+    /// Serve the farm only, writing its feeds as OPML to this file, until interrupted: for
+    /// another reader to ingest the same farm side by side.
+    serve_only: Option<std::path::PathBuf>,
 }
 
 fn options() -> Options {
@@ -51,6 +58,7 @@ fn options() -> Options {
         backend: "sqlite".to_string(),
         concurrency: 16,
         pages: None,
+        serve_only: None,
     };
     let args: Vec<String> = std::env::args().collect();
     let value = |name: &str| {
@@ -72,6 +80,7 @@ fn options() -> Options {
         options.concurrency = n;
     }
     options.pages = value("--pages").map(Into::into);
+    options.serve_only = value("--serve-only").map(Into::into);
     options
 }
 
@@ -253,6 +262,25 @@ async fn main() -> anyhow::Result<()> {
         let (base, real) = (farm_base.clone(), real.clone());
         async move { answer(&uri, &base, articles, &real).await }
     });
+    if let Some(opml) = &options.serve_only {
+        let outlines: String = (0..feeds)
+            .map(|feed| {
+                format!(
+                    "<outline type=\"rss\" text=\"desk-{feed}\" title=\"desk-{feed}\" \
+                     xmlUrl=\"{base}/feed/{feed}.xml\"/>"
+                )
+            })
+            .collect();
+        std::fs::write(
+            opml,
+            format!(
+                "<?xml version=\"1.0\"?><opml version=\"2.0\"><head><title>farm</title></head>\
+                 <body>{outlines}</body></opml>"
+            ),
+        )?;
+        println!("farm={base} feeds={feeds} opml={}", opml.display());
+        return Ok(axum::serve(listener, app).await?);
+    }
     tokio::spawn(async move { axum::serve(listener, app).await });
 
     let dir = tempfile::tempdir()?;

@@ -93,3 +93,36 @@ async fn both_dialects_have_the_same_tables_and_columns() -> anyhow::Result<()> 
     assert_eq!(sqlite, postgres);
     Ok(())
 }
+
+#[tokio::test]
+async fn postgres_compresses_articles_and_site_models_with_lz4_where_the_server_can()
+-> anyhow::Result<()> {
+    let Some(db) = TestDb::postgres("postgres_compresses_html_and_text_with_lz4").await? else {
+        return Ok(());
+    };
+    let gleaner::config::DatabaseTarget::Postgres { url } = &db.target else {
+        anyhow::bail!("not PostgreSQL");
+    };
+    let pool = sqlx::PgPool::connect(url).await?;
+    // A server without LZ4 refuses the setting; the migration then keeps pglz.
+    let lz4 = sqlx::query("SET default_toast_compression = 'lz4'")
+        .execute(&pool)
+        .await
+        .is_ok();
+    let methods: Vec<(String, String)> = sqlx::query_as(
+        "SELECT attname::text, attcompression::text FROM pg_attribute
+         WHERE (attrelid = 'articles'::regclass AND attname IN ('html', 'text', 'search'))
+            OR (attrelid = 'site_templates'::regclass AND attname = 'model')
+         ORDER BY attname",
+    )
+    .fetch_all(&pool)
+    .await?;
+    let expected = if lz4 { "l" } else { "" };
+    assert_eq!(
+        methods,
+        ["html", "model", "search", "text"]
+            .map(|column| (column.to_string(), expected.to_string()))
+            .to_vec()
+    );
+    Ok(())
+}
