@@ -20,6 +20,7 @@
 //! limits are lifted to the global concurrency: the figure measures gleaner, not its
 //! politeness.
 //!
+//! `--no-site-templates` turns the per-site template model off, to measure its cost.
 //! `--serve-only FILE` serves the farm alone and writes its feeds to FILE as OPML, until
 //! interrupted, so that another feed reader can ingest the same farm (see
 //! `benches/miniflux_side_by_side.py` and docs/performance.md).
@@ -310,6 +311,10 @@ async fn main() -> anyhow::Result<()> {
          concurrency = {c}\nper_host_concurrency = {c}\n",
         c = options.concurrency
     );
+    if std::env::args().any(|a| a == "--no-site-templates") {
+        // To measure what learning and applying the site's template costs.
+        text.push_str("[extract]\nsite_templates = false\n");
+    }
     if options.pages.is_some() {
         // Real pages name images on hosts this machine cannot reach: text only.
         text.push_str("[images]\ndownload = false\n");

@@ -123,7 +123,7 @@ async fn reextract_one(store: &Store, id: i64, algorithm: Algorithm, config: &Co
                 Some(title.as_str()).filter(|t| !t.is_empty()),
                 algorithm,
                 SiteKnowledge {
-                    template: model.as_ref(),
+                    template: model.as_deref(),
                     rules: rules.as_deref(),
                 },
             )

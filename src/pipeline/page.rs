@@ -186,7 +186,7 @@ pub(super) async fn download_and_store(
 }
 
 /// A site's model, or none when it has none or it cannot be read.
-async fn site_model(ctx: &Context, site: &str) -> Option<SiteTemplate> {
+async fn site_model(ctx: &Context, site: &str) -> Option<std::sync::Arc<SiteTemplate>> {
     match ctx.store.site_template(site).await {
         Ok(model) => model,
         Err(error) => {
@@ -281,7 +281,7 @@ async fn extract_off_runtime(
     algorithm: Algorithm,
     entry: &PendingEntry,
     page: Fetched,
-    model: Option<SiteTemplate>,
+    model: Option<std::sync::Arc<SiteTemplate>>,
     page_permit: Option<tokio::sync::OwnedSemaphorePermit>,
 ) -> Result<(SiteLearning, CompressedPage, Fetched), StepFailure> {
     let title = entry.title.clone();
@@ -298,7 +298,7 @@ async fn extract_off_runtime(
             Some(title.as_str()).filter(|t| !t.is_empty()),
             algorithm,
             SiteKnowledge {
-                template: model.as_ref(),
+                template: model.as_deref(),
                 rules: rules.as_deref(),
             },
         );

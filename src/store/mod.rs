@@ -219,6 +219,8 @@ pub struct Store {
     search_budget: Duration,
     /// Article writes waiting to share a transaction (`articles.rs`).
     writes: std::sync::Arc<articles::ArticleWrites>,
+    /// Site template models parsed last (`templates.rs`).
+    templates: std::sync::Arc<templates::TemplateCache>,
 }
 
 /// Runs `$body` with `$pool` bound to the backend's pool; the body is written once and
@@ -280,6 +282,7 @@ impl Store {
             target: target.display_redacted(),
             search_budget: search::DEFAULT_SEARCH_BUDGET,
             writes: Default::default(),
+            templates: Default::default(),
         };
         if store.schema_is_current().await {
             tracing::debug!(database = %store.target, "opened read-only");
@@ -380,6 +383,7 @@ impl Store {
             target: described,
             search_budget: search::DEFAULT_SEARCH_BUDGET,
             writes: Default::default(),
+            templates: Default::default(),
         })
     }
 

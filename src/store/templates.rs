@@ -5,6 +5,15 @@
 //! page to it ([`Store::learn_site_page`]) in one transaction that holds the row, so replicas
 //! on one database learn from each other's pages without losing any. A model that no longer
 //! reads (written by a different version, damaged by hand) is started afresh.
+//!
+//! A model is tens of kilobytes of JSON; reading and parsing it for every page of a site
+//! cost more than the page's extraction. Each process keeps the models it parsed last
+//! ([`TemplateCache`]) with their version, the row's `pages`, which every learned page
+//! raises under the row's lock: the database is asked for the version, and the model is
+//! read again only when another process (a replica) changed it since.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use chrono::{DateTime, Utc};
 
@@ -30,6 +39,35 @@ pub struct SiteSummary {
     pub updated_at: DateTime<Utc>,
 }
 
+/// The models this process parsed last, by site, each with its version (`pages`).
+#[derive(Debug, Default)]
+pub(super) struct TemplateCache {
+    models: Mutex<HashMap<String, (i64, Arc<SiteTemplate>)>>,
+}
+
+/// Sites whose models a process keeps parsed; past it the cache starts afresh (a model is
+/// bounded in size, so this bounds the memory).
+const CACHED_SITES: usize = 256;
+
+impl TemplateCache {
+    fn get(&self, site: &str, version: i64) -> Option<Arc<SiteTemplate>> {
+        let models = self.models.lock().ok()?;
+        models
+            .get(site)
+            .filter(|(cached, _)| *cached == version)
+            .map(|(_, model)| Arc::clone(model))
+    }
+
+    fn put(&self, site: &str, version: i64, model: Arc<SiteTemplate>) {
+        if let Ok(mut models) = self.models.lock() {
+            if models.len() >= CACHED_SITES && !models.contains_key(site) {
+                models.clear();
+            }
+            models.insert(site.to_string(), (version, model));
+        }
+    }
+}
+
 fn read_model(site: &str, text: Option<String>) -> Option<SiteTemplate> {
     let text = text?;
     match SiteTemplate::from_json(&text) {
@@ -43,15 +81,36 @@ fn read_model(site: &str, text: Option<String>) -> Option<SiteTemplate> {
 
 impl Store {
     /// The model of a site, if it has one.
-    pub async fn site_template(&self, site: &str) -> Result<Option<SiteTemplate>, StoreError> {
-        let text: Option<String> = on_pool!(self, pool => {
-            sqlx::query_scalar(sql::SELECT_SITE_TEMPLATE)
+    pub async fn site_template(&self, site: &str) -> Result<Option<Arc<SiteTemplate>>, StoreError> {
+        let version: Option<i64> = on_pool!(self, pool => {
+            sqlx::query_scalar(sql::SELECT_SITE_TEMPLATE_VERSION)
                 .bind(site)
                 .fetch_optional(pool)
                 .await
         })
         .context("reading a site template")?;
-        Ok(read_model(site, text))
+        let Some(version) = version else {
+            return Ok(None);
+        };
+        if let Some(model) = self.templates.get(site, version) {
+            return Ok(Some(model));
+        }
+        // Read with its version, which may have moved since the first query.
+        let row: Option<(i64, String)> = on_pool!(self, pool => {
+            sqlx::query_as(sql::SELECT_SITE_TEMPLATE_WITH_VERSION)
+                .bind(site)
+                .fetch_optional(pool)
+                .await
+        })
+        .context("reading a site template")?;
+        let Some((version, text)) = row else {
+            return Ok(None);
+        };
+        let model = read_model(site, Some(text)).map(Arc::new);
+        if let Some(model) = &model {
+            self.templates.put(site, version, Arc::clone(model));
+        }
+        Ok(model)
     }
 
     /// Adds one stored page to its site's model, with what the model removed from it, in
@@ -63,7 +122,7 @@ impl Store {
         applied: Option<Applied>,
     ) -> Result<(), StoreError> {
         let params = TemplateParams::default();
-        let select = self.sql(&sql::SELECT_SITE_TEMPLATE_FOR_UPDATE);
+        let select_version = self.sql(&sql::SELECT_SITE_TEMPLATE_VERSION_FOR_UPDATE);
         let applied_pages = i64::from(applied.is_some_and(|a| a.removed_blocks > 0));
         let applied = applied.unwrap_or_default();
         on_pool!(self, pool => {
@@ -71,16 +130,30 @@ impl Store {
                 .begin_with(self.begin_write())
                 .await
                 .context("beginning a transaction")?;
-            let text: Option<String> = sqlx::query_scalar(select)
+            // The row is held from here: its version cannot move until the commit.
+            let version: Option<i64> = sqlx::query_scalar(select_version)
                 .bind(site)
                 .fetch_optional(&mut *tx)
                 .await
                 .context("reading a site template")?;
-            let mut model = read_model(site, text).unwrap_or_default();
+            let cached = version.and_then(|v| self.templates.get(site, v));
+            let mut model = match (version, cached) {
+                (_, Some(cached)) => (*cached).clone(),
+                (None, None) => SiteTemplate::default(),
+                (Some(_), None) => {
+                    let text: Option<String> = sqlx::query_scalar(sql::SELECT_SITE_TEMPLATE)
+                        .bind(site)
+                        .fetch_optional(&mut *tx)
+                        .await
+                        .context("reading a site template")?;
+                    read_model(site, text).unwrap_or_default()
+                }
+            };
             model.learn(observation, &params);
+            let new_version = i64::try_from(model.pages).unwrap_or(i64::MAX);
             sqlx::query(sql::UPSERT_SITE_TEMPLATE)
                 .bind(site)
-                .bind(i64::try_from(model.pages).unwrap_or(i64::MAX))
+                .bind(new_version)
                 .bind(i64::try_from(model.blocks.len()).unwrap_or(i64::MAX))
                 .bind(i64::try_from(model.template_size(&params)).unwrap_or(i64::MAX))
                 .bind(model.to_json())
@@ -92,6 +165,7 @@ impl Store {
                 .await
                 .context("writing a site template")?;
             tx.commit().await.context("committing a site template")?;
+            self.templates.put(site, new_version, Arc::new(model));
             Ok::<(), StoreError>(())
         })
     }

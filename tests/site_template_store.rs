@@ -1,0 +1,51 @@
+//! Site template models in the database, shared by processes: each store keeps the models it
+//! parsed, and must still see what another store (a replica) learned since.
+
+mod common;
+
+use common::TestDb;
+use gleaner::extract::template::PageObservation;
+use gleaner::store::Store;
+
+on_both_databases!(two_stores_on_one_database_learn_from_each_others_pages);
+
+fn page(fingerprints: &[u64]) -> PageObservation {
+    PageObservation {
+        fingerprints: fingerprints.to_vec(),
+    }
+}
+
+async fn two_stores_on_one_database_learn_from_each_others_pages(db: TestDb) -> anyhow::Result<()> {
+    let first = db.store.clone();
+    let second = Store::connect(&db.target).await?;
+    let site = "example.org";
+    assert!(first.site_template(site).await?.is_none());
+
+    first.learn_site_page(site, &page(&[1, 2, 3]), None).await?;
+    // The first store now holds the model parsed; the second learns a page behind its back.
+    let seen = first.site_template(site).await?.map(|m| m.pages);
+    assert_eq!(seen, Some(1));
+    second
+        .learn_site_page(site, &page(&[1, 2, 4]), None)
+        .await?;
+
+    let model = first
+        .site_template(site)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("the site has a model"))?;
+    assert_eq!(model.pages, 2, "the first store sees the second's page");
+    assert_eq!(model.blocks.get(&1).map(|seen| seen.pages), Some(2));
+    assert!(model.blocks.contains_key(&4));
+
+    // Learning through the first store starts from the second's model, not from its own copy.
+    first.learn_site_page(site, &page(&[1, 5]), None).await?;
+    let model = second
+        .site_template(site)
+        .await?
+        .ok_or_else(|| anyhow::anyhow!("the site has a model"))?;
+    assert_eq!(model.pages, 3);
+    assert_eq!(model.blocks.get(&1).map(|seen| seen.pages), Some(3));
+    assert!(model.blocks.contains_key(&4) && model.blocks.contains_key(&5));
+    second.close().await;
+    Ok(())
+}
