@@ -174,7 +174,8 @@ async fn migrate_creates_the_postgres_schema_through_the_url_override() -> anyho
             "site templates".to_string(),
             "page metadata".to_string(),
             "blocked entries".to_string(),
-            "webhooks".to_string()
+            "webhooks".to_string(),
+            "text compression".to_string()
         ]
     );
     Ok(())

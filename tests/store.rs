@@ -89,7 +89,8 @@ async fn migrations_are_idempotent(store: Store) -> anyhow::Result<()> {
             "site templates".to_string(),
             "page metadata".to_string(),
             "blocked entries".to_string(),
-            "webhooks".to_string()
+            "webhooks".to_string(),
+            "text compression".to_string()
         ]
     );
     store.ping().await?;
