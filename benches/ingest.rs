@@ -47,6 +47,8 @@ struct Options {
     concurrency: usize,
     /// A directory of `*.html.gz` article pages to serve instead of generated ones.
     pages: Option<std::path::PathBuf>,
+    /// Learn and apply site templates (`--no-site-templates` turns them off).
+    site_templates: bool,
     /// Serve the farm only, writing its feeds as OPML to this file, until interrupted: for
     /// another reader to ingest the same farm side by side.
     serve_only: Option<std::path::PathBuf>,
@@ -60,6 +62,7 @@ fn options() -> Options {
         concurrency: 16,
         pages: None,
         serve_only: None,
+        site_templates: true,
     };
     let args: Vec<String> = std::env::args().collect();
     let value = |name: &str| {
@@ -82,6 +85,7 @@ fn options() -> Options {
     }
     options.pages = value("--pages").map(Into::into);
     options.serve_only = value("--serve-only").map(Into::into);
+    options.site_templates = !args.iter().any(|a| a == "--no-site-templates");
     options
 }
 
@@ -311,7 +315,7 @@ async fn main() -> anyhow::Result<()> {
          concurrency = {c}\nper_host_concurrency = {c}\n",
         c = options.concurrency
     );
-    if std::env::args().any(|a| a == "--no-site-templates") {
+    if !options.site_templates {
         // To measure what learning and applying the site's template costs.
         text.push_str("[extract]\nsite_templates = false\n");
     }

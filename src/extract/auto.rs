@@ -69,8 +69,9 @@ pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, Extr
         let econ_len = text(&econ);
         // When CUTER is unsure, the page's text is mostly not in paragraphs (a page of
         // links, a listing), and ECON, which starts from the longest paragraph (often a
-        // footer's disclaimer there), is no better judge: its summary must then hold a quarter of the page's text to be the article,
-        // otherwise CETR, which reads lines rather than paragraphs, decides.
+        // footer's disclaimer there), is no better judge: its summary must then hold a
+        // quarter of the page's text to be the article, otherwise CETR, which reads lines
+        // rather than paragraphs, decides.
         let trusted = selection
             .as_ref()
             .is_some_and(|s| s.confidence >= params.min_confidence)

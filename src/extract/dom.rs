@@ -226,8 +226,6 @@ struct Frame {
     /// The block of a child that announces reader comments ("12 Comments", "Leave a
     /// reply"): the blocks from it to this element's end are a comments region.
     comments_from: Option<usize>,
-    /// The first block of this element when it is a heading announcing related content.
-    related_from: Option<usize>,
 }
 
 /// Runs the statistics pass over a parsed page.
@@ -325,7 +323,6 @@ impl<'a> Walk<'a> {
                 class.unwrap_or(""),
             ),
             comments_from: None,
-            related_from: None,
         };
         if name == "img"
             && !skipped
@@ -383,10 +380,6 @@ impl<'a> Walk<'a> {
             self.regions
                 .push((kind, frame.first_block..self.stats.blocks.len()));
         }
-        if let Some(label) = frame.related_from {
-            self.regions
-                .push((RegionKind::Furniture, label..self.stats.blocks.len()));
-        }
         if let Some(label) = frame.comments_from {
             self.regions.push((
                 RegionKind::AnnouncedComments,
@@ -410,14 +403,15 @@ impl<'a> Walk<'a> {
             }
         }
         // A heading that opens its container and announces related content ("You may also
-        // like", "Lire aussi") heads a box of teasers: the container is furniture.
+        // like", "Lire aussi") heads a box of teasers: the container is furniture, as if its
+        // class said so.
         if let Some(block) = frame.block
             && let Some(parent) = self.stack.last_mut()
-            && parent.related_from.is_none()
+            && parent.region.is_none()
             && block == parent.first_block
             && self.stats.blocks.get(block).is_some_and(is_related_label)
         {
-            parent.related_from = Some(block);
+            parent.region = Some(RegionKind::Furniture);
         }
     }
 
@@ -502,10 +496,15 @@ static COMMENTS_LABEL: std::sync::LazyLock<Option<regex::Regex>> = std::sync::La
 /// Whether a block is a heading that announces reader comments: short, not a link (a
 /// "12 comments" link near the byline points to them, it does not head them), and saying so.
 fn is_comments_label(block: &TextBlock) -> bool {
+    is_label(block, 120, &COMMENTS_LABEL)
+}
+
+/// Whether a block is a short heading, not a link, whose whole text `label` matches.
+fn is_label(block: &TextBlock, max_len: usize, label: &LazyLock<Option<regex::Regex>>) -> bool {
     let text = block.text.trim();
-    text.len() <= 120
+    text.len() <= max_len
         && 2 * block.sa < text.len()
-        && COMMENTS_LABEL.as_ref().is_some_and(|re| re.is_match(text))
+        && label.as_ref().is_some_and(|re| re.is_match(text))
 }
 
 /// Headings that announce teasers of other articles, in the languages of the pages gleaner
@@ -535,10 +534,7 @@ static RELATED_LABEL: std::sync::LazyLock<Option<regex::Regex>> = std::sync::Laz
 /// Whether a block is a heading that announces related content: short, not a link, and
 /// saying so.
 fn is_related_label(block: &TextBlock) -> bool {
-    let text = block.text.trim();
-    text.len() <= 80
-        && 2 * block.sa < text.len()
-        && RELATED_LABEL.as_ref().is_some_and(|re| re.is_match(text))
+    is_label(block, 80, &RELATED_LABEL)
 }
 
 /// The FNV-1a offset basis: the path hash of the root.

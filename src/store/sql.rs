@@ -376,23 +376,21 @@ pub(super) const APPLIED_MIGRATIONS: &str =
 
 // --- site templates ---
 
-/// One site's model, read to change it: on PostgreSQL the row is locked to the end of the
+/// One site's model with its version (`pages`, which every change raises), the model
+/// itself only when its version is not `$2`, the one the process holds parsed already.
+pub(super) const SELECT_SITE_TEMPLATE_UNLESS_HELD: &str = "SELECT pages,
+        CASE WHEN pages = $2 THEN NULL ELSE model END
+    FROM site_templates WHERE site = $1";
+
+/// The same, read to change it: on PostgreSQL the row is locked to the end of the
 /// transaction, so two replicas learning pages of one site take turns; SQLite's
 /// `BEGIN IMMEDIATE` already made the transaction the only writer.
-/// Only its version (`pages`, which every change raises) is read first: a process that
-/// holds that version parsed already skips reading and parsing the model.
-pub(super) const SELECT_SITE_TEMPLATE_VERSION_FOR_UPDATE: Dialects = Dialects {
-    sqlite: "SELECT pages FROM site_templates WHERE site = $1",
-    postgres: "SELECT pages FROM site_templates WHERE site = $1 FOR UPDATE",
+pub(super) const SELECT_SITE_TEMPLATE_UNLESS_HELD_FOR_UPDATE: Dialects = Dialects {
+    sqlite: SELECT_SITE_TEMPLATE_UNLESS_HELD,
+    postgres: "SELECT pages,
+        CASE WHEN pages = $2 THEN NULL ELSE model END
+    FROM site_templates WHERE site = $1 FOR UPDATE",
 };
-
-pub(super) const SELECT_SITE_TEMPLATE_VERSION: &str =
-    "SELECT pages FROM site_templates WHERE site = $1";
-
-pub(super) const SELECT_SITE_TEMPLATE: &str = "SELECT model FROM site_templates WHERE site = $1";
-
-pub(super) const SELECT_SITE_TEMPLATE_WITH_VERSION: &str =
-    "SELECT pages, model FROM site_templates WHERE site = $1";
 
 /// `$1` site, `$2` pages, `$3` fingerprints, `$4` template blocks, `$5` model, `$6` time,
 /// `$7`–`$9` the page's own application (0 or 1 page, blocks, bytes), added to the totals.

@@ -9,8 +9,8 @@
 //! A model is tens of kilobytes of JSON; reading and parsing it for every page of a site
 //! cost more than the page's extraction. Each process keeps the models it parsed last
 //! ([`TemplateCache`]) with their version, the row's `pages`, which every learned page
-//! raises under the row's lock: the database is asked for the version, and the model is
-//! read again only when another process (a replica) changed it since.
+//! raises under the row's lock: the database sends the model only when its version differs
+//! from the one held, that is when another process (a replica) changed it since.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -49,13 +49,19 @@ pub(super) struct TemplateCache {
 /// bounded in size, so this bounds the memory).
 const CACHED_SITES: usize = 256;
 
+/// The version a process asks the database with when it holds no model: never a row's.
+const NO_VERSION: i64 = -1;
+
 impl TemplateCache {
-    fn get(&self, site: &str, version: i64) -> Option<Arc<SiteTemplate>> {
+    /// The model held for `site`, with its version.
+    fn get(&self, site: &str) -> Option<(i64, Arc<SiteTemplate>)> {
         let models = self.models.lock().ok()?;
-        models
-            .get(site)
-            .filter(|(cached, _)| *cached == version)
-            .map(|(_, model)| Arc::clone(model))
+        models.get(site).cloned()
+    }
+
+    /// The model held for `site`, no longer held: its next version replaces it.
+    fn take(&self, site: &str) -> Option<(i64, Arc<SiteTemplate>)> {
+        self.models.lock().ok()?.remove(site)
     }
 
     fn put(&self, site: &str, version: i64, model: Arc<SiteTemplate>) {
@@ -65,6 +71,19 @@ impl TemplateCache {
             }
             models.insert(site.to_string(), (version, model));
         }
+    }
+}
+
+/// The model of a row read with [`sql::SELECT_SITE_TEMPLATE_UNLESS_HELD`]: the one held when
+/// the row sent none (its version is the held one), else the row's.
+fn current_model(
+    site: &str,
+    held: Option<(i64, Arc<SiteTemplate>)>,
+    row: (i64, Option<String>),
+) -> Option<Arc<SiteTemplate>> {
+    match (held, row) {
+        (Some((held_version, model)), (version, None)) if held_version == version => Some(model),
+        (_, (_, text)) => read_model(site, text).map(Arc::new),
     }
 }
 
@@ -82,31 +101,20 @@ fn read_model(site: &str, text: Option<String>) -> Option<SiteTemplate> {
 impl Store {
     /// The model of a site, if it has one.
     pub async fn site_template(&self, site: &str) -> Result<Option<Arc<SiteTemplate>>, StoreError> {
-        let version: Option<i64> = on_pool!(self, pool => {
-            sqlx::query_scalar(sql::SELECT_SITE_TEMPLATE_VERSION)
+        let held = self.templates.get(site);
+        let row: Option<(i64, Option<String>)> = on_pool!(self, pool => {
+            sqlx::query_as(sql::SELECT_SITE_TEMPLATE_UNLESS_HELD)
                 .bind(site)
+                .bind(held.as_ref().map_or(NO_VERSION, |(version, _)| *version))
                 .fetch_optional(pool)
                 .await
         })
         .context("reading a site template")?;
-        let Some(version) = version else {
+        let Some(row) = row else {
             return Ok(None);
         };
-        if let Some(model) = self.templates.get(site, version) {
-            return Ok(Some(model));
-        }
-        // Read with its version, which may have moved since the first query.
-        let row: Option<(i64, String)> = on_pool!(self, pool => {
-            sqlx::query_as(sql::SELECT_SITE_TEMPLATE_WITH_VERSION)
-                .bind(site)
-                .fetch_optional(pool)
-                .await
-        })
-        .context("reading a site template")?;
-        let Some((version, text)) = row else {
-            return Ok(None);
-        };
-        let model = read_model(site, Some(text)).map(Arc::new);
+        let version = row.0;
+        let model = current_model(site, held, row);
         if let Some(model) = &model {
             self.templates.put(site, version, Arc::clone(model));
         }
@@ -122,7 +130,7 @@ impl Store {
         applied: Option<Applied>,
     ) -> Result<(), StoreError> {
         let params = TemplateParams::default();
-        let select_version = self.sql(&sql::SELECT_SITE_TEMPLATE_VERSION_FOR_UPDATE);
+        let select = self.sql(&sql::SELECT_SITE_TEMPLATE_UNLESS_HELD_FOR_UPDATE);
         let applied_pages = i64::from(applied.is_some_and(|a| a.removed_blocks > 0));
         let applied = applied.unwrap_or_default();
         on_pool!(self, pool => {
@@ -130,25 +138,21 @@ impl Store {
                 .begin_with(self.begin_write())
                 .await
                 .context("beginning a transaction")?;
+            // Taken, not copied: the model is changed in place and held again after the
+            // commit (a failed transaction leaves nothing held, and the next read parses).
+            let held = self.templates.take(site);
+            let held_version = held.as_ref().map_or(NO_VERSION, |(version, _)| *version);
             // The row is held from here: its version cannot move until the commit.
-            let version: Option<i64> = sqlx::query_scalar(select_version)
+            let row: Option<(i64, Option<String>)> = sqlx::query_as(select)
                 .bind(site)
+                .bind(held_version)
                 .fetch_optional(&mut *tx)
                 .await
                 .context("reading a site template")?;
-            let cached = version.and_then(|v| self.templates.get(site, v));
-            let mut model = match (version, cached) {
-                (_, Some(cached)) => (*cached).clone(),
-                (None, None) => SiteTemplate::default(),
-                (Some(_), None) => {
-                    let text: Option<String> = sqlx::query_scalar(sql::SELECT_SITE_TEMPLATE)
-                        .bind(site)
-                        .fetch_optional(&mut *tx)
-                        .await
-                        .context("reading a site template")?;
-                    read_model(site, text).unwrap_or_default()
-                }
-            };
+            let mut model = row
+                .and_then(|row| current_model(site, held, row))
+                .map(Arc::unwrap_or_clone)
+                .unwrap_or_default();
             model.learn(observation, &params);
             let new_version = i64::try_from(model.pages).unwrap_or(i64::MAX);
             sqlx::query(sql::UPSERT_SITE_TEMPLATE)
