@@ -352,19 +352,24 @@ pub fn extract_site_page(
 ) -> SitePageExtraction {
     let params = template::TemplateParams::default();
     let mut page = Page::parse(raw, http_charset, page_url, title_hint);
-    let observation = template::observe(&page, &params);
+    let fingerprints = template::block_fingerprints(&page);
+    let observation = template::observation(fingerprints.clone(), &params);
     let metadata = metadata::page_metadata(&page.document, page.base.as_ref());
     let ruled = site.rules.map(|rules| rules::apply(&mut page, rules));
     let rule_missed = matches!(ruled, Some(rules::RulesOutcome::Missed));
     let (decided, applied) = match ruled {
         Some(rules::RulesOutcome::Decided(extraction)) => (Some(extraction), None),
-        _ => {
-            let template = site.template;
-            (
-                None,
-                template.map(|t| template::apply(&mut page, t, &params)),
-            )
-        }
+        // Rules that ran may have removed blocks: the page's fingerprints are taken again.
+        Some(_) => (
+            None,
+            site.template
+                .map(|t| template::apply(&mut page, t, &params)),
+        ),
+        None => (
+            None,
+            site.template
+                .map(|t| template::apply_fingerprints(&mut page, &fingerprints, t, &params)),
+        ),
     };
     let extraction = decided.map_or_else(|| algorithm.extract(&page), Ok);
     let extraction = extraction.map(|mut extraction| {

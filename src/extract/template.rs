@@ -40,6 +40,7 @@
 use std::collections::HashMap;
 
 use ego_tree::NodeId;
+use html5ever::local_name;
 use scraper::Node;
 
 use super::Page;
@@ -204,7 +205,12 @@ pub fn block_fingerprints(page: &Page) -> Vec<u64> {
 
 /// What a page contributes to its site's model.
 pub fn observe(page: &Page, params: &TemplateParams) -> PageObservation {
-    let mut fingerprints = block_fingerprints(page);
+    observation(block_fingerprints(page), params)
+}
+
+/// What a page whose [`block_fingerprints`] are `fingerprints` contributes to its site's
+/// model.
+pub fn observation(mut fingerprints: Vec<u64>, params: &TemplateParams) -> PageObservation {
     fingerprints.truncate(params.max_per_page);
     fingerprints.sort_unstable();
     fingerprints.dedup();
@@ -215,12 +221,23 @@ pub fn observe(page: &Page, params: &TemplateParams) -> PageObservation {
 /// renumbered, `SH` recomputed), unless that would leave less than
 /// `params.min_kept_bytes` of text.
 pub fn apply(page: &mut Page, template: &SiteTemplate, params: &TemplateParams) -> Applied {
+    let fingerprints = block_fingerprints(page);
+    apply_fingerprints(page, &fingerprints, template, params)
+}
+
+/// [`apply`] for a page whose [`block_fingerprints`] are already known.
+pub fn apply_fingerprints(
+    page: &mut Page,
+    fingerprints: &[u64],
+    template: &SiteTemplate,
+    params: &TemplateParams,
+) -> Applied {
     if template.pages == 0 || template.blocks.is_empty() {
         return Applied::default();
     }
-    let remove: Vec<bool> = block_fingerprints(page)
-        .into_iter()
-        .map(|fp| template.is_template(fp, params))
+    let remove: Vec<bool> = fingerprints
+        .iter()
+        .map(|&fp| template.is_template(fp, params))
         .collect();
     let removed_blocks = remove.iter().filter(|&&r| r).count();
     if removed_blocks == 0 {
@@ -282,6 +299,16 @@ pub fn apply(page: &mut Page, template: &SiteTemplate, params: &TemplateParams) 
 pub fn fingerprint(path: u64, text: &str) -> u64 {
     let mut hash = Fnv::new();
     hash.write(&path.to_le_bytes());
+    if text.is_ascii() {
+        write_folded_ascii(&mut hash, text.as_bytes());
+    } else {
+        write_folded(&mut hash, text);
+    }
+    hash.finish()
+}
+
+/// Writes `text` lowercased, each run of digits as one `0`.
+fn write_folded(hash: &mut Fnv, text: &str) {
     let mut in_number = false;
     for c in text.chars() {
         // A run of digits is one `0`: "3 hours" and "12 hours" agree.
@@ -296,7 +323,20 @@ pub fn fingerprint(path: u64, text: &str) -> u64 {
             hash.write(lower.encode_utf8(&mut utf8).as_bytes());
         }
     }
-    hash.finish()
+}
+
+/// [`write_folded`] for ASCII text (the common case), byte by byte without decoding: the
+/// same bytes, so a model learned by either stays valid.
+fn write_folded_ascii(hash: &mut Fnv, text: &[u8]) {
+    let mut in_number = false;
+    for &b in text {
+        let digit = b.is_ascii_digit();
+        if digit && in_number {
+            continue;
+        }
+        in_number = digit;
+        hash.write_byte(if digit { b'0' } else { b.to_ascii_lowercase() });
+    }
 }
 
 /// The hash of an element's path from the root: tag and classes of each ancestor, digits
@@ -323,7 +363,10 @@ fn element_path_hash(page: &Page, node: NodeId, memo: &mut HashMap<NodeId, u64>)
             hash.write(e.name().as_bytes());
             // `html` and `body` carry page-wide classes (the post's id, category, template).
             let class = e
-                .attr("class")
+                .attrs
+                .iter()
+                .find(|(name, _)| crate::tidy::is_plain_attribute(name, &local_name!("class")))
+                .map(|(_, value)| &**value)
                 .filter(|_| !matches!(e.name(), "html" | "body"));
             if let Some(class) = class {
                 for token in class
@@ -331,13 +374,9 @@ fn element_path_hash(page: &Page, node: NodeId, memo: &mut HashMap<NodeId, u64>)
                     .filter(|t| !PER_PAGE_CLASSES.iter().any(|p| t.starts_with(p)))
                 {
                     hash.write(b".");
-                    hash.write(
-                        token
-                            .bytes()
-                            .filter(|b| !b.is_ascii_digit())
-                            .collect::<Vec<u8>>()
-                            .as_slice(),
-                    );
+                    for b in token.bytes().filter(|b| !b.is_ascii_digit()) {
+                        hash.write_byte(b);
+                    }
                 }
             }
         }
@@ -379,9 +418,13 @@ impl Fnv {
 
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
-            self.0 ^= u64::from(b);
-            self.0 = self.0.wrapping_mul(Self::PRIME);
+            self.write_byte(b);
         }
+    }
+
+    fn write_byte(&mut self, b: u8) {
+        self.0 ^= u64::from(b);
+        self.0 = self.0.wrapping_mul(Self::PRIME);
     }
 
     fn finish(&self) -> u64 {
@@ -419,6 +462,28 @@ mod fingerprint_list {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ascii_text_folds_as_any_text_does() {
+        for text in [
+            "Posted 12 hours ago",
+            "",
+            "ABC-99 x1y22",
+            "Read MORE »",
+            "a\tb 2024",
+        ] {
+            let (mut ascii, mut any) = (Fnv::new(), Fnv::new());
+            if text.is_ascii() {
+                write_folded_ascii(&mut ascii, text.as_bytes());
+                write_folded(&mut any, text);
+                assert_eq!(ascii.finish(), any.finish(), "{text:?}");
+            }
+        }
+        assert_eq!(
+            fingerprint(1, "Posted 3 HOURS ago"),
+            fingerprint(1, "posted 12 hours ago")
+        );
+    }
 
     fn page(story: &str, footer: &str) -> Page {
         let html = format!(

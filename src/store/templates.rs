@@ -39,10 +39,23 @@ pub struct SiteSummary {
     pub updated_at: DateTime<Utc>,
 }
 
-/// The models this process parsed last, by site, each with its version (`pages`).
+/// The models this process parsed last, by site, each with its version (`pages`), and the
+/// pages waiting to be learned.
 #[derive(Debug, Default)]
 pub(super) struct TemplateCache {
     models: Mutex<HashMap<String, (i64, Arc<SiteTemplate>)>>,
+    /// Pages stored and not yet learned, in the order they were stored.
+    queued: Mutex<Vec<Lesson>>,
+    /// Held by the one task that writes what is queued.
+    writer: tokio::sync::Mutex<()>,
+}
+
+/// One stored page for its site's model.
+#[derive(Debug)]
+struct Lesson {
+    site: String,
+    observation: PageObservation,
+    applied: Option<Applied>,
 }
 
 /// Sites whose models a process keeps parsed; past it the cache starts afresh (a model is
@@ -62,6 +75,29 @@ impl TemplateCache {
     /// The model held for `site`, no longer held: its next version replaces it.
     fn take(&self, site: &str) -> Option<(i64, Arc<SiteTemplate>)> {
         self.models.lock().ok()?.remove(site)
+    }
+
+    fn queue(&self, lesson: Lesson) {
+        self.queued
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .push(lesson);
+    }
+
+    /// Everything queued, by site (sites by name, so that every writer holds their rows in
+    /// one order), each site's pages in the order they were stored.
+    fn take_queued(&self) -> Vec<(String, Vec<Lesson>)> {
+        let queued = std::mem::take(
+            &mut *self
+                .queued
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        );
+        let mut by_site: std::collections::BTreeMap<String, Vec<Lesson>> = Default::default();
+        for lesson in queued {
+            by_site.entry(lesson.site.clone()).or_default().push(lesson);
+        }
+        by_site.into_iter().collect()
     }
 
     fn put(&self, site: &str, version: i64, model: Arc<SiteTemplate>) {
@@ -121,18 +157,51 @@ impl Store {
         Ok(model)
     }
 
-    /// Adds one stored page to its site's model, with what the model removed from it, in
-    /// one transaction that holds the site's row.
+    /// Adds one stored page to its site's model, with what the model removed from it.
+    ///
+    /// Pages stored while another page's lesson is being written wait and are learned
+    /// together, one transaction per site (a group commit: the model, tens of kilobytes, is
+    /// written once for all of them, and nothing waits for a timer or is left to flush at
+    /// shutdown). When this returns, the page is in the model, or the write failed and was
+    /// reported: a model is an aid to extraction, and a lost lesson loses no article.
     pub async fn learn_site_page(
         &self,
         site: &str,
         observation: &PageObservation,
         applied: Option<Applied>,
     ) -> Result<(), StoreError> {
+        self.templates.queue(Lesson {
+            site: site.to_string(),
+            observation: observation.clone(),
+            applied,
+        });
+        let _writer = self.templates.writer.lock().await;
+        // Empty when a writer before this one took this page with its own. The caller
+        // reports its own site's failure; another site's is reported here.
+        let mut result = Ok(());
+        for (queued_site, lessons) in self.templates.take_queued() {
+            match self.learn_site_pages(&queued_site, &lessons).await {
+                Err(error) if queued_site == site => result = Err(error),
+                Err(error) => {
+                    tracing::warn!(site = queued_site, pages = lessons.len(), %error,
+                        "cannot update the site template");
+                }
+                Ok(()) => {}
+            }
+        }
+        result
+    }
+
+    /// Adds pages of one site to its model in one transaction that holds the site's row, so
+    /// replicas on one database learn from each other's pages without losing any.
+    async fn learn_site_pages(&self, site: &str, lessons: &[Lesson]) -> Result<(), StoreError> {
         let params = TemplateParams::default();
         let select = self.sql(&sql::SELECT_SITE_TEMPLATE_UNLESS_HELD_FOR_UPDATE);
-        let applied_pages = i64::from(applied.is_some_and(|a| a.removed_blocks > 0));
-        let applied = applied.unwrap_or_default();
+        let applied: Vec<Applied> = lessons.iter().filter_map(|l| l.applied).collect();
+        let applied_pages = applied.iter().filter(|a| a.removed_blocks > 0).count();
+        let removed_blocks: usize = applied.iter().map(|a| a.removed_blocks).sum();
+        let removed_bytes: usize = applied.iter().map(|a| a.removed_bytes).sum();
+        let count = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
         on_pool!(self, pool => {
             let mut tx = pool
                 .begin_with(self.begin_write())
@@ -153,18 +222,20 @@ impl Store {
                 .and_then(|row| current_model(site, held, row))
                 .map(Arc::unwrap_or_clone)
                 .unwrap_or_default();
-            model.learn(observation, &params);
+            for lesson in lessons {
+                model.learn(&lesson.observation, &params);
+            }
             let new_version = i64::try_from(model.pages).unwrap_or(i64::MAX);
             sqlx::query(sql::UPSERT_SITE_TEMPLATE)
                 .bind(site)
                 .bind(new_version)
-                .bind(i64::try_from(model.blocks.len()).unwrap_or(i64::MAX))
-                .bind(i64::try_from(model.template_size(&params)).unwrap_or(i64::MAX))
+                .bind(count(model.blocks.len()))
+                .bind(count(model.template_size(&params)))
                 .bind(model.to_json())
                 .bind(now())
-                .bind(applied_pages)
-                .bind(i64::try_from(applied.removed_blocks).unwrap_or(i64::MAX))
-                .bind(i64::try_from(applied.removed_bytes).unwrap_or(i64::MAX))
+                .bind(count(applied_pages))
+                .bind(count(removed_blocks))
+                .bind(count(removed_bytes))
                 .execute(&mut *tx)
                 .await
                 .context("writing a site template")?;
