@@ -6,7 +6,7 @@
 //! ```text
 //! cargo bench --bench ingest -- --feeds 100 --articles 20 --backend sqlite \
 //!     --pages /work/shared/bench/scrapinghub/html
-//! GLEANER_BENCH_POSTGRES_URL=postgres://postgres@127.0.0.1:5432/postgres \
+//! GLEANER_BENCH_POSTGRES_URL="postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable" \
 //!     cargo bench --bench ingest -- --feeds 100 --articles 20 --backend postgres --pages …
 //! ```
 //!
