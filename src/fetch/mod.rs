@@ -575,5 +575,8 @@ async fn read_capped(
         }
         body.extend_from_slice(&chunk);
     }
+    // A body grown by doubling holds up to as much again in spare room, and it is held
+    // while the page waits for extraction: give the room back.
+    body.shrink_to_fit();
     Ok(body)
 }
