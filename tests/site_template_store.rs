@@ -24,13 +24,11 @@ async fn two_stores_on_one_database_learn_from_each_others_pages(db: TestDb) -> 
     let site = "example.org";
     assert!(first.site_template(site).await?.is_none());
 
-    first.learn_site_page(site, &page(&[1, 2, 3]), None).await?;
+    first.learn_site_page(site, page(&[1, 2, 3]), None).await?;
     // The first store now holds the model parsed; the second learns a page behind its back.
     let seen = first.site_template(site).await?.map(|m| m.pages);
     assert_eq!(seen, Some(1));
-    second
-        .learn_site_page(site, &page(&[1, 2, 4]), None)
-        .await?;
+    second.learn_site_page(site, page(&[1, 2, 4]), None).await?;
 
     let model = first
         .site_template(site)
@@ -41,7 +39,7 @@ async fn two_stores_on_one_database_learn_from_each_others_pages(db: TestDb) -> 
     assert!(model.blocks.contains_key(&4));
 
     // Learning through the first store starts from the second's model, not from its own copy.
-    first.learn_site_page(site, &page(&[1, 5]), None).await?;
+    first.learn_site_page(site, page(&[1, 5]), None).await?;
     let model = second
         .site_template(site)
         .await?
@@ -68,7 +66,7 @@ async fn pages_stored_at_once_are_all_learned(db: TestDb) -> anyhow::Result<()> 
             let site = if n % 4 < 2 { "a.example" } else { "b.example" };
             tokio::spawn(async move {
                 store
-                    .learn_site_page(site, &page(&[7, 100 + n]), Some(removed_one))
+                    .learn_site_page(site, page(&[7, 100 + n]), Some(removed_one))
                     .await
             })
         })

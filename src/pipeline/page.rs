@@ -178,7 +178,7 @@ pub(super) async fn download_and_store(
         .map_err(StepFailure::database)?;
     // A page already stored was learned when it was.
     if let (Some(site), InsertOutcome::Inserted(_)) = (&site, &outcome)
-        && let Err(error) = ctx.store.learn_site_page(site, &observation, applied).await
+        && let Err(error) = ctx.store.learn_site_page(site, observation, applied).await
     {
         tracing::warn!(site, %error, "cannot update the site template");
     }

@@ -1,9 +1,10 @@
 //! Site templates in the database: the `site_templates` table, one row per site.
 //!
 //! The model itself ([`SiteTemplate`], `src/extract/template.rs`) is pure; this module reads
-//! it before a page of the site is extracted ([`Store::site_template`]) and adds a stored
-//! page to it ([`Store::learn_site_page`]) in one transaction that holds the row, so replicas
-//! on one database learn from each other's pages without losing any. A model that no longer
+//! it before a page of the site is extracted ([`Store::site_template`]) and adds stored
+//! pages to it ([`Store::learn_site_page`]) in one transaction that holds the row, so replicas
+//! on one database learn from each other's pages without losing any; the pages stored while
+//! one write runs are learned together by the next (a group commit). A model that no longer
 //! reads (written by a different version, damaged by hand) is started afresh.
 //!
 //! A model is tens of kilobytes of JSON; reading and parsing it for every page of a site
@@ -167,12 +168,12 @@ impl Store {
     pub async fn learn_site_page(
         &self,
         site: &str,
-        observation: &PageObservation,
+        observation: PageObservation,
         applied: Option<Applied>,
     ) -> Result<(), StoreError> {
         self.templates.queue(Lesson {
             site: site.to_string(),
-            observation: observation.clone(),
+            observation,
             applied,
         });
         let _writer = self.templates.writer.lock().await;
