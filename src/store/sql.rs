@@ -392,6 +392,13 @@ pub(super) const SELECT_SITE_TEMPLATE_UNLESS_HELD_FOR_UPDATE: Dialects = Dialect
     FROM site_templates WHERE site = $1 FOR UPDATE",
 };
 
+/// A site's row with an empty model `$2`, unless it has one: a row that does not exist
+/// cannot be locked, so two replicas learning a site's first pages would each write a model
+/// of their own pages and the second would overwrite the first. On PostgreSQL this waits for
+/// a row another transaction is inserting, and then does nothing.
+pub(super) const CREATE_SITE_TEMPLATE: &str = "INSERT INTO site_templates (site, model, updated_at)
+    VALUES ($1, $2, $3) ON CONFLICT (site) DO NOTHING";
+
 /// `$1` site, `$2` pages, `$3` fingerprints, `$4` template blocks, `$5` model, `$6` time,
 /// `$7`–`$9` the page's own application (0 or 1 page, blocks, bytes), added to the totals.
 pub(super) const UPSERT_SITE_TEMPLATE: &str = "INSERT INTO site_templates

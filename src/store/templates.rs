@@ -213,12 +213,29 @@ impl Store {
             let held = self.templates.take(site);
             let held_version = held.as_ref().map_or(NO_VERSION, |(version, _)| *version);
             // The row is held from here: its version cannot move until the commit.
-            let row: Option<(i64, Option<String>)> = sqlx::query_as(select)
+            let mut row: Option<(i64, Option<String>)> = sqlx::query_as(select)
                 .bind(site)
                 .bind(held_version)
                 .fetch_optional(&mut *tx)
                 .await
                 .context("reading a site template")?;
+            if row.is_none() {
+                // The site's first pages: create the row (or wait for the one another
+                // process is creating), then hold it.
+                sqlx::query(sql::CREATE_SITE_TEMPLATE)
+                    .bind(site)
+                    .bind(SiteTemplate::default().to_json())
+                    .bind(now())
+                    .execute(&mut *tx)
+                    .await
+                    .context("creating a site template")?;
+                row = sqlx::query_as(select)
+                    .bind(site)
+                    .bind(held_version)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .context("reading a site template")?;
+            }
             let mut model = row
                 .and_then(|row| current_model(site, held, row))
                 .map(Arc::unwrap_or_clone)
