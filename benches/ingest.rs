@@ -245,7 +245,7 @@ fn peak_rss_mib() -> f64 {
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     // As the binary does, so that the peak RSS is the daemon's.
-    gleaner::allocator::limit_arenas();
+    gleaner::allocator::bound_retained_memory();
     let options = options();
     // `cargo bench` passes `--bench`; `cargo test --benches` runs this with no options and
     // must stay quick.

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    gleaner::allocator::limit_arenas();
+    gleaner::allocator::bound_retained_memory();
     let cli = gleaner::cli::Cli::parse();
     if !matches!(cli.command, gleaner::cli::Command::Run) {
         end_quietly_when_output_closes();
