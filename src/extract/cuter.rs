@@ -301,7 +301,14 @@ pub fn select(
     // (ECON's second opinion, the CETR fallback), are judged before the tail is trimmed:
     // the trim cleans the chosen article's edge, it does not make the choice less sure.
     let length: usize = blocks.iter().map(|&ix| stats.blocks[ix].sl).sum();
-    let confidence = confidence(length, &groups, stats.sh, title.is_some());
+    // Coverage is of the whole page: text removed as the site's template still counts, so
+    // knowing the site does not make a choice surer than it was on the page alone.
+    let confidence = confidence(
+        length,
+        &groups,
+        stats.sh + stats.template_bytes,
+        title.is_some(),
+    );
     let blocks = if params.detached_tail_below > 0 {
         drop_detached_tail(&stats.blocks, blocks, params.detached_tail_below)
     } else {

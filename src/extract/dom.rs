@@ -204,6 +204,9 @@ pub struct DomStats {
     pub images: Vec<ImageNode>,
     /// `SH`: bytes of all text.
     pub sh: usize,
+    /// Bytes of text removed from the page before extraction as its site's template (0
+    /// without a model).
+    pub template_bytes: usize,
     /// The page's own title: `og:title`, else `<title>`.
     pub page_title: Option<String>,
     /// Elements marked as comments or furniture. Whether a region is omitted is the

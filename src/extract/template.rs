@@ -287,6 +287,7 @@ pub fn apply_fingerprints(
         start < end
     });
     stats.sh = prefix.last().copied().unwrap_or(0);
+    stats.template_bytes += removed_bytes;
     Applied {
         removed_blocks,
         removed_bytes,
@@ -483,6 +484,41 @@ mod tests {
             fingerprint(1, "Posted 3 HOURS ago"),
             fingerprint(1, "posted 12 hours ago")
         );
+    }
+
+    /// A page of `story` under a navigation of `links` link items, the same on every page.
+    fn navigated_page(story: &str, links: usize) -> Page {
+        let navigation: String = (0..links)
+            .map(|i| {
+                format!("<li><a href=\"/section/{i}\">Section number {i} of the site</a></li>")
+            })
+            .collect();
+        let html = format!(
+            "<html><body><ul class=\"menu\">{navigation}</ul>\
+             <div class=\"story\"><p>{story}</p><p>{story}</p></div></body></html>"
+        );
+        Page::parse(html.as_bytes(), None, None, None)
+    }
+
+    #[test]
+    fn removing_link_navigation_leaves_the_choice_as_sure_as_it_was() {
+        // The navigation is in no group, so CUTER's choice is the same with or without it;
+        // how sure it is must not change either, or a page the fallback read whole before the
+        // site was known would be cut to CUTER's choice once it is.
+        let params = TemplateParams::default();
+        let mut model = SiteTemplate::default();
+        for n in [1, 2] {
+            model.learn(&observe(&navigated_page(&story(n), 60), &params), &params);
+        }
+        let cuter = super::super::cuter::CuterParams::default();
+        let mut page = navigated_page(&story(7), 60);
+        let alone = super::super::cuter::select(&page.stats, None, &cuter).map(|s| s.confidence);
+        let applied = apply(&mut page, &model, &params);
+        assert!(applied.removed_blocks >= 60, "{applied:?}");
+        let with_model =
+            super::super::cuter::select(&page.stats, None, &cuter).map(|s| s.confidence);
+        assert!(alone.is_some());
+        assert_eq!(alone, with_model);
     }
 
     fn page(story: &str, footer: &str) -> Page {
