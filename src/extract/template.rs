@@ -463,6 +463,7 @@ mod fingerprint_list {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::extract::cuter;
 
     #[test]
     fn ascii_text_folds_as_any_text_does() {
@@ -510,13 +511,14 @@ mod tests {
         for n in [1, 2] {
             model.learn(&observe(&navigated_page(&story(n), 60), &params), &params);
         }
-        let cuter = super::super::cuter::CuterParams::default();
+        let confidence = |page: &Page| {
+            cuter::select(&page.stats, None, &cuter::CuterParams::default()).map(|s| s.confidence)
+        };
         let mut page = navigated_page(&story(7), 60);
-        let alone = super::super::cuter::select(&page.stats, None, &cuter).map(|s| s.confidence);
+        let alone = confidence(&page);
         let applied = apply(&mut page, &model, &params);
         assert!(applied.removed_blocks >= 60, "{applied:?}");
-        let with_model =
-            super::super::cuter::select(&page.stats, None, &cuter).map(|s| s.confidence);
+        let with_model = confidence(&page);
         assert!(alone.is_some());
         assert_eq!(alone, with_model);
     }
