@@ -821,3 +821,25 @@ fn a_later_section_joins_though_a_source_list_outweighs_it_in_its_group() {
         assert_contains_none(&result.text, &["Aqueducts", "Privacy"]);
     }
 }
+
+#[test]
+fn the_lead_under_the_headline_joins_the_article_across_an_inline_link_box() {
+    // The headline and the lead form one group, the link box (more items than a group may
+    // bridge) splits off the longer rest, which is chosen; the group that holds the
+    // headline is the article's start, not text before it, and joins across the box.
+    let title = "Night ferry timetable cut to three crossings a week";
+    for hint in [Some(title), None] {
+        let result = extract("lead_before_inline_links.html", hint, Algorithm::Auto);
+        assert_contains_all(
+            &result.text,
+            &[
+                "will run on three nights a week from March",
+                "refunded in full at the terminal office",
+            ],
+        );
+        assert_contains_none(
+            &result.text,
+            &["Bus route 7 diverted", "Contact us", "Home News Sport"],
+        );
+    }
+}

@@ -595,7 +595,10 @@ pub fn choose_article(
 /// (children of one element, or of sibling column wrappers under one element), where a
 /// teaser list or footer beside the article sits in another. Small groups in between (a
 /// section heading after a table of contents) join with the group they lead to. Groups
-/// before the title node never join: the headline starts the article.
+/// that end at or before the title node never join: the headline starts the article. A
+/// group that holds the headline and text after it does (the lead paragraph under the
+/// headline, split from the rest by an inline link box); the title's cut then removes what
+/// precedes the headline in it.
 fn rejoin_across_links(
     blocks: &[TextBlock],
     measures: &[NodeMeasure],
@@ -621,7 +624,7 @@ fn rejoin_across_links(
                 groups[..chosen]
                     .iter()
                     .rev()
-                    .take_while(|g| title.is_none_or(|t| g.first > t)),
+                    .take_while(|g| title.is_none_or(|t| g.last > t)),
             ),
         };
         let mut edge = direction.outer_end(&base);
