@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use anyhow::Context as _;
 use chrono::{Duration, TimeZone, Utc};
-use gleaner::config::FeedConfig;
+use gleaner::config::{FeedConfig, WebhookConfig};
 use gleaner::schedule::CronSchedule;
 use gleaner::store::{
     ArticleFilter, CompressedPage, FeedPoll, ImageContent, InsertOutcome, NewArticle, NewFailure,
@@ -28,6 +28,7 @@ on_both_backends!(
     search_never_fails_on_user_text,
     listings_filter_by_feed_time_and_cursor,
     failures_are_recorded,
+    articles_written_together_are_queued_for_their_webhooks,
 );
 
 fn feed(name: &str, url: &str) -> FeedConfig {
@@ -711,5 +712,79 @@ async fn postgres_announces_each_new_article() -> anyhow::Result<()> {
         assert_eq!(notification.channel(), "gleaner_articles");
         assert_eq!(notification.payload(), expected.to_string());
     }
+    Ok(())
+}
+
+/// Concurrent writes share transactions; every inserted article of a batch is queued for each
+/// webhook that takes its feed, and a duplicate for none.
+async fn articles_written_together_are_queued_for_their_webhooks(
+    store: Store,
+) -> anyhow::Result<()> {
+    let feeds = store
+        .sync_feeds(&[
+            feed("wanted", "https://example.org/wanted.xml"),
+            feed("other", "https://example.org/other.xml"),
+        ])
+        .await?;
+    let id_of = |name: &str| -> anyhow::Result<i64> {
+        let feed = feeds.iter().find(|f| f.name == name);
+        Ok(feed.context("a configured feed")?.id)
+    };
+    let (wanted, other) = (id_of("wanted")?, id_of("other")?);
+    let webhook = |url: &str, feeds: Option<Vec<String>>| -> anyhow::Result<WebhookConfig> {
+        Ok(WebhookConfig {
+            url: url.parse()?,
+            feeds,
+            secret: None,
+            retry_after: std::time::Duration::from_secs(60),
+            max_attempts: 3,
+        })
+    };
+    let every_feed = webhook("https://hooks.example.org/all", None)?;
+    let one_feed = webhook("https://hooks.example.org/one", Some(vec!["wanted".into()]))?;
+    store
+        .sync_webhooks(&[every_feed.clone(), one_feed.clone()])
+        .await?;
+    let first = store.insert_article(&article(wanted, 0)).await?.id();
+
+    let mut writers = Vec::new();
+    for n in 0..20u32 {
+        let store = store.clone();
+        let feed_id = if n % 2 == 0 { wanted } else { other };
+        writers.push(tokio::spawn(async move {
+            // Article 0 again: a duplicate inside a batch.
+            store.insert_article(&article(feed_id, n)).await
+        }));
+    }
+    let mut outcomes = Vec::new();
+    for writer in writers {
+        outcomes.push(writer.await??);
+    }
+    let duplicates = outcomes
+        .iter()
+        .filter(|o| matches!(o, InsertOutcome::Duplicate(_)))
+        .count();
+    assert_eq!(duplicates, 1);
+
+    let deliveries = store.deliveries().await?;
+    let queued = |key: &str| -> BTreeSet<i64> {
+        deliveries
+            .iter()
+            .filter(|d| d.webhook_key == key)
+            .map(|d| d.article_id)
+            .collect()
+    };
+    let all_ids: BTreeSet<i64> = outcomes.iter().map(|o| o.id()).collect();
+    assert_eq!(all_ids.len(), 20);
+    assert!(all_ids.contains(&first));
+    let mut wanted_ids = BTreeSet::new();
+    for (n, outcome) in outcomes.iter().enumerate() {
+        if n % 2 == 0 {
+            wanted_ids.insert(outcome.id());
+        }
+    }
+    assert_eq!(queued(&every_feed.key()), all_ids);
+    assert_eq!(queued(&one_feed.key()), wanted_ids);
+    assert_eq!(deliveries.len(), 30);
     Ok(())
 }
