@@ -747,12 +747,12 @@ async fn articles_written_together_are_queued_for_their_webhooks(
         .await?;
     let first = store.insert_article(&article(wanted, 0)).await?.id();
 
+    // Even n to "wanted", odd to "other"; n = 0 repeats the article above: a duplicate.
     let mut writers = Vec::new();
     for n in 0..20u32 {
         let store = store.clone();
         let feed_id = if n % 2 == 0 { wanted } else { other };
         writers.push(tokio::spawn(async move {
-            // Article 0 again: a duplicate inside a batch.
             store.insert_article(&article(feed_id, n)).await
         }));
     }
@@ -777,12 +777,7 @@ async fn articles_written_together_are_queued_for_their_webhooks(
     let all_ids: BTreeSet<i64> = outcomes.iter().map(|o| o.id()).collect();
     assert_eq!(all_ids.len(), 20);
     assert!(all_ids.contains(&first));
-    let mut wanted_ids = BTreeSet::new();
-    for (n, outcome) in outcomes.iter().enumerate() {
-        if n % 2 == 0 {
-            wanted_ids.insert(outcome.id());
-        }
-    }
+    let wanted_ids: BTreeSet<i64> = outcomes.iter().step_by(2).map(|o| o.id()).collect();
     assert_eq!(queued(&every_feed.key()), all_ids);
     assert_eq!(queued(&one_feed.key()), wanted_ids);
     assert_eq!(deliveries.len(), 30);
