@@ -4,6 +4,7 @@
 
 mod fetch_support;
 
+use std::io::Read;
 use std::net::IpAddr;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -75,6 +76,27 @@ async fn ok_with_body_and_headers() {
 
     let small = fetched(&fetcher, &page(server.url("/gzip-small"))).await;
     assert_eq!(small.bytes, b"compressed hello");
+}
+
+#[tokio::test]
+async fn a_gzip_encoded_page_keeps_the_bytes_it_was_sent_as() {
+    let server = serve("127.0.0.1").await;
+    let fetcher = fetcher(&config());
+    let got = fetched(&fetcher, &page(server.url("/gzip-small"))).await;
+    let gzip = got.gzip.expect("a gzip-encoded page keeps its gzip bytes");
+    let mut inflated = Vec::new();
+    flate2::read::GzDecoder::new(gzip.as_slice())
+        .read_to_end(&mut inflated)
+        .expect("valid gzip");
+    assert_eq!(inflated, got.bytes);
+    // Only a page's raw bytes are stored: a feed's encoded copy is not held.
+    let feed = FetchRequest::new(server.url("/gzip-small"), ResourceKind::Feed);
+    let got = fetched(&fetcher, &feed).await;
+    assert_eq!(
+        (got.bytes.as_slice(), got.gzip),
+        (&b"compressed hello"[..], None)
+    );
+    assert_eq!(fetched(&fetcher, &page(server.url("/ok"))).await.gzip, None);
 }
 
 #[tokio::test]

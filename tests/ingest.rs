@@ -10,7 +10,7 @@ use chrono::Utc;
 use common::farm::{self, Farm, Item, Route};
 use common::{TestConfig, TestDb, poll};
 use gleaner::daemon;
-use gleaner::store::ArticleFilter;
+use gleaner::store::{ArticleFilter, PageEncoding};
 use tokio_util::sync::CancellationToken;
 
 on_both_databases!(
@@ -21,6 +21,7 @@ on_both_databases!(
     bad_pages_are_recorded_and_the_rest_goes_on,
     rate_limited_feeds_back_off_as_asked,
     a_latin1_page_without_http_charset_is_decoded,
+    a_gzip_encoded_page_is_stored_as_it_came,
     the_guard_and_robots_txt_hold_inside_the_pipeline,
     feeds_with_entries_never_poll_ok_with_nothing_stored_or_said,
 );
@@ -395,6 +396,13 @@ async fn bad_pages_are_recorded_and_the_rest_goes_on(db: TestDb) -> anyhow::Resu
             "empty",
             farm::ok("text/html", b"<html><body></body></html>".to_vec()),
         ),
+        (
+            "badgzip",
+            Route::Gzip {
+                content_type: "text/html".into(),
+                body: b"<html>said to be gzip, sent plain</html>".to_vec(),
+            },
+        ),
     ];
     let mut items = vec![item(&farm, 1)];
     for (name, route) in pages.iter().cloned() {
@@ -429,6 +437,7 @@ async fn bad_pages_are_recorded_and_the_rest_goes_on(db: TestDb) -> anyhow::Resu
     assert_eq!(kind("endless").as_deref(), Some("too_large"));
     assert_eq!(kind("bomb").as_deref(), Some("too_large"));
     assert_eq!(kind("empty").as_deref(), Some("no_content"));
+    assert_eq!(kind("badgzip").as_deref(), Some("decode"));
     assert!(kind("slow").is_some() && kind("loop").is_some());
     assert_eq!(
         db.store.feed_by_name("mixed").await?.map(|f| f.error_count),
@@ -442,6 +451,66 @@ async fn bad_pages_are_recorded_and_the_rest_goes_on(db: TestDb) -> anyhow::Resu
     }
     assert_eq!(farm.hits("/p/pdf"), 3);
     assert_eq!(farm.hits("/a/1.html"), 1);
+    Ok(())
+}
+
+/// A page its server sent gzip-encoded is kept as those very bytes (no second compression);
+/// a page sent plain is compressed for storage. Both read back as the page.
+async fn a_gzip_encoded_page_is_stored_as_it_came(db: TestDb) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    let pages: Vec<String> = (1..=2)
+        .map(|n| farm::article_page(&format!("Story number {n}"), &farm::paragraphs(n), None))
+        .collect();
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(pages[0].as_bytes())?;
+    let gzip = encoder.finish()?;
+    farm.route(
+        "/a/1.html",
+        Route::Gzip {
+            content_type: "text/html; charset=utf-8".into(),
+            body: gzip.clone(),
+        },
+    );
+    farm.html("/a/2.html", &pages[1]);
+    farm.route(
+        "/rss.xml",
+        farm::ok(
+            "application/rss+xml",
+            farm::rss(&[item(&farm, 1), item(&farm, 2)]).into(),
+        ),
+    );
+    let ctx = daemon::prepare(config(&db, &[("rss", farm.url("/rss.xml"))]).parse()?).await?;
+    let (summary, reports) = poll(&ctx).await?;
+    assert_eq!(summary.new_articles, 2, "{reports:#?}");
+    let listed = db
+        .store
+        .list_articles(&ArticleFilter {
+            limit: 10,
+            ascending: true,
+            ..Default::default()
+        })
+        .await?;
+    for (n, page) in pages.iter().enumerate() {
+        let url = farm.url(&format!("/a/{}.html", n + 1));
+        let row = listed
+            .iter()
+            .find(|row| row.url == url.as_str())
+            .context("stored")?;
+        let article = db.store.article(row.id).await?.context("stored")?;
+        assert!(
+            article
+                .text
+                .contains(&format!("Paragraph 4 of story {}", n + 1))
+        );
+        let (raw, _) = db.store.raw_page(row.id).await?.context("raw page kept")?;
+        assert_eq!(raw.decompress()?, page.as_bytes(), "{url}");
+        if n == 0 {
+            assert_eq!(raw.encoding(), PageEncoding::Gzip);
+            assert_eq!(raw.as_bytes(), gzip.as_slice(), "kept as sent");
+        } else {
+            assert_eq!(raw.encoding(), PageEncoding::Zstd);
+        }
+    }
     Ok(())
 }
 

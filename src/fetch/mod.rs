@@ -7,8 +7,11 @@
 //!
 //! - **limits** — one reqwest client (rustls; gzip, brotli and deflate; the configured user
 //!   agent; at most [`MAX_REDIRECTS`] redirects, loops refused), a total timeout per request
-//!   covering connect, headers and body, and a byte cap per [`ResourceKind`] enforced while
-//!   streaming the *decoded* body, so a gzip bomb stops at the cap;
+//!   covering connect, headers and body, and a byte cap per [`ResourceKind`] on the *decoded*
+//!   body, so a gzip bomb stops at the cap;
+//! - **the page as sent** — a gzip-encoded page is inflated here rather than by reqwest, and
+//!   its gzip bytes are kept ([`Fetched::gzip`]): the store keeps them as the raw page instead
+//!   of compressing the page a second time;
 //! - **the SSRF guard** ([`guard`]): no connection to loopback, private, link-local or other
 //!   non-public addresses unless `allow_private_networks`, checked for IP literals, DNS
 //!   answers and every redirect;
@@ -31,10 +34,14 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
+use std::io::Read;
+
+use flate2::read::GzDecoder;
 use futures::StreamExt;
 use reqwest::StatusCode;
 use reqwest::header::{
-    CONTENT_TYPE, ETAG, HeaderMap, HeaderValue, IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED,
+    ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HeaderMap, HeaderValue,
+    IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED,
 };
 use tracing::Instrument;
 use tracing::field::Empty;
@@ -111,6 +118,9 @@ impl FetchRequest {
 
 /// The result of a successful fetch.
 #[derive(Debug, Clone, PartialEq, Eq)]
+// One outcome per request, moved once and matched at once: boxing the body's metadata would
+// only add an allocation.
+#[allow(clippy::large_enum_variant)]
 pub enum FetchOutcome {
     /// 304: the copy we have is current.
     NotModified,
@@ -126,7 +136,11 @@ pub struct Fetched {
     pub content_type: Option<String>,
     pub etag: Option<String>,
     pub last_modified: Option<String>,
+    /// The body, decoded.
     pub bytes: Vec<u8>,
+    /// A page's body exactly as the server gzip-encoded it, when it did: it decodes to
+    /// `bytes`, so it is stored as it is.
+    pub gzip: Option<Vec<u8>>,
 }
 
 impl Fetched {
@@ -217,7 +231,8 @@ impl FetcherBuilder {
             .dns_resolver(Arc::new(resolver))
             .no_proxy()
             .referer(false)
-            .gzip(true)
+            // gzip is inflated by `read_capped`, which keeps the encoded page.
+            .gzip(false)
             .brotli(true)
             .deflate(true)
             .build()
@@ -262,6 +277,8 @@ struct Transfer {
     status: StatusCode,
     headers: HeaderMap,
     body: Vec<u8>,
+    /// The body as sent, when it was gzip-encoded.
+    gzip: Option<Vec<u8>>,
 }
 
 impl Fetcher {
@@ -401,6 +418,8 @@ impl Fetcher {
             final_url: transfer.final_url,
             status: transfer.status.as_u16(),
             bytes: transfer.body,
+            // Only a page's raw bytes are stored; a feed's or an image's encoded copy is dropped.
+            gzip: transfer.gzip.filter(|_| request.kind == ResourceKind::Page),
         }))
     }
 
@@ -447,6 +466,11 @@ impl Fetcher {
         cap: u64,
         overflow: Overflow,
     ) -> Result<Transfer, FetchError> {
+        let mut headers = headers;
+        // What reqwest would send with gzip on; gzip stays encoded on the way in.
+        headers
+            .entry(ACCEPT_ENCODING)
+            .or_insert(HeaderValue::from_static("gzip, br, deflate"));
         let timeout = self.inner.timeout;
         let response = self
             .inner
@@ -459,16 +483,23 @@ impl Fetcher {
         let status = response.status();
         let final_url = response.url().clone();
         let headers = response.headers().clone();
-        let body = if status.is_success() {
-            read_capped(url, response, cap, overflow, timeout).await?
+        let (body, gzip) = if !status.is_success() {
+            (Vec::new(), None)
+        } else if is_gzip(&headers) {
+            let gzip = read_capped(url, response, gzip_cap(cap), overflow, timeout).await?;
+            (inflate_capped(url, &gzip, cap, overflow)?, Some(gzip))
         } else {
-            Vec::new()
+            (
+                read_capped(url, response, cap, overflow, timeout).await?,
+                None,
+            )
         };
         Ok(Transfer {
             final_url,
             status,
             headers,
             body,
+            gzip,
         })
     }
 
@@ -538,7 +569,66 @@ impl Fetcher {
     }
 }
 
-/// Reads a decoded body, refusing (or truncating at) `cap` bytes without reading further.
+/// Whether the body comes gzip-encoded (and only gzip: reqwest decodes the other encodings).
+fn is_gzip(headers: &HeaderMap) -> bool {
+    headers
+        .get(CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            let v = v.trim();
+            v.eq_ignore_ascii_case("gzip") || v.eq_ignore_ascii_case("x-gzip")
+        })
+}
+
+/// The most gzip bytes a body within `cap` can take: gzip adds a header, a trailer and 5
+/// bytes per 16 KiB stored block to data it cannot compress.
+fn gzip_cap(cap: u64) -> u64 {
+    cap.saturating_add(cap / 1024).saturating_add(64)
+}
+
+/// Inflates a gzip body, refusing (or truncating at) more than `cap` decoded bytes: a bomb
+/// is inflated no further than the cap. Like browsers, bytes after the gzip member are
+/// ignored, and the stored copy is read back the same way.
+fn inflate_capped(
+    url: &Url,
+    gzip: &[u8],
+    cap: u64,
+    overflow: Overflow,
+) -> Result<Vec<u8>, FetchError> {
+    let hint = gzip.len().saturating_mul(4);
+    let mut body = Vec::with_capacity(hint.min(usize::try_from(cap).unwrap_or(usize::MAX)));
+    let inflated = GzDecoder::new(gzip)
+        .take(cap.saturating_add(1))
+        .read_to_end(&mut body);
+    match inflated {
+        Ok(_) => {}
+        // A body truncated at its cap ends mid-stream: what was inflated is kept.
+        Err(e)
+            if overflow == Overflow::Truncate && e.kind() == std::io::ErrorKind::UnexpectedEof => {}
+        Err(e) => {
+            return Err(FetchError::Decode {
+                url: url.clone(),
+                detail: format!("gzip: {e}"),
+            });
+        }
+    }
+    if body.len() as u64 > cap {
+        match overflow {
+            Overflow::Fail => {
+                return Err(FetchError::TooLarge {
+                    url: url.clone(),
+                    limit: cap,
+                    declared: None,
+                });
+            }
+            Overflow::Truncate => body.truncate(usize::try_from(cap).unwrap_or(usize::MAX)),
+        }
+    }
+    body.shrink_to_fit();
+    Ok(body)
+}
+
+/// Reads a body as it arrives, refusing (or truncating at) `cap` bytes without reading further.
 async fn read_capped(
     url: &Url,
     response: reqwest::Response,
@@ -551,7 +641,7 @@ async fn read_capped(
         limit: cap,
         declared,
     };
-    // Only set when the body is not content-encoded (reqwest drops it when decoding).
+    // The length as sent: reqwest drops it for an encoding it decodes.
     let declared = response.content_length();
     if let Some(length) = declared.filter(|&length| length > cap)
         && overflow == Overflow::Fail
@@ -579,4 +669,63 @@ async fn read_capped(
     // while the page waits for extraction: give the room back.
     body.shrink_to_fit();
     Ok(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use flate2::Compression;
+    use flate2::write::GzEncoder;
+
+    use super::*;
+
+    fn gzip(data: &[u8]) -> Vec<u8> {
+        let mut encoder = GzEncoder::new(Vec::new(), Compression::fast());
+        encoder.write_all(data).expect("gzip in memory");
+        encoder.finish().expect("gzip in memory")
+    }
+
+    fn url() -> Url {
+        Url::parse("http://example.com/page").expect("a valid URL")
+    }
+
+    #[test]
+    fn inflating_stops_at_the_cap() {
+        let bomb = gzip(&[b'a'; 10_000]);
+        let error = inflate_capped(&url(), &bomb, 1_000, Overflow::Fail).expect_err("too large");
+        assert_eq!(error.kind(), "too_large");
+        let kept = inflate_capped(&url(), &bomb, 1_000, Overflow::Truncate).expect("truncated");
+        assert_eq!(kept, vec![b'a'; 1_000]);
+        // Cut off mid-stream (a truncated download): what was inflated is kept.
+        let cut = &bomb[..bomb.len() - 12];
+        let kept = inflate_capped(&url(), cut, 20_000, Overflow::Truncate).expect("what came");
+        assert!(kept.len() <= 10_000 && kept.iter().all(|&b| b == b'a'));
+        let error = inflate_capped(&url(), cut, 20_000, Overflow::Fail).expect_err("cut off");
+        assert_eq!(error.kind(), "decode");
+    }
+
+    #[test]
+    fn bytes_after_the_gzip_member_are_ignored() {
+        let mut sent = gzip(b"<p>the page</p>");
+        sent.extend_from_slice(b"\r\n\r\n");
+        let body = inflate_capped(&url(), &sent, 1_000, Overflow::Fail).expect("inflated");
+        assert_eq!(body, b"<p>the page</p>");
+        // The stored copy reads back the same way.
+        let stored =
+            crate::store::CompressedPage::from_stored(crate::store::PageEncoding::Gzip, sent);
+        assert_eq!(stored.decompress().expect("stored gzip"), body);
+    }
+
+    #[test]
+    fn only_gzip_is_left_encoded() {
+        let encoded = |value: &'static str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(CONTENT_ENCODING, HeaderValue::from_static(value));
+            is_gzip(&headers)
+        };
+        assert!(encoded("gzip") && encoded("x-gzip") && encoded(" GZIP "));
+        assert!(!encoded("br") && !encoded("deflate") && !encoded("gzip, br"));
+        assert!(!is_gzip(&HeaderMap::new()));
+    }
 }

@@ -29,7 +29,7 @@ use crate::filter::{Blocked, Verdict};
 use crate::metrics;
 use crate::store::{
     ArticleMetadata, CompressedPage, EntryAttempt, ImageContent, InsertOutcome, NewArticle,
-    NewImage, PendingEntry, now,
+    NewImage, PageEncoding, PendingEntry, now,
 };
 
 /// Images of one article downloaded at the same time.
@@ -272,7 +272,7 @@ pub(crate) fn report_rule_miss(rules: Option<&SiteRules>, missed: bool) {
     }
 }
 
-/// Extraction and compression (zstd) are CPU work: they run on the blocking pool so that they never
+/// Extraction and compression (zstd, for a page that did not come gzip-encoded) are CPU work: they run on the blocking pool so that they never
 /// stall the async runtime. A panic in an extractor becomes a recorded failure; so does an
 /// extraction that runs past `[extract] timeout_seconds` (its thread cannot be stopped and
 /// finishes on its own, its result dropped).
@@ -314,10 +314,16 @@ async fn extract_off_runtime(
                 fell_back,
             );
         }
-        let compressed = CompressedPage::compress(&page.bytes);
+        // A page that came gzip-encoded is stored as it came: compressing it again would
+        // cost more CPU than anything else in storing it (docs/performance.md).
+        let compressed = match page.gzip {
+            Some(gzip) => Ok(CompressedPage::from_stored(PageEncoding::Gzip, gzip)),
+            None => CompressedPage::compress(&page.bytes),
+        };
         // The compressed copy is what is stored: the page's bytes need not wait with it.
         let page = Fetched {
             bytes: Vec::new(),
+            gzip: None,
             ..page
         };
         drop(page_permit);

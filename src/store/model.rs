@@ -15,9 +15,10 @@ use sha2::{Digest, Sha256};
 /// How a stored raw page is compressed (`articles.raw_encoding`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PageEncoding {
-    /// gzip, as every page was stored before migration 0005.
+    /// gzip: every page stored before migration 0005, and since then a page that its server
+    /// sent gzip-encoded, kept as it came.
     Gzip,
-    /// zstd: what new pages are stored as.
+    /// zstd: a page that came without gzip (plain, brotli or deflate) is compressed so.
     Zstd,
 }
 
@@ -60,7 +61,8 @@ impl CompressedPage {
         })
     }
 
-    /// Wraps bytes that are already compressed, as read from the database.
+    /// Wraps bytes that are already compressed: as read from the database, or a page as its
+    /// server gzip-encoded it.
     pub fn from_stored(encoding: PageEncoding, bytes: Vec<u8>) -> Self {
         CompressedPage { encoding, bytes }
     }
