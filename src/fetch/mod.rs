@@ -11,7 +11,7 @@
 //!   body, so a gzip bomb stops at the cap;
 //! - **the page as sent** — a gzip-encoded page is inflated here rather than by reqwest, and
 //!   its gzip bytes are kept ([`Fetched::gzip`]): the store keeps them as the raw page instead
-//!   of compressing the page a second time;
+//!   of compressing the page a second time; a large one is inflated on the blocking pool;
 //! - **the SSRF guard** ([`guard`]): no connection to loopback, private, link-local or other
 //!   non-public addresses unless `allow_private_networks`, checked for IP literals, DNS
 //!   answers and every redirect;
@@ -487,7 +487,8 @@ impl Fetcher {
             (Vec::new(), None)
         } else if is_gzip(&headers) {
             let gzip = read_capped(url, response, gzip_cap(cap), overflow, timeout).await?;
-            (inflate_capped(url, &gzip, cap, overflow)?, Some(gzip))
+            let (body, gzip) = inflate_off_runtime(url, gzip, cap, overflow).await;
+            (body?, Some(gzip))
         } else {
             (
                 read_capped(url, response, cap, overflow, timeout).await?,
@@ -628,6 +629,36 @@ fn inflate_capped(
     Ok(body)
 }
 
+/// Gzip bodies up to this size are inflated where they arrive (a typical page: well under a
+/// millisecond); larger ones on the blocking pool, so that a page of many megabytes does
+/// not hold up the runtime's other requests.
+const INLINE_INFLATE_BYTES: usize = 256 * 1024;
+
+/// [`inflate_capped`], on the blocking pool for a large body; the gzip bytes come back.
+async fn inflate_off_runtime(
+    url: &Url,
+    gzip: Vec<u8>,
+    cap: u64,
+    overflow: Overflow,
+) -> (Result<Vec<u8>, FetchError>, Vec<u8>) {
+    if gzip.len() <= INLINE_INFLATE_BYTES {
+        return (inflate_capped(url, &gzip, cap, overflow), gzip);
+    }
+    let owned_url = url.clone();
+    let joined = tokio::task::spawn_blocking(move || {
+        let body = inflate_capped(&owned_url, &gzip, cap, overflow);
+        (body, gzip)
+    })
+    .await;
+    joined.unwrap_or_else(|e| {
+        let error = FetchError::Decode {
+            url: url.clone(),
+            detail: format!("gzip: {e}"),
+        };
+        (Err(error), Vec::new())
+    })
+}
+
 /// Reads a body as it arrives, refusing (or truncating at) `cap` bytes without reading further.
 async fn read_capped(
     url: &Url,
@@ -703,6 +734,27 @@ mod tests {
         assert!(kept.len() <= 10_000 && kept.iter().all(|&b| b == b'a'));
         let error = inflate_capped(&url(), cut, 20_000, Overflow::Fail).expect_err("cut off");
         assert_eq!(error.kind(), "decode");
+    }
+
+    #[tokio::test]
+    async fn a_large_body_is_inflated_off_the_runtime_like_a_small_one() {
+        // Incompressible (xorshift bytes), so it stays over the inline size once compressed.
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let page: Vec<u8> = (0..2_000_000)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state >> 24) as u8
+            })
+            .collect();
+        let sent = gzip(&page);
+        assert!(sent.len() > INLINE_INFLATE_BYTES);
+        let (body, kept) =
+            inflate_off_runtime(&url(), sent.clone(), 4_000_000, Overflow::Fail).await;
+        assert_eq!((body.expect("inflated"), kept), (page, sent.clone()));
+        let (body, _) = inflate_off_runtime(&url(), sent, 1_000_000, Overflow::Fail).await;
+        assert_eq!(body.expect_err("over the cap").kind(), "too_large");
     }
 
     #[test]
