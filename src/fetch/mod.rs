@@ -462,11 +462,10 @@ impl Fetcher {
     async fn exchange(
         &self,
         url: &Url,
-        headers: HeaderMap,
+        mut headers: HeaderMap,
         cap: u64,
         overflow: Overflow,
     ) -> Result<Transfer, FetchError> {
-        let mut headers = headers;
         // What reqwest would send with gzip on; gzip stays encoded on the way in.
         headers
             .entry(ACCEPT_ENCODING)
