@@ -30,11 +30,10 @@ mod post;
 pub mod robots;
 
 use std::collections::{HashMap, HashSet};
+use std::io::Read;
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
-
-use std::io::Read;
 
 use flate2::read::GzDecoder;
 use futures::StreamExt;
@@ -231,7 +230,7 @@ impl FetcherBuilder {
             .dns_resolver(Arc::new(resolver))
             .no_proxy()
             .referer(false)
-            // gzip is inflated by `read_capped`, which keeps the encoded page.
+            // gzip is inflated by `inflate_capped`, which keeps the encoded page.
             .gzip(false)
             .brotli(true)
             .deflate(true)

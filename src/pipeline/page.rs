@@ -273,9 +273,10 @@ pub(crate) fn report_rule_miss(rules: Option<&SiteRules>, missed: bool) {
 }
 
 /// Extraction and compression (zstd, for a page that did not come gzip-encoded) are CPU
-/// work: they run on the blocking pool so that they never stall the async runtime. A panic in an extractor becomes a recorded failure; so does an
-/// extraction that runs past `[extract] timeout_seconds` (its thread cannot be stopped and
-/// finishes on its own, its result dropped).
+/// work: they run on the blocking pool so that they never stall the async runtime. A panic
+/// in an extractor becomes a recorded failure; so does an extraction that runs past
+/// `[extract] timeout_seconds` (its thread cannot be stopped and finishes on its own, its
+/// result dropped).
 async fn extract_off_runtime(
     ctx: &Context,
     algorithm: Algorithm,
