@@ -843,3 +843,28 @@ fn the_lead_under_the_headline_joins_the_article_across_an_inline_link_box() {
         );
     }
 }
+
+/// A home page whose `<title>` is the site's name and tagline, and whose third section
+/// (a book's title) recombines the tagline's words: bigram similarity 0.71, which is no
+/// headline. The sections before it stay.
+#[test]
+fn a_block_that_recombines_the_title_words_does_not_cut_the_page() {
+    for algorithm in [Algorithm::Auto, Algorithm::Cuter] {
+        let result = extract(
+            "tagline_recombined.html",
+            Some("Harbour Housing Trust - Homes Built For The People Who Stay"),
+            algorithm,
+        );
+        assert_contains_all(
+            &result.text,
+            &[
+                "matched by the Estuary Foundation",
+                "The old rope store on Mill Lane",
+                "The trust's first book",
+                "Groups of volunteers now meet",
+                "Last year the trust re-roofed",
+            ],
+        );
+        assert_contains_none(&result.text, &["About the trust", "Registered charity"]);
+    }
+}

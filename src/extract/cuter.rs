@@ -54,7 +54,7 @@
 //! - `furniture_max_share` 0.2; `comments_max_share` 0.9; `spare_main_region` on;
 //!   `omit_furniture_after_main` on; `detached_tail_below` 200 (sweep in docs/algorithms.md,
 //!   "The article's detached tail is dropped");
-//! - `title_threshold` 0.7; `title_earliest_margin` 0 (off); `title_link_penalty` 0.1;
+//! - `title_threshold` 0.72; `title_earliest_margin` 0 (off); `title_link_penalty` 0.1;
 //!   `before_title_factor` 4; `title_paragraphs_before` 3;
 //! - `rejoin_max_share` 1, `rejoin_min_share` 0.1, `rejoin_across_omitted` on.
 
@@ -153,7 +153,7 @@ impl Default for CuterParams {
             parent_change_cost: 0.0,
             region_gap_cost: 0.5,
             al: 0.3,
-            title_threshold: 0.7,
+            title_threshold: 0.72,
             title_earliest_margin: 0.0,
             title_link_penalty: 0.1,
             before_title_factor: 4.0,
