@@ -28,7 +28,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
-use futures::StreamExt;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
@@ -232,15 +231,32 @@ pub async fn poll_once(
     let renewal = leases.keep_renewed();
     on_start(feeds.len());
     let mut summary = PollSummary::default();
-    let mut reports = futures::stream::iter(feeds)
-        .take_while(|_| futures::future::ready(!cancel.is_cancelled()))
-        .map(|feed| async move { poll_feed(ctx, &feed, cancel).await })
-        .buffer_unordered(ctx.config.fetch.concurrency);
-    while let Some(report) = reports.next().await {
-        summary.add(&report);
-        on_report(&report);
+    // Each feed's poll is a task of its own, as in the service: polled inside this one
+    // future, every feed's downloads, inflating and writes would share the caller's thread.
+    let mut feeds = feeds.into_iter();
+    let mut polls: JoinSet<FeedReport> = JoinSet::new();
+    loop {
+        while polls.len() < ctx.config.fetch.concurrency.max(1) && !cancel.is_cancelled() {
+            let Some(feed) = feeds.next() else { break };
+            let (ctx, cancel) = (ctx.clone(), cancel.clone());
+            let span = tracing::info_span!("poll", feed = %feed.name);
+            polls.spawn(async move { poll_feed(&ctx, &feed, &cancel).await }.instrument(span));
+        }
+        let Some(done) = polls.join_next().await else {
+            break;
+        };
+        match done {
+            Ok(report) => {
+                summary.add(&report);
+                on_report(&report);
+            }
+            // Nothing of the feed is lost: its entries stay due for the next poll.
+            Err(error) if error.is_panic() => {
+                tracing::error!("a poll panicked; the feed is retried when next due");
+            }
+            Err(_) => {}
+        }
     }
-    drop(reports);
     renewal.finish().await;
     summary.elapsed = started.elapsed();
     Ok(summary)
