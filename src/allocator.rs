@@ -1,30 +1,55 @@
-//! How the process's memory allocator is set up.
+//! How the process's memory allocators are set up.
 //!
-//! glibc's malloc keeps freed memory for reuse, and two of its defaults make a poll's peak RSS
-//! grow past what is live at any moment:
+//! **Rust's allocations go to jemalloc.** A poll allocates and frees a whole DOM per page on
+//! the extraction threads while the runtime's workers allocate request and row buffers.
+//! glibc's malloc served that from arenas shared by the threads and locked on every call; the
+//! arena locks and the free-list work (coalescing, unlinking) were an eighth of all CPU
+//! samples of an ingestion run, and threads waiting on them left the cores idle. jemalloc's
+//! per-thread caches serve most calls without a lock. Its defaults keep freed memory for ten
+//! seconds in an arena per four threads; [`JEMALLOC_OPTIONS`] trades a little of the speed
+//! back for a peak RSS close to glibc's: one arena, freed pages given back after 50 ms, and
+//! thread caches only for blocks up to 512 bytes (the large ones, a page's buffers, go back to
+//! the arena at once). Figures in `docs/performance.md`, "One allocator for the whole process".
+//! An operator's `_RJEM_MALLOC_CONF` (jemalloc's `MALLOC_CONF`, under the prefix this build of
+//! jemalloc uses) is read after these options and wins.
+//!
+//! **C libraries keep glibc's malloc** (SQLite's page cache and statements). Two of its
+//! defaults make peak RSS grow past what is live at any moment, so [`bound_retained_memory`]
+//! sets them:
 //!
 //! * **Arenas.** Every thread that meets contention gets an arena of its own, up to eight per
-//!   core. gleaner's threads (the async runtime's workers, the blocking pool that extracts
-//!   pages) each allocate and free whole pages and DOMs, so each arena keeps its own
-//!   high-water mark of freed memory: a third of the peak RSS of a poll was arenas holding
-//!   free space. They are capped at one per core, which keeps the rate (threads of one core
-//!   rarely contend) and the peak RSS down.
+//!   core, each keeping its own high-water mark of freed memory. They are capped at one per
+//!   core.
 //! * **The mmap threshold.** A block of 128 KiB or more is mapped on its own and given back
 //!   to the system when freed, but glibc raises that threshold to the size of every mapped
-//!   block that is freed (up to 32 MiB). After the first large page body is freed, page
-//!   bodies and the buffers built from them (hundreds of KiB to a few MiB each) are carved
-//!   from the arenas instead, and the arenas keep their high-water marks. The threshold is
-//!   held at 128 KiB, so a page's buffers go back to the system when the page is done.
+//!   block that is freed (up to 32 MiB), after which such blocks are carved from the arenas
+//!   and their high-water marks stay resident. The threshold is held at 128 KiB.
 //!
-//! Figures (peak RSS at 1,000 feeds × 20 articles) are in `docs/performance.md`. An operator's
-//! own setting (`MALLOC_ARENA_MAX`, `MALLOC_MMAP_THRESHOLD_`) wins; other C libraries are left
-//! as they are.
+//! An operator's own setting (`MALLOC_ARENA_MAX`, `MALLOC_MMAP_THRESHOLD_`) wins; other C
+//! libraries are left as they are.
+
+#[cfg(not(target_env = "msvc"))]
+#[global_allocator]
+static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
+/// jemalloc's options, read when it starts (before `main`).
+#[cfg(not(target_env = "msvc"))]
+const JEMALLOC_OPTIONS: &std::ffi::CStr =
+    c"narenas:1,dirty_decay_ms:50,muzzy_decay_ms:0,tcache_max:512";
+
+/// jemalloc reads its compiled-in options from this symbol (`malloc_conf`, prefixed).
+#[cfg(not(target_env = "msvc"))]
+#[unsafe(export_name = "_rjem_malloc_conf")]
+#[used]
+static MALLOC_CONF: Option<&'static std::ffi::c_char> =
+    // SAFETY: the pointer is to the first byte of a static, NUL-terminated string.
+    Some(unsafe { &*JEMALLOC_OPTIONS.as_ptr() });
 
 /// The size from which a block is mapped on its own: glibc's starting value, held fixed.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 const MMAP_THRESHOLD_BYTES: libc::c_int = 128 * 1024;
 
-/// Caps glibc's malloc arenas at one per core and holds the mmap threshold at 128 KiB; call
+/// Caps glibc's malloc arenas at one per core and holds its mmap threshold at 128 KiB; call
 /// once, early in `main`. Does nothing when the process does not run on glibc; a setting
 /// the operator made in the environment is left alone.
 pub fn bound_retained_memory() {
@@ -53,5 +78,40 @@ fn set_malloc_option(option: libc::c_int, value: libc::c_int, what: &str) {
     let accepted = unsafe { libc::mallopt(option, value) };
     if accepted == 0 {
         tracing::debug!(value, "malloc did not accept the {what}");
+    }
+}
+
+#[cfg(all(test, not(target_env = "msvc")))]
+mod tests {
+    /// Reads a numeric jemalloc option through `mallctl`.
+    fn option<T: Default>(name: &std::ffi::CStr) -> T {
+        let mut value = T::default();
+        let mut length = std::mem::size_of::<T>();
+        // SAFETY: `value` is a `T` of `length` bytes, the type jemalloc documents for the
+        // option read; nothing is written to jemalloc (`newp` null).
+        let status = unsafe {
+            tikv_jemalloc_sys::mallctl(
+                name.as_ptr(),
+                (&raw mut value).cast(),
+                &mut length,
+                std::ptr::null_mut(),
+                0,
+            )
+        };
+        assert_eq!(status, 0, "mallctl {name:?}");
+        value
+    }
+
+    /// The options are compiled in through a symbol jemalloc looks up when it starts; if
+    /// the linker dropped it, jemalloc would silently run on its defaults (twice the RSS).
+    #[test]
+    fn jemalloc_runs_with_the_compiled_in_options() {
+        if std::env::var_os("_RJEM_MALLOC_CONF").is_some() {
+            return;
+        }
+        assert_eq!(option::<libc::c_uint>(c"opt.narenas"), 1);
+        assert_eq!(option::<libc::ssize_t>(c"opt.dirty_decay_ms"), 50);
+        assert_eq!(option::<libc::ssize_t>(c"opt.muzzy_decay_ms"), 0);
+        assert_eq!(option::<libc::size_t>(c"opt.tcache_max"), 512);
     }
 }
