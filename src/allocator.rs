@@ -9,7 +9,7 @@
 //! seconds in an arena per four threads; [`JEMALLOC_OPTIONS`] trades a little of the speed
 //! back for a peak RSS close to glibc's: one arena, freed pages given back after 50 ms, and
 //! thread caches only for blocks up to 512 bytes (the large ones, a page's buffers, go back to
-//! the arena at once). Figures in `docs/performance.md`, "One allocator for the whole process".
+//! the arena at once). Figures in `docs/performance.md`, "A task per feed, and jemalloc".
 //! An operator's `_RJEM_MALLOC_CONF` (jemalloc's `MALLOC_CONF`, under the prefix this build of
 //! jemalloc uses) is read after these options and wins.
 //!

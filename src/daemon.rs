@@ -238,9 +238,7 @@ pub async fn poll_once(
     loop {
         while polls.len() < ctx.config.fetch.concurrency.max(1) && !cancel.is_cancelled() {
             let Some(feed) = feeds.next() else { break };
-            let (ctx, cancel) = (ctx.clone(), cancel.clone());
-            let span = tracing::info_span!("poll", feed = %feed.name);
-            polls.spawn(async move { poll_feed(&ctx, &feed, &cancel).await }.instrument(span));
+            spawn_poll(&mut polls, ctx, feed, cancel);
         }
         let Some(done) = polls.join_next().await else {
             break;
@@ -415,6 +413,20 @@ pub async fn run(
     Ok(())
 }
 
+/// Starts one feed's poll as a task of its own, in a span naming the feed.
+fn spawn_poll(
+    polls: &mut JoinSet<FeedReport>,
+    ctx: &Context,
+    feed: FeedRecord,
+    work: &CancellationToken,
+) -> tokio::task::Id {
+    let (ctx, work) = (ctx.clone(), work.clone());
+    let span = tracing::info_span!("poll", feed = %feed.name);
+    polls
+        .spawn(async move { poll_feed(&ctx, &feed, &work).await }.instrument(span))
+        .id()
+}
+
 /// Leases due feeds for the free polling slots, starts a poll for each, and says how long to
 /// sleep before looking again.
 async fn start_due_polls(
@@ -430,12 +442,9 @@ async fn start_due_polls(
         match leases.take(free, false).await {
             Ok(due) => {
                 for feed in due {
-                    let (ctx, work) = (ctx.clone(), work.clone());
-                    let span = tracing::info_span!("poll", feed = %feed.name);
                     let feed_id = feed.id;
-                    let handle = polls
-                        .spawn(async move { poll_feed(&ctx, &feed, &work).await }.instrument(span));
-                    in_flight.insert(handle.id(), feed_id);
+                    let task = spawn_poll(polls, ctx, feed, work);
+                    in_flight.insert(task, feed_id);
                 }
             }
             Err(error) => tracing::error!(%error, "cannot lease due feeds; retrying"),
