@@ -10,7 +10,7 @@ use gleaner::config::{FeedConfig, WebhookConfig};
 use gleaner::schedule::CronSchedule;
 use gleaner::store::{
     ArticleFilter, CompressedPage, FeedPoll, ImageContent, InsertOutcome, NewArticle, NewFailure,
-    NewImage, PageEncoding, Store, db_time, sha256_hex,
+    NewImage, PageEncoding, Reextraction, Store, db_time, sha256_hex,
 };
 
 on_both_backends!(
@@ -26,6 +26,7 @@ on_both_backends!(
     poll_state_counts_consecutive_errors,
     search_finds_words_of_the_body,
     search_never_fails_on_user_text,
+    articles_written_together_are_all_found_by_search,
     listings_filter_by_feed_time_and_cursor,
     failures_are_recorded,
     articles_written_together_are_queued_for_their_webhooks,
@@ -91,7 +92,8 @@ async fn migrations_are_idempotent(store: Store) -> anyhow::Result<()> {
             "page metadata".to_string(),
             "blocked entries".to_string(),
             "webhooks".to_string(),
-            "text compression".to_string()
+            "text compression".to_string(),
+            "search index per batch".to_string()
         ]
     );
     store.ping().await?;
@@ -574,6 +576,59 @@ async fn search_finds_words_of_the_body(store: Store) -> anyhow::Result<()> {
     assert_eq!(hits.iter().map(|h| h.id).collect::<Vec<_>>(), vec![body_id]);
     assert!(store.search("nonexistentword", 10).await?.is_empty());
     assert_eq!(store.search("platypus", 1).await?.len(), 1);
+    Ok(())
+}
+
+/// Articles stored in one shared transaction are indexed for search together (on SQLite one
+/// index statement per batch, after the batch's inserts); a duplicate in the batch adds no row,
+/// and a re-extraction replaces what search finds.
+async fn articles_written_together_are_all_found_by_search(store: Store) -> anyhow::Result<()> {
+    let feed_id = one_feed(&store).await?;
+    let with_word = |n: u32| {
+        let mut stored = article(feed_id, n);
+        stored.text = format!("Field notes {n}: the keeper counted wombat{n} twice.");
+        stored
+    };
+    let first = store.insert_article(&with_word(0)).await?.id();
+    let mut writers = Vec::new();
+    // n = 0 repeats the article above: a duplicate inside the batch.
+    for n in 0..24u32 {
+        let store = store.clone();
+        let stored = with_word(n);
+        writers.push(tokio::spawn(
+            async move { store.insert_article(&stored).await },
+        ));
+    }
+    let mut ids = Vec::new();
+    for writer in writers {
+        ids.push(writer.await??.id());
+    }
+    assert_eq!(ids[0], first);
+    for (n, id) in ids.iter().enumerate() {
+        let hits = store.search(&format!("wombat{n}"), 10).await?;
+        assert_eq!(
+            hits.iter().map(|hit| hit.id).collect::<Vec<_>>(),
+            vec![*id],
+            "wombat{n}"
+        );
+    }
+    assert_eq!(store.search("keeper", 100).await?.len(), 24);
+
+    let replaced = Reextraction {
+        extractor: "cuter".to_string(),
+        confidence: 0.9,
+        text: "The keeper now counts echidnas.".to_string(),
+        html: "<p>The keeper now counts echidnas.</p>".to_string(),
+        images: Vec::new(),
+    };
+    assert!(store.replace_extraction(ids[5], &replaced).await?);
+    assert!(store.search("wombat5", 10).await?.is_empty());
+    let hits = store.search("echidnas", 10).await?;
+    assert_eq!(
+        hits.iter().map(|hit| hit.id).collect::<Vec<_>>(),
+        vec![ids[5]]
+    );
+    assert_eq!(store.search("keeper", 100).await?.len(), 24);
     Ok(())
 }
 

@@ -1,7 +1,7 @@
 //! Articles and their images: the one-transaction write, reads, listings and search.
 
 use super::model::*;
-use super::{QueryContext, Store, StoreError, db_time, now, on_pool, sql};
+use super::{Backend, QueryContext, Store, StoreError, db_time, now, on_pool, sql};
 
 /// An image row as written: its bytes' identity when downloaded now or before.
 struct ImageRow<'a> {
@@ -342,6 +342,20 @@ impl Store {
                     .await
                     .context("queueing webhook deliveries")?;
                 outcomes.push(InsertOutcome::Inserted(id));
+            }
+            if self.backend() == Backend::Sqlite {
+                let ids = outcomes.iter().filter_map(|outcome| match outcome {
+                    InsertOutcome::Inserted(id) => Some(*id),
+                    InsertOutcome::Duplicate(_) => None,
+                });
+                if let (Some(first), Some(last)) = (ids.clone().min(), ids.max()) {
+                    sqlx::query(sql::INDEX_STORED_ARTICLES)
+                        .bind(first)
+                        .bind(last)
+                        .execute(&mut *tx)
+                        .await
+                        .context("indexing stored articles for search")?;
+                }
             }
             tx.commit().await.context("committing articles")?;
             Ok(outcomes)

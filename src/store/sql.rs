@@ -277,6 +277,16 @@ pub(super) const INSERT_ARTICLE: Dialects = Dialects {
     ),
 };
 
+/// SQLite: the full-text rows of the articles a batch stored, ids `$1` to `$2` (one writer at
+/// a time, so every id in the range is the batch's). One statement per batch, last in its
+/// transaction: FTS5 writes a segment at every statement savepoint, and a row per statement
+/// (the trigger it replaces) wrote a segment per article and merged them
+/// (migrations/sqlite/0011_search_index_per_batch.sql). PostgreSQL's search vector is a
+/// generated column.
+pub(super) const INDEX_STORED_ARTICLES: &str = "
+    INSERT INTO articles_fts (rowid, title, text)
+    SELECT id, title, text FROM articles WHERE id BETWEEN $1 AND $2 ORDER BY id";
+
 /// The stored article that an entry would duplicate: same normalized URL, or same GUID in
 /// the same feed. Two lookups, each on its unique index, whatever the planner thinks of the
 /// table's size (an `OR` of the two got sequential scans on a young table); a NULL `$3`
