@@ -643,8 +643,9 @@ impl Writer<'_> {
 }
 
 /// Whether a `<table>` holds data rather than page layout: no table nested in it, no
-/// `role="presentation"`, at least two rows and two columns, and short cells (a layout
-/// table's article cell runs to paragraphs; a header row or caption allows longer cells).
+/// `role="presentation"`, at least two rows and two columns, short cells (a layout
+/// table's article cell runs to paragraphs; a header row or caption allows longer cells), and
+/// not a bullet in the first cell of every row (a list laid out as a table).
 pub fn is_data_table(table: NodeRef<'_, Node>) -> bool {
     let Some(element) = table.value().as_element() else {
         return false;
@@ -656,6 +657,8 @@ pub fn is_data_table(table: NodeRef<'_, Node>) -> bool {
     let mut columns = 0usize;
     let mut headed = false;
     let mut longest_cell = 0usize;
+    // Rows whose first cell is a bullet ("•", "-", "»"): a list laid out as a table.
+    let mut bulleted_rows = 0usize;
     for node in table.descendants().skip(1) {
         let Some(element) = node.value().as_element() else {
             continue;
@@ -665,15 +668,21 @@ pub fn is_data_table(table: NodeRef<'_, Node>) -> bool {
             "thead" | "th" | "caption" => headed = true,
             "tr" => {
                 rows += 1;
-                let cells = node
+                let cells: Vec<_> = node
                     .children()
                     .filter(|c| {
                         c.value()
                             .as_element()
                             .is_some_and(|e| matches!(e.name(), "td" | "th"))
                     })
-                    .count();
-                columns = columns.max(cells);
+                    .collect();
+                if cells
+                    .first()
+                    .is_some_and(|first| holds_only_a_bullet(*first))
+                {
+                    bulleted_rows += 1;
+                }
+                columns = columns.max(cells.len());
             }
             _ => {}
         }
@@ -686,7 +695,21 @@ pub fn is_data_table(table: NodeRef<'_, Node>) -> bool {
         }
     }
     let limit = if headed { 2000 } else { 800 };
-    rows >= 2 && columns >= 2 && longest_cell <= limit
+    rows >= 2 && columns >= 2 && longest_cell <= limit && bulleted_rows < rows
+}
+
+/// Whether a cell's text is a list marker alone: some characters, none a letter or digit.
+fn holds_only_a_bullet(cell: NodeRef<'_, Node>) -> bool {
+    let mut marker = false;
+    for text in cell.descendants().filter_map(|d| d.value().as_text()) {
+        for character in text.chars().filter(|c| !c.is_whitespace()) {
+            if character.is_alphanumeric() {
+                return false;
+            }
+            marker = true;
+        }
+    }
+    marker
 }
 
 fn write_figure(html: &mut String, image: &ImageNode) {
@@ -807,6 +830,25 @@ mod tests {
         let rendered = render_all(&html);
         assert!(!rendered.html.contains("<table"), "{}", rendered.html);
         assert!(rendered.text.contains(PROSE), "{}", rendered.text);
+    }
+
+    #[test]
+    fn a_list_laid_out_as_a_table_is_written_as_paragraphs() {
+        let html = "<table>\
+             <tr><td class=\"bullet\">&#8226;</td><td><p>Check the hardware first.</p></td></tr>\
+             <tr><td class=\"bullet\">&#8226;</td><td><p>Then prepare the domain.</p></td></tr>\
+             </table>";
+        let rendered = render_all(html);
+        assert!(!rendered.html.contains("<table"), "{}", rendered.html);
+        assert!(
+            rendered.text.contains("Check the hardware first.\n\n"),
+            "{}",
+            rendered.text
+        );
+        // A first column that holds words is data.
+        let data =
+            "<table><tr><td>Oslo</td><td>3</td></tr><tr><td>Bergen</td><td>5</td></tr></table>";
+        assert!(render_all(data).html.contains("<table"));
     }
 
     fn listing_page() -> String {
