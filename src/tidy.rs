@@ -373,7 +373,7 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 
 /// Parses decoded text into a DOM.
 pub fn parse(text: &str) -> Html {
-    Html::parse_document(&crate::html_depth::cap_depth(text))
+    Html::parse_document(&crate::html_depth::prepare_for_parsing(text))
 }
 
 /// The URL relative links resolve against: `<base href>` joined to the page URL.
