@@ -266,36 +266,6 @@ async fn main() -> anyhow::Result<()> {
         (options.feeds, options.articles)
     };
 
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let base = format!("http://{}", listener.local_addr()?);
-    let farm_base = base.clone();
-    let real = match &options.pages {
-        Some(dir) => RealPages::load(dir)?,
-        None => RealPages::default(),
-    };
-    let app = axum::Router::new().fallback(move |uri: Uri| {
-        let (base, real) = (farm_base.clone(), real.clone());
-        async move { answer(&uri, &base, articles, &real).await }
-    });
-    if let Some(opml) = &options.serve_only {
-        let outlines: String = (0..feeds)
-            .map(|feed| {
-                format!(
-                    "<outline type=\"rss\" text=\"desk-{feed}\" title=\"desk-{feed}\" \
-                     xmlUrl=\"{base}/feed/{feed}.xml\"/>"
-                )
-            })
-            .collect();
-        std::fs::write(
-            opml,
-            format!(
-                "<?xml version=\"1.0\"?><opml version=\"2.0\"><head><title>farm</title></head>\
-                 <body>{outlines}</body></opml>"
-            ),
-        )?;
-        println!("farm={base} feeds={feeds} opml={}", opml.display());
-        return Ok(axum::serve(listener, app).await?);
-    }
     let base = match &options.farm {
         Some(farm) => {
             // Only a farm on this machine: the bench never reaches anything else.
@@ -307,6 +277,36 @@ async fn main() -> anyhow::Result<()> {
             farm.trim_end_matches('/').to_string()
         }
         None => {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+            let base = format!("http://{}", listener.local_addr()?);
+            let farm_base = base.clone();
+            let real = match &options.pages {
+                Some(dir) => RealPages::load(dir)?,
+                None => RealPages::default(),
+            };
+            let app = axum::Router::new().fallback(move |uri: Uri| {
+                let (base, real) = (farm_base.clone(), real.clone());
+                async move { answer(&uri, &base, articles, &real).await }
+            });
+            if let Some(opml) = &options.serve_only {
+                let outlines: String = (0..feeds)
+                    .map(|feed| {
+                        format!(
+                            "<outline type=\"rss\" text=\"desk-{feed}\" title=\"desk-{feed}\" \
+                             xmlUrl=\"{base}/feed/{feed}.xml\"/>"
+                        )
+                    })
+                    .collect();
+                std::fs::write(
+                    opml,
+                    format!(
+                        "<?xml version=\"1.0\"?><opml version=\"2.0\"><head><title>farm</title></head>\
+                         <body>{outlines}</body></opml>"
+                    ),
+                )?;
+                println!("farm={base} feeds={feeds} opml={}", opml.display());
+                return Ok(axum::serve(listener, app).await?);
+            }
             tokio::spawn(async move { axum::serve(listener, app).await });
             base
         }

@@ -252,9 +252,11 @@ impl<'a> Walk<'a> {
         let raw_text = RAW_TEXT
             .contains(&tag.name.as_str())
             .then(|| tag.name.clone());
+        // Only an element the cap keeps: past the cap its tags go and its body stays text.
         let emptied = self.empty_scripts
             && self.foreign == 0
             && self.dropped_open == 0
+            && self.open.len() < MAX_DEPTH
             && match tag.name.as_str() {
                 "style" => true,
                 "script" => {
