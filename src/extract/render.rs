@@ -668,21 +668,16 @@ pub fn is_data_table(table: NodeRef<'_, Node>) -> bool {
             "thead" | "th" | "caption" => headed = true,
             "tr" => {
                 rows += 1;
-                let cells: Vec<_> = node
-                    .children()
-                    .filter(|c| {
-                        c.value()
-                            .as_element()
-                            .is_some_and(|e| matches!(e.name(), "td" | "th"))
-                    })
-                    .collect();
-                if cells
-                    .first()
-                    .is_some_and(|first| holds_only_a_bullet(*first))
-                {
+                let mut cells = node.children().filter(|c| {
+                    c.value()
+                        .as_element()
+                        .is_some_and(|e| matches!(e.name(), "td" | "th"))
+                });
+                let first = cells.next();
+                if first.is_some_and(holds_only_a_bullet) {
                     bulleted_rows += 1;
                 }
-                columns = columns.max(cells.len());
+                columns = columns.max(usize::from(first.is_some()) + cells.count());
             }
             _ => {}
         }
