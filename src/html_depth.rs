@@ -27,8 +27,8 @@ pub fn cap_depth(text: &str) -> Cow<'_, str> {
     capped(text, false)
 }
 
-/// A whole page as the parser should see it: [`cap_depth`], and the bodies of its scripts and
-/// style sheets emptied (the elements stay).
+/// A whole page as the parser should see it: [`cap_depth`], and the bodies of its scripts,
+/// style sheets and SVG drawings emptied (the elements stay).
 ///
 /// Every reader of the parsed page skips scripts and styles ([`crate::tidy::is_dropped`]),
 /// yet they are half the bytes of a typical news page (51 % of scrapinghub's, 46 % of
@@ -36,7 +36,9 @@ pub fn cap_depth(text: &str) -> Cow<'_, str> {
 /// whose start tag mentions JSON (`application/ld+json` is read for metadata), one inside
 /// SVG or MathML (there `<script>` and `<style>` hold markup), and one whose body holds
 /// `<!--` (the tokenizer's escaped states may end it elsewhere than at the first end tag) or
-/// whose end tag is missing or not followed by what ends a tag name.
+/// whose end tag is missing or not followed by what ends a tag name. An `<svg>` is a drawing
+/// (4 % of the bytes of both sets, all of it tags) that every reader skips too; one holding a
+/// comment, CDATA or a `<foreignObject>` is parsed whole ([`Walk::svg_end`]).
 pub fn prepare_for_parsing(text: &str) -> Cow<'_, str> {
     capped(text, true)
 }
@@ -130,14 +132,14 @@ struct Walk<'a> {
     /// Byte offset of the next unread character.
     at: usize,
     /// Open elements that were kept, innermost last (lowercase names).
-    open: Vec<String>,
+    open: Vec<Cow<'a, str>>,
     /// How many of each name `open` holds: an end tag with none open costs nothing, one
     /// with some open pops down to the innermost, so each element is pushed and popped once.
-    open_by_name: HashMap<String, usize>,
+    open_by_name: HashMap<Cow<'a, str>, usize>,
     /// Open SVG/MathML elements among `open`: there, `/>` closes a tag.
     foreign: usize,
     /// Elements opened beyond the cap whose tags were dropped, by name, still open.
-    dropped: HashMap<String, usize>,
+    dropped: HashMap<Cow<'a, str>, usize>,
     dropped_open: usize,
     /// The capped text so far, once a tag was dropped; `None` while the page is untouched.
     out: Option<String>,
@@ -152,8 +154,9 @@ struct Walk<'a> {
 }
 
 /// What one tag is.
-struct Tag {
-    name: String,
+struct Tag<'a> {
+    /// Lowercase; borrowed from the page when it is written so, as nearly every name is.
+    name: Cow<'a, str>,
     end: bool,
     self_closing: bool,
     /// Byte range of the whole tag in the text.
@@ -210,7 +213,7 @@ impl<'a> Walk<'a> {
     }
 
     /// The tag starting at `start` (a `<`), if it is one.
-    fn tag_at(&self, start: usize) -> Option<Tag> {
+    fn tag_at(&self, start: usize) -> Option<Tag<'a>> {
         let bytes = self.text.as_bytes();
         let mut at = start + 1;
         let end = bytes.get(at) == Some(&b'/');
@@ -227,7 +230,12 @@ impl<'a> Walk<'a> {
         {
             at += 1;
         }
-        let name = self.text[name_start..at].to_ascii_lowercase();
+        let written: &'a str = &self.text[name_start..at];
+        let name = if written.bytes().any(|b| b.is_ascii_uppercase()) {
+            Cow::Owned(written.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(written)
+        };
         let (stop, self_closing) = tag_end(bytes, at);
         Some(Tag {
             name,
@@ -238,33 +246,42 @@ impl<'a> Walk<'a> {
         })
     }
 
-    fn handle(&mut self, tag: Tag) {
+    fn handle(&mut self, tag: Tag<'a>) {
         if tag.end {
             self.close(tag);
             return;
         }
-        if VOID.contains(&tag.name.as_str()) || (tag.self_closing && self.foreign > 0) {
+        if VOID.contains(&tag.name.as_ref()) || (tag.self_closing && self.foreign > 0) {
             if self.dropped_open > 0 {
                 self.drop_text(tag.start, tag.stop);
             }
             return;
         }
         let raw_text = RAW_TEXT
-            .contains(&tag.name.as_str())
+            .contains(&tag.name.as_ref())
             .then(|| tag.name.clone());
         // Only an element the cap keeps: past the cap its tags go and its body stays text.
         let emptied = self.empty_scripts
             && self.foreign == 0
             && self.dropped_open == 0
             && self.open.len() < MAX_DEPTH
-            && match tag.name.as_str() {
+            && match tag.name.as_ref() {
                 "style" => true,
                 "script" => {
                     !contains_ignore_case(&self.text.as_bytes()[tag.start..tag.stop], b"json")
                 }
                 _ => false,
             };
+        let empties_svg = self.empty_scripts
+            && tag.name == "svg"
+            && self.foreign == 0
+            && self.dropped_open == 0
+            && self.open.len() < MAX_DEPTH;
         self.open_element(tag);
+        if empties_svg && let Some(end) = self.svg_end() {
+            self.drop_text(self.at, end);
+            self.at = end;
+        }
         if let Some(name) = raw_text {
             let body = self.at;
             self.skip_raw_text(&name);
@@ -286,13 +303,13 @@ impl<'a> Walk<'a> {
         ends_tag_name && (name != "script" || find(&bytes[..self.at], body, b"<!--").is_none())
     }
 
-    fn open_element(&mut self, tag: Tag) {
+    fn open_element(&mut self, tag: Tag<'a>) {
         if self.dropped_open == 0 {
             let ends = implied_ends(&tag.name);
             while self
                 .open
                 .last()
-                .is_some_and(|top| ends.contains(&top.as_str()))
+                .is_some_and(|top| ends.contains(&top.as_ref()))
             {
                 self.pop();
             }
@@ -319,7 +336,7 @@ impl<'a> Walk<'a> {
         self.dropped_open += 1;
     }
 
-    fn close(&mut self, tag: Tag) {
+    fn close(&mut self, tag: Tag<'a>) {
         if let Some(count) = self.dropped.get_mut(&tag.name).filter(|count| **count > 0) {
             *count -= 1;
             self.dropped_open -= 1;
@@ -346,7 +363,7 @@ impl<'a> Walk<'a> {
     }
 
     /// Closes the innermost kept element; returns its name.
-    fn pop(&mut self) -> Option<String> {
+    fn pop(&mut self) -> Option<Cow<'a, str>> {
         let name = self.open.pop()?;
         if is_foreign(&name) {
             self.foreign -= 1;
@@ -355,6 +372,49 @@ impl<'a> Walk<'a> {
             *count -= 1;
         }
         Some(name)
+    }
+
+    /// Where the `</svg` that ends the SVG element whose body starts at `self.at` begins, past
+    /// the `<svg>`s nested in it. `None`, and the body is parsed, when the body holds `<!` (a
+    /// comment or CDATA section may hold tags as text), a `<foreignObject>` (HTML again, with
+    /// raw-text elements of its own), or no end tag.
+    fn svg_end(&self) -> Option<usize> {
+        let bytes = self.text.as_bytes();
+        let mut nested = 0usize;
+        let mut from = self.at;
+        while let Some(offset) = memchr(b'<', &bytes[from..]) {
+            let start = from + offset;
+            from = start + 1;
+            let rest = &bytes[start + 1..];
+            if rest.first() == Some(&b'!') {
+                return None;
+            }
+            let closing = rest.first() == Some(&b'/');
+            let name = &rest[usize::from(closing)..];
+            let is_named = |tag: &[u8]| {
+                name.len() > tag.len()
+                    && name[..tag.len()].eq_ignore_ascii_case(tag)
+                    && matches!(
+                        name[tag.len()],
+                        b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>'
+                    )
+            };
+            if is_named(b"foreignobject") {
+                return None;
+            }
+            if !is_named(b"svg") {
+                continue;
+            }
+            if closing {
+                if nested == 0 {
+                    return Some(start);
+                }
+                nested -= 1;
+            } else if !tag_end(bytes, start + 4).1 {
+                nested += 1;
+            }
+        }
+        None
     }
 
     /// Moves past the content of a raw-text element, up to (not over) its end tag.
@@ -504,9 +564,29 @@ mod tests {
         assert_eq!(prepare_for_parsing(longer_name), longer_name);
         let unclosed = "<p>a</p><script>never closed";
         assert_eq!(prepare_for_parsing(unclosed), unclosed);
-        // In SVG, `<style>` holds markup.
-        let svg = "<svg><style>.a{fill:red}</style><text>t</text></svg>";
+        // In SVG, `<style>` holds markup (an SVG kept whole, as one holding a comment is).
+        let svg = "<svg><!-- icon --><style>.a{fill:red}</style><text>t</text></svg>";
         assert_eq!(prepare_for_parsing(svg), svg);
+    }
+
+    #[test]
+    fn an_svg_loses_its_body_before_parsing() {
+        // Drawings are never text of the page, and their paths are tag-dense.
+        let page = "<p>a</p><SVG viewBox=\"0 0 9 9\"><svg><path d=\"M0 0\"/></svg>\
+                    <svg/><g><path d=\"M1 1\"/></g></svg ><p>b</p><svg><path/></svg>";
+        assert_eq!(
+            prepare_for_parsing(page),
+            "<p>a</p><SVG viewBox=\"0 0 9 9\"></svg ><p>b</p><svg></svg>"
+        );
+        assert_eq!(cap_depth(page), page);
+        // Kept whole: HTML inside (`<foreignObject>`), a CDATA section, no end tag.
+        for kept in [
+            "<svg><foreignObject><p>x</p></foreignObject></svg><p>b</p>",
+            "<svg><text><![CDATA[</svg>]]></text></svg><p>b</p>",
+            "<p>a</p><svg><path/>",
+        ] {
+            assert_eq!(prepare_for_parsing(kept), kept);
+        }
     }
 
     #[test]

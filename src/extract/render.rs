@@ -109,11 +109,18 @@ pub fn render(page: &Page, blocks: &[usize], images: &[&ImageNode]) -> Rendered 
         .filter_map(|&ix| stats.blocks.get(ix))
         .map(|b| b.node)
         .collect();
+    // The chosen text and about as much again of tags and attributes: the output is allocated
+    // once or twice instead of growing from empty.
+    let chosen_text: usize = blocks
+        .iter()
+        .filter_map(|&ix| stats.blocks.get(ix))
+        .map(|b| b.sl)
+        .sum();
     let mut writer = Writer {
         page,
         chosen,
         images: images.iter().map(|i| (i.position, *i)).collect(),
-        html: String::new(),
+        html: String::with_capacity(2 * chosen_text),
         paragraphs: Vec::new(),
         segment: Segment::default(),
         stack: Vec::new(),
@@ -471,6 +478,7 @@ impl Writer<'_> {
         self.flush();
         tidy::escape_into(&mut self.html, text, false);
         let segment = &mut self.segment;
+        segment.text.reserve(text.len() + 2);
         for c in text.chars() {
             if c.is_whitespace() {
                 segment.pending_space = true;
