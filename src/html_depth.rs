@@ -11,8 +11,8 @@
 //! the cap the page is returned untouched and uncopied; the tags it drops are only those of
 //! elements opened while the cap was reached, and their matching end tags.
 
+use foldhash::HashMap;
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 /// The deepest element nesting kept (Blink's limit).
 pub const MAX_DEPTH: usize = 512;
@@ -176,9 +176,9 @@ impl<'a> Walk<'a> {
             text,
             at: 0,
             open: Vec::new(),
-            open_by_name: HashMap::new(),
+            open_by_name: HashMap::default(),
             foreign: 0,
-            dropped: HashMap::new(),
+            dropped: HashMap::default(),
             dropped_open: 0,
             out: None,
             copied: 0,

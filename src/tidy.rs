@@ -268,19 +268,31 @@ pub fn decode(raw: &[u8], http_charset: Option<&str>) -> Decoded {
 /// Decodes HTML or XML bytes: byte order mark, the declarations in the order `markup`
 /// gives, then detection; valid non-ASCII UTF-8 is read as UTF-8 whatever is declared.
 pub fn decode_markup(raw: &[u8], http_charset: Option<&str>, markup: Markup) -> Decoded {
-    let encoding = sniff_encoding(raw, http_charset, markup);
-    let (text, _had_errors) = encoding.decode_with_bom_removal(raw);
+    // Validated once: evidence for UTF-8 and, when UTF-8 is the answer, the text itself.
+    let valid_utf8 = std::str::from_utf8(raw).ok();
+    let encoding = sniff_encoding(raw, valid_utf8.is_some(), http_charset, markup);
+    let text = match valid_utf8 {
+        Some(text) if encoding == encoding_rs::UTF_8 => {
+            text.strip_prefix('\u{feff}').unwrap_or(text).to_owned()
+        }
+        _ => encoding.decode_with_bom_removal(raw).0.into_owned(),
+    };
     Decoded {
-        text: text.into_owned(),
+        text,
         encoding: encoding.name(),
     }
 }
 
-fn sniff_encoding(raw: &[u8], http_charset: Option<&str>, markup: Markup) -> &'static Encoding {
+fn sniff_encoding(
+    raw: &[u8],
+    valid_utf8: bool,
+    http_charset: Option<&str>,
+    markup: Markup,
+) -> &'static Encoding {
     if let Some((encoding, _)) = Encoding::for_bom(raw) {
         return encoding;
     }
-    let utf8_multibyte = !raw.is_ascii() && std::str::from_utf8(raw).is_ok();
+    let utf8_multibyte = valid_utf8 && !raw.is_ascii();
     let from_http = || http_charset.and_then(|label| Encoding::for_label(label.trim().as_bytes()));
     let declared = match markup {
         Markup::Html => from_http().or_else(|| meta_charset(raw)),

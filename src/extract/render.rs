@@ -14,7 +14,7 @@
 //! icon/logo/avatar/sprite address) are dropped. A small image that is neither (a 40×30
 //! chart, a thumbnail) is the article's.
 
-use std::collections::{HashMap, HashSet};
+use foldhash::{HashMap, HashSet};
 
 use ego_tree::iter::Edge;
 use ego_tree::{NodeId, NodeRef};

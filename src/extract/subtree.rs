@@ -4,7 +4,7 @@
 //! prefix sums over the text blocks (ordered by position) give any subtree's totals in
 //! O(log n).
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use ego_tree::NodeId;
 use ego_tree::iter::Edge;
@@ -61,7 +61,7 @@ pub fn block_totals(stats: &DomStats, index: usize) -> Totals {
 impl SubtreeIndex {
     /// Builds the index with one traversal of the document.
     pub fn build(document: &Html, stats: &DomStats) -> SubtreeIndex {
-        let mut spans: HashMap<NodeId, ElementSpan> = HashMap::new();
+        let mut spans: HashMap<NodeId, ElementSpan> = HashMap::default();
         let mut stack: Vec<NodeId> = Vec::new();
         let mut position = 0usize;
         for edge in document.tree.root().traverse() {

@@ -124,7 +124,12 @@ fn normalize(text: &str) -> String {
                 out.push(' ');
             }
             space = false;
-            out.extend(c.to_lowercase());
+            // Most text is ASCII: one byte, without the general case's iterator.
+            if c.is_ascii() {
+                out.push(c.to_ascii_lowercase());
+            } else {
+                out.extend(c.to_lowercase());
+            }
         } else {
             space = true;
         }
