@@ -790,14 +790,17 @@ fn class_and_id(name: &str, class: Option<&str>, id: Option<&str>) -> String {
     }
     for value in [class, id].into_iter().flatten() {
         for token in value.split_whitespace() {
-            let token = token.to_ascii_lowercase();
+            // Lowercased in place: no string per token.
+            let start = marker.len();
+            marker.push_str(token);
+            marker[start..].make_ascii_lowercase();
             if ["has-", "with-", "no-", "is-"]
                 .iter()
-                .any(|p| token.starts_with(p))
+                .any(|p| marker[start..].starts_with(p))
             {
+                marker.truncate(start);
                 continue;
             }
-            marker.push_str(&token);
             marker.push(' ');
         }
     }
