@@ -729,7 +729,10 @@ impl MarkerSet {
 /// [`NOT_MARKERS`]; a marker of several words (`read-more`) must match consecutive words.
 pub fn has_marker(marker: &str, markers: &MarkerSet) -> bool {
     // Most elements hold no marker even as a substring: they cost one scan, as they did
-    // before words were told apart.
+    // before words were told apart; those without a class or id cost none.
+    if marker.is_empty() {
+        return false;
+    }
     let Some(occurring) = markers.occurring(marker) else {
         return false;
     };
