@@ -39,7 +39,7 @@ pub fn cap_depth(text: &str) -> Cow<'_, str> {
 /// `<!--` (the tokenizer's escaped states may end it elsewhere than at the first end tag) or
 /// whose end tag is missing or not followed by what ends a tag name. An `<svg>` is a drawing
 /// (4 % of the bytes of both sets, all of it tags) that every reader skips too; one holding a
-/// comment, CDATA or a `<foreignObject>` is parsed whole ([`Walk::svg_end`]).
+/// comment, CDATA or a `<foreignObject>` is parsed whole (`Walk::svg_end`).
 pub fn prepare_for_parsing(text: &str) -> Cow<'_, str> {
     capped(text, true)
 }

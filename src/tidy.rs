@@ -6,7 +6,7 @@
 //!
 //! 1. [`decode`]: the byte order mark, then the HTTP `charset` parameter, then a `<meta charset>`
 //!    or `http-equiv` declaration in the first 4 KiB, then `chardetng` detection (fed only the
-//!    stretches of the page that hold non-ASCII bytes, [`detect_encoding`]); `encoding_rs`
+//!    stretches of the page that hold non-ASCII bytes, `detect_encoding`); `encoding_rs`
 //!    decodes. Bytes that are valid UTF-8 and not pure ASCII are read as UTF-8 even when a
 //!    `<meta>` says otherwise: a wrong declaration is far more common than Latin-1 text that
 //!    happens to be valid UTF-8. Feeds use the same decoder ([`decode_markup`] with
