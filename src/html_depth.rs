@@ -204,12 +204,17 @@ impl<'a> Walk<'a> {
             let start = self.at + offset;
             let rest = &bytes[start + 1..];
             if rest.starts_with(b"!--") {
-                // `<!--` then `>` or `->` closes at once; otherwise at the first `-->`.
+                // `<!--` then `>` or `->` closes at once; otherwise the first `-->` or `--!>`
+                // does, as the tokenizer reads it.
                 let end = [&b"!-->"[..], b"!--->"]
                     .iter()
                     .find(|short| rest.starts_with(short))
                     .map(|short| start + 1 + short.len())
-                    .or_else(|| find(bytes, start + 4, b"-->").map(|end| end + 3));
+                    .or_else(|| {
+                        let closed = find(bytes, start + 4, b"-->").map(|end| end + 3);
+                        let misclosed = find(bytes, start + 4, b"--!>").map(|end| end + 4);
+                        closed.into_iter().chain(misclosed).min()
+                    });
                 match end {
                     Some(end) => {
                         if self.empty_scripts && !self.script_end_unsure {
@@ -608,8 +613,8 @@ mod tests {
 
     #[test]
     fn comments_are_left_out_before_parsing() {
-        let page = "<p>a<!-- one -->b<!---->c<!-->d<!--->e</p><!-- <p>x</p> -->";
-        assert_eq!(prepare_for_parsing(page), "<p>abcde</p>");
+        let page = "<p>a<!-- one -->b<!---->c<!-->d<!--->e<!-- two --!>f</p><!-- <p>x</p> -->";
+        assert_eq!(prepare_for_parsing(page), "<p>abcdef</p>");
         assert_eq!(cap_depth(page), page);
         // One never closed holds the rest of the page, as the tokenizer reads it.
         let unclosed = "<p>a</p><!-- <p>b</p>";

@@ -422,14 +422,22 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 pub fn parse(text: &str) -> Html {
     use html5ever::tendril::TendrilSink as _;
     let prepared = crate::html_depth::prepare_for_parsing(text);
-    // The tree's storage is allocated once instead of being copied at every doubling as the
-    // parser appends. Elements and the runs of text between tags number 1.1–1.3 per `<` on the
-    // benchmark sets (whitespace between tags is a node, an end tag is none), at most 1.5.
-    let tags = memchr::memchr_iter(b'<', prepared.as_bytes()).count();
     let mut document = Html::new_document();
-    document.tree = ego_tree::Tree::with_capacity(Node::Document, tags + tags / 2 + 8);
+    document.tree = ego_tree::Tree::with_capacity(Node::Document, node_capacity(&prepared));
     html5ever::driver::parse_document(scraper::HtmlTreeSink::new(document), Default::default())
         .one(&*prepared)
+}
+
+/// Most nodes allocated before parsing (about 4 MB of them); a larger tree grows as it goes.
+const MAX_PREALLOCATED_NODES: usize = 1 << 15;
+
+/// How many nodes to allocate the tree for, so that its storage is allocated once instead of
+/// being copied at every doubling as the parser appends. Elements and the runs of text between
+/// tags number 1.1–1.3 per `<` on the benchmark sets (whitespace between tags is a node, an
+/// end tag is none), at most 1.5. Bounded: a page of `<` characters is one text node.
+fn node_capacity(text: &str) -> usize {
+    let tags = memchr::memchr_iter(b'<', text.as_bytes()).count();
+    (tags + tags / 2 + 8).min(MAX_PREALLOCATED_NODES)
 }
 
 /// The URL relative links resolve against: `<base href>` joined to the page URL.
@@ -900,6 +908,15 @@ mod tests {
             assert_eq!(detect_encoding(&raw), whole_page_guess(&raw));
             assert_eq!(decode(&raw, None).encoding, encoding.name());
         }
+    }
+
+    #[test]
+    fn the_tree_is_allocated_for_the_tags_of_a_page_within_a_bound() {
+        assert_eq!(node_capacity("<p>a</p><p>b</p>"), 14);
+        // A million `<` are one text node: no 200 MB allocated for them up front.
+        let brackets = "<".repeat(1_000_000);
+        assert_eq!(node_capacity(&brackets), MAX_PREALLOCATED_NODES);
+        assert_eq!(parse(&brackets).tree.nodes().count(), 5);
     }
 
     #[test]
