@@ -417,18 +417,10 @@ impl<'a> Walk<'a> {
             }
             let closing = rest.first() == Some(&b'/');
             let name = &rest[usize::from(closing)..];
-            let is_named = |tag: &[u8]| {
-                name.len() > tag.len()
-                    && name[..tag.len()].eq_ignore_ascii_case(tag)
-                    && matches!(
-                        name[tag.len()],
-                        b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>'
-                    )
-            };
-            if is_named(b"foreignobject") {
+            if names_tag(name, b"foreignobject") {
                 return None;
             }
-            if !is_named(b"svg") {
+            if !names_tag(name, b"svg") {
                 continue;
             }
             if closing {
@@ -447,16 +439,9 @@ impl<'a> Walk<'a> {
     /// followed by what ends a tag name, as the tokenizer reads it (`</titlevalue` is text).
     fn skip_raw_text(&mut self, name: &str) {
         let bytes = self.text.as_bytes();
-        let closing = format!("</{name}");
         let mut from = self.at;
         while let Some(found) = find(bytes, from, b"</") {
-            let candidate = &bytes[found..];
-            if candidate.len() >= closing.len()
-                && candidate[..closing.len()].eq_ignore_ascii_case(closing.as_bytes())
-                && candidate.get(closing.len()).is_some_and(|b| {
-                    matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>')
-                })
-            {
+            if names_tag(&bytes[found + 2..], name.as_bytes()) {
                 self.at = found;
                 return;
             }
@@ -474,6 +459,17 @@ impl<'a> Walk<'a> {
         out.push_str(&self.text[self.copied..start]);
         self.copied = stop;
     }
+}
+
+/// Whether `bytes` start with the tag name `name` (in any case) and what ends a tag name
+/// follows it: whitespace, `/` or `>` (`svgs` and `titlevalue` are other names).
+fn names_tag(bytes: &[u8], name: &[u8]) -> bool {
+    bytes.len() > name.len()
+        && bytes[..name.len()].eq_ignore_ascii_case(name)
+        && matches!(
+            bytes[name.len()],
+            b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>'
+        )
 }
 
 fn is_foreign(name: &str) -> bool {
