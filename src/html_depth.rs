@@ -310,23 +310,19 @@ impl<'a> Walk<'a> {
         if let Some(name) = raw_text {
             let body = self.at;
             self.skip_raw_text(&name);
-            if self.ends_raw_text_exactly(&name, body) && emptied {
+            let may_run_past = self.script_may_run_past_its_end(&name, body);
+            self.script_end_unsure |= may_run_past;
+            // Emptied only up to an end tag the tokenizer ends it at too (not the page's end).
+            if emptied && !may_run_past && self.at < self.text.len() {
                 self.drop_text(body, self.at);
             }
         }
     }
 
-    /// Whether the raw text from `body` to `self.at` ends where the tokenizer ends it: at an
-    /// end tag (not at the end of the page), with no `<!--` before it in a script (which could
-    /// start the escaped states that read past that end tag). Records a script it cannot vouch
-    /// for.
-    fn ends_raw_text_exactly(&mut self, name: &str, body: usize) -> bool {
-        let bytes = self.text.as_bytes();
-        if name == "script" && find(&bytes[..self.at], body, b"<!--").is_some() {
-            self.script_end_unsure = true;
-            return false;
-        }
-        self.at < bytes.len()
+    /// Whether the script from `body` to `self.at` holds `<!--`, which can start the
+    /// tokenizer's escaped states, where the end tag found here need not end it.
+    fn script_may_run_past_its_end(&self, name: &str, body: usize) -> bool {
+        name == "script" && find(&self.text.as_bytes()[..self.at], body, b"<!--").is_some()
     }
 
     fn open_element(&mut self, tag: Tag<'a>) {

@@ -308,7 +308,8 @@ fn sniff_encoding(
         }
         return encoding;
     }
-    if raw.is_ascii() || utf8_multibyte {
+    // ASCII is valid UTF-8 too.
+    if valid_utf8 {
         return encoding_rs::UTF_8;
     }
     detect_encoding(raw)
