@@ -24,7 +24,13 @@ pub const MAX_DEPTH: usize = 512;
 /// search), so an object left unclosed would hold the rest of the page, and its content is only
 /// a plugin's fallback. Such pages are rare: they take a second pass.
 pub fn cap_depth(text: &str) -> Cow<'_, str> {
-    capped(text, false)
+    capped(
+        text,
+        Preparation {
+            empty_scripts: false,
+            drop_unread_data: false,
+        },
+    )
 }
 
 /// A whole page as the parser should see it: [`cap_depth`], its comments left out (no reader
@@ -40,12 +46,43 @@ pub fn cap_depth(text: &str) -> Cow<'_, str> {
 /// whose end tag is missing or not followed by what ends a tag name. An `<svg>` is a drawing
 /// (4 % of the bytes of both sets, all of it tags) that every reader skips too; one holding a
 /// comment, CDATA or a `<foreignObject>` is parsed whole (`Walk::svg_end`).
-pub fn prepare_for_parsing(text: &str) -> Cow<'_, str> {
-    capped(text, true)
+///
+/// With [`DataAttributes::Read`], start tags also lose the `data-*` attributes that no reader
+/// looks at: scripts' state, tracking labels, JSON for widgets (5 % of scrapinghub's bytes, and
+/// the tokenizer copies attribute values a character at a time). Kept are the lazy-loading
+/// addresses of images and players ([`crate::tidy::LAZY_SRC_ATTRIBUTES`],
+/// [`crate::tidy::LAZY_SRCSET_ATTRIBUTES`]); the sanitizing policy drops every other `data-*`
+/// attribute from what is stored, so the stored article is the same either way.
+pub fn prepare_for_parsing(text: &str, data_attributes: DataAttributes) -> Cow<'_, str> {
+    capped(
+        text,
+        Preparation {
+            empty_scripts: true,
+            drop_unread_data: data_attributes == DataAttributes::Read,
+        },
+    )
 }
 
-fn capped(text: &str, empty_scripts: bool) -> Cow<'_, str> {
-    let mut walk = Walk::new(text, empty_scripts);
+/// Which `data-*` attributes reach the parser ([`prepare_for_parsing`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataAttributes {
+    /// Only those gleaner reads: lazy-loading image and player addresses.
+    Read,
+    /// Every one: an operator's `[[sites]]` selectors may name any attribute.
+    All,
+}
+
+/// What a pass does besides capping the nesting.
+#[derive(Debug, Clone, Copy)]
+struct Preparation {
+    /// Leave comments and the bodies of scripts, style sheets and drawings out.
+    empty_scripts: bool,
+    /// Leave out the `data-*` attributes no reader looks at.
+    drop_unread_data: bool,
+}
+
+fn capped(text: &str, preparation: Preparation) -> Cow<'_, str> {
+    let mut walk = Walk::new(text, preparation);
     walk.run();
     if walk.unclosed_objects.is_empty() {
         return walk.finish();
@@ -58,7 +95,7 @@ fn capped(text: &str, empty_scripts: bool) -> Cow<'_, str> {
         copied = stop;
     }
     without.push_str(&text[copied..]);
-    let mut walk = Walk::new(&without, empty_scripts);
+    let mut walk = Walk::new(&without, preparation);
     walk.run();
     Cow::Owned(walk.finish().into_owned())
 }
@@ -152,6 +189,8 @@ struct Walk<'a> {
     unclosed_objects: Vec<(usize, usize)>,
     /// Leave the bodies of scripts and style sheets out ([`prepare_for_parsing`]).
     empty_scripts: bool,
+    /// Leave unread `data-*` attributes out ([`prepare_for_parsing`]).
+    drop_unread_data: bool,
     /// A script holding `<!--` was seen: the tokenizer's escaped states may have ended it
     /// past where this pass did, so what looks like a comment after it may be its text.
     script_end_unsure: bool,
@@ -163,15 +202,18 @@ struct Tag<'a> {
     name: Cow<'a, str>,
     end: bool,
     self_closing: bool,
+    /// It may have a `data-*` attribute ([`TagEnd::data_attribute`]).
+    data_attribute: bool,
     /// Byte range of the whole tag in the text.
     start: usize,
     stop: usize,
 }
 
 impl<'a> Walk<'a> {
-    fn new(text: &'a str, empty_scripts: bool) -> Walk<'a> {
+    fn new(text: &'a str, preparation: Preparation) -> Walk<'a> {
         Walk {
-            empty_scripts,
+            empty_scripts: preparation.empty_scripts,
+            drop_unread_data: preparation.drop_unread_data,
             script_end_unsure: false,
             text,
             at: 0,
@@ -210,11 +252,7 @@ impl<'a> Walk<'a> {
                     .iter()
                     .find(|short| rest.starts_with(short))
                     .map(|short| start + 1 + short.len())
-                    .or_else(|| {
-                        let closed = find(bytes, start + 4, b"-->").map(|end| end + 3);
-                        let misclosed = find(bytes, start + 4, b"--!>").map(|end| end + 4);
-                        closed.into_iter().chain(misclosed).min()
-                    });
+                    .or_else(|| comment_end(bytes, start + 4));
                 match end {
                     Some(end) => {
                         if self.empty_scripts && !self.script_end_unsure {
@@ -261,11 +299,16 @@ impl<'a> Walk<'a> {
         } else {
             Cow::Borrowed(written)
         };
-        let (stop, self_closing) = tag_end(bytes, at);
+        let TagEnd {
+            stop,
+            self_closing,
+            data_attribute,
+        } = tag_end(bytes, at);
         Some(Tag {
             name,
             end,
             self_closing,
+            data_attribute,
             start,
             stop,
         })
@@ -275,6 +318,10 @@ impl<'a> Walk<'a> {
         if tag.end {
             self.close(tag);
             return;
+        }
+        // Only from a tag the cap keeps whole: one it drops goes as a whole range.
+        if self.drop_unread_data && self.dropped_open == 0 && self.open.len() < MAX_DEPTH {
+            self.drop_unread_data_attributes(&tag);
         }
         if VOID.contains(&tag.name.as_ref()) || (tag.self_closing && self.foreign > 0) {
             if self.dropped_open > 0 {
@@ -424,7 +471,7 @@ impl<'a> Walk<'a> {
                     return Some(start);
                 }
                 nested -= 1;
-            } else if !tag_end(bytes, start + 4).1 {
+            } else if !tag_end(bytes, start + 4).self_closing {
                 nested += 1;
             }
         }
@@ -444,6 +491,64 @@ impl<'a> Walk<'a> {
             from = found + 2;
         }
         self.at = bytes.len();
+    }
+
+    /// Leaves out of a start tag its `data-*` attributes that no reader looks at, reading the
+    /// attributes as the tokenizer does ("before attribute name" to "attribute value" states):
+    /// a name runs to whitespace, `/`, `>` or `=`; a value is quoted, or runs to whitespace or
+    /// `>`. What separates attributes stays, so the tag's other attributes read the same.
+    fn drop_unread_data_attributes(&mut self, tag: &Tag<'a>) {
+        // Names are matched in lowercase; a `DATA-` attribute is kept, as it is rare.
+        if !tag.data_attribute {
+            return;
+        }
+        let bytes = self.text.as_bytes();
+        let stop = tag.stop;
+        let is_space = |b: u8| matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
+        let mut at = tag.start + 1 + tag.name.len();
+        loop {
+            while at < stop && (is_space(bytes[at]) || bytes[at] == b'/') {
+                at += 1;
+            }
+            if at >= stop || bytes[at] == b'>' {
+                return;
+            }
+            let name_start = at;
+            // The first character may be `=`: it starts a name then.
+            at += 1;
+            while at < stop && !matches!(bytes[at], b'/' | b'>' | b'=') && !is_space(bytes[at]) {
+                at += 1;
+            }
+            let name = &bytes[name_start..at];
+            let mut value = at;
+            while value < stop && is_space(bytes[value]) {
+                value += 1;
+            }
+            if bytes.get(value) == Some(&b'=') {
+                value += 1;
+                while value < stop && is_space(bytes[value]) {
+                    value += 1;
+                }
+                at = match bytes.get(value) {
+                    Some(&quote @ (b'"' | b'\'')) => {
+                        match find(&bytes[..stop], value + 1, &[quote]) {
+                            Some(close) => close + 1,
+                            // The tag's end was read otherwise: leave the tag as it is.
+                            None => return,
+                        }
+                    }
+                    _ => {
+                        while value < stop && bytes[value] != b'>' && !is_space(bytes[value]) {
+                            value += 1;
+                        }
+                        value
+                    }
+                };
+            }
+            if is_unread_data_attribute(name) {
+                self.drop_text(name_start, at);
+            }
+        }
     }
 
     /// Leaves `text[start..stop]` out of the capped text.
@@ -468,28 +573,80 @@ fn names_tag(bytes: &[u8], name: &[u8]) -> bool {
         )
 }
 
+/// Where a comment whose text starts at `from` ends (after its `-->` or `--!>`), if it does.
+///
+/// `--!>` is looked for only before the first `-->`: it is rare, and a search of the rest of
+/// the page for it at every comment would read a page once per comment.
+fn comment_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let closed = find(bytes, from, b"-->").map(|end| end + 3);
+    // A `--!>` that starts before a `-->` also ends before that `-->` ends.
+    let searched = &bytes[..closed.unwrap_or(bytes.len())];
+    let misclosed = find(searched, from, b"--!>").map(|end| end + 4);
+    misclosed.or(closed)
+}
+
+/// Whether an attribute name (as written, lowercase) is a `data-*` one that no reader of the
+/// parsed page looks at.
+fn is_unread_data_attribute(name: &[u8]) -> bool {
+    name.starts_with(b"data-")
+        && !crate::tidy::LAZY_SRC_ATTRIBUTES
+            .iter()
+            .chain(crate::tidy::LAZY_SRCSET_ATTRIBUTES)
+            .any(|read| read.as_bytes() == name)
+}
+
 fn is_foreign(name: &str) -> bool {
     name == "svg" || name == "math"
 }
 
-/// Where the tag whose name ends at `at` ends (after its `>`), and whether it ends in `/>`.
-/// Quoted attribute values may hold `>`.
-fn tag_end(bytes: &[u8], mut at: usize) -> (usize, bool) {
+/// Where a tag ends, as [`tag_end`] reads it.
+struct TagEnd {
+    /// After its `>`.
+    stop: usize,
+    /// It ends in `/>`.
+    self_closing: bool,
+    /// An attribute name after whitespace starts with `data-` (a hint: the attributes are
+    /// read properly only when it is set).
+    data_attribute: bool,
+}
+
+/// Where the tag whose name ends at `at` ends. Quoted attribute values may hold `>`.
+fn tag_end(bytes: &[u8], mut at: usize) -> TagEnd {
     let mut after_equals = false;
+    let mut after_space = false;
+    let mut data_attribute = false;
     while let Some(&byte) = bytes.get(at) {
         match byte {
-            b'>' => return (at + 1, at > 0 && bytes[at - 1] == b'/'),
+            b'>' => {
+                return TagEnd {
+                    stop: at + 1,
+                    self_closing: at > 0 && bytes[at - 1] == b'/',
+                    data_attribute,
+                };
+            }
             b'"' | b'\'' if after_equals => {
                 at = memchr(byte, &bytes[at + 1..]).map_or(bytes.len(), |end| at + 1 + end);
                 after_equals = false;
             }
             b'=' => after_equals = true,
-            byte if byte.is_ascii_whitespace() => {}
+            byte if byte.is_ascii_whitespace() => {
+                after_space = true;
+                at += 1;
+                continue;
+            }
+            b'd' if after_space && !after_equals => {
+                data_attribute |= bytes[at..].starts_with(b"data-");
+            }
             _ => after_equals = false,
         }
+        after_space = false;
         at += 1;
     }
-    (bytes.len(), false)
+    TagEnd {
+        stop: bytes.len(),
+        self_closing: false,
+        data_attribute,
+    }
 }
 
 fn contains_ignore_case(haystack: &[u8], needle: &[u8]) -> bool {
@@ -509,7 +666,7 @@ fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_DEPTH, cap_depth, prepare_for_parsing};
+    use super::{DataAttributes, MAX_DEPTH, cap_depth, comment_end, prepare_for_parsing};
 
     fn nested(depth: usize) -> String {
         format!(
@@ -566,7 +723,7 @@ mod tests {
              <script>var html = \"<p>not markup</p>\";</script ></head>\
              <body><p>Text.</p><SCRIPT src=\"a.js\">x()</SCRIPT></body>";
         assert_eq!(
-            prepare_for_parsing(page),
+            prepare_for_parsing(page, DataAttributes::All),
             "<head><style></style>\
              <script type=\"application/ld+json\">{\"headline\": \"Kept\"}</script>\
              <script></script ></head>\
@@ -583,34 +740,47 @@ mod tests {
         let escaped = "<script><!-- document.write('<script>x</script>') --></script><p>a</p>\
                        <!-- x --><style>p {}</style>";
         assert_eq!(
-            prepare_for_parsing(escaped),
+            prepare_for_parsing(escaped, DataAttributes::All),
             "<script><!-- document.write('<script>x</script>') --></script><p>a</p>\
              <!-- x --><style></style>"
         );
         // `</scripts` is not its end tag, as the tokenizer reads it; a missing one ends none.
         let longer_name = "<script>a = '</scripts>';</script><p>a</p>";
         assert_eq!(
-            prepare_for_parsing(longer_name),
+            prepare_for_parsing(longer_name, DataAttributes::All),
             "<script></script><p>a</p>"
         );
         let unclosed = "<p>a</p><script>never closed";
-        assert_eq!(prepare_for_parsing(unclosed), unclosed);
+        assert_eq!(prepare_for_parsing(unclosed, DataAttributes::All), unclosed);
         // A title whose end tag is misspelt runs to the end of the page: no comment in it is one.
         let title = "<title>T</titlevalue=\"true\" --><!-- a --><p>b</p>";
-        assert_eq!(prepare_for_parsing(title), title);
+        assert_eq!(prepare_for_parsing(title, DataAttributes::All), title);
         // In SVG, `<style>` holds markup (an SVG kept whole, as one holding HTML is).
         let svg = "<svg><foreignObject/><style>.a{fill:red}</style><text>t</text></svg>";
-        assert_eq!(prepare_for_parsing(svg), svg);
+        assert_eq!(prepare_for_parsing(svg, DataAttributes::All), svg);
     }
 
     #[test]
     fn comments_are_left_out_before_parsing() {
         let page = "<p>a<!-- one -->b<!---->c<!-->d<!--->e<!-- two --!>f</p><!-- <p>x</p> -->";
-        assert_eq!(prepare_for_parsing(page), "<p>abcdef</p>");
+        assert_eq!(
+            prepare_for_parsing(page, DataAttributes::All),
+            "<p>abcdef</p>"
+        );
         assert_eq!(cap_depth(page), page);
         // One never closed holds the rest of the page, as the tokenizer reads it.
         let unclosed = "<p>a</p><!-- <p>b</p>";
-        assert_eq!(prepare_for_parsing(unclosed), unclosed);
+        assert_eq!(prepare_for_parsing(unclosed, DataAttributes::All), unclosed);
+    }
+
+    #[test]
+    fn a_comment_ends_at_whichever_closing_comes_first() {
+        assert_eq!(comment_end(b"<!-- a --!> b --> c", 4), Some(11));
+        assert_eq!(comment_end(b"<!-- a --> b --!> c", 4), Some(10));
+        assert_eq!(comment_end(b"<!-- a --!>", 4), Some(11));
+        assert_eq!(comment_end(b"<!-- a -- b", 4), None);
+        // Each comment reads only up to its own end, not the rest of the page.
+        assert_eq!(comment_end(b"<!---->", 4), Some(7));
     }
 
     #[test]
@@ -619,7 +789,7 @@ mod tests {
         let page = "<p>a</p><SVG viewBox=\"0 0 9 9\"><svg><path d=\"M0 0\"/></svg>\
                     <svg/><g><path d=\"M1 1\"/></g></svg ><p>b</p><svg><path/></svg>";
         assert_eq!(
-            prepare_for_parsing(page),
+            prepare_for_parsing(page, DataAttributes::All),
             "<p>a</p><SVG viewBox=\"0 0 9 9\"></svg ><p>b</p><svg></svg>"
         );
         assert_eq!(cap_depth(page), page);
@@ -629,8 +799,24 @@ mod tests {
             "<svg><text><![CDATA[</svg>]]></text></svg><p>b</p>",
             "<p>a</p><svg><path/>",
         ] {
-            assert_eq!(prepare_for_parsing(kept), kept);
+            assert_eq!(prepare_for_parsing(kept, DataAttributes::All), kept);
         }
+    }
+
+    #[test]
+    fn unread_data_attributes_are_left_out_before_parsing() {
+        // Quoted values may hold `>` and `data-`; lazy image addresses are read, so they stay.
+        let page = "<div data-track='{\"a\": \"<b>\"}' class=\"post\" data-x=1 data-y>\
+                    <img data-src=\"a.jpg\" src=\"blank.gif\" data-srcset=\"b.jpg 2x\" data-id=\"7\"/>\
+                    <p title=\"data-x\">data-x=1</p><br data-a = \"1\"/data-b></div>";
+        assert_eq!(
+            prepare_for_parsing(page, DataAttributes::Read),
+            "<div  class=\"post\"  >\
+             <img data-src=\"a.jpg\" src=\"blank.gif\" data-srcset=\"b.jpg 2x\" />\
+             <p title=\"data-x\">data-x=1</p><br /></div>"
+        );
+        assert_eq!(prepare_for_parsing(page, DataAttributes::All), page);
+        assert_eq!(cap_depth(page), page);
     }
 
     #[test]

@@ -33,6 +33,8 @@ use html5ever::{LocalName, QualName, local_name, ns};
 use scraper::{Html, Node};
 use url::Url;
 
+pub use crate::html_depth::DataAttributes;
+
 /// Elements whose content is never text of the page (executable, styling, form controls,
 /// embedded documents and players). Extractors skip these subtrees; the serializer and the
 /// policy remove them with their content, except the media a reader plays
@@ -220,7 +222,7 @@ const COPIED_ATTRIBUTES: &[&str] = &[
 ];
 
 /// Attributes that lazy-loading scripts read the real image address from, best first.
-const LAZY_SRC_ATTRIBUTES: &[&str] = &[
+pub(crate) const LAZY_SRC_ATTRIBUTES: &[&str] = &[
     "data-src",
     "data-lazy-src",
     "data-original",
@@ -232,7 +234,7 @@ const LAZY_SRC_ATTRIBUTES: &[&str] = &[
 ];
 
 /// Attributes holding a lazy `srcset`.
-const LAZY_SRCSET_ATTRIBUTES: &[&str] = &["data-srcset", "data-lazy-srcset"];
+pub(crate) const LAZY_SRCSET_ATTRIBUTES: &[&str] = &["data-srcset", "data-lazy-srcset"];
 
 /// The elements HTML defines as void (no closing tag).
 const VOID_ELEMENTS: &[&str] = &[
@@ -419,10 +421,16 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
-/// Parses decoded text into a DOM.
+/// Parses decoded text into a DOM, without the `data-*` attributes no reader looks at.
 pub fn parse(text: &str) -> Html {
+    parse_with(text, DataAttributes::Read)
+}
+
+/// Parses decoded text into a DOM; `data_attributes` says which `data-*` attributes it keeps
+/// ([`crate::html_depth::prepare_for_parsing`]).
+pub fn parse_with(text: &str, data_attributes: DataAttributes) -> Html {
     use html5ever::tendril::TendrilSink as _;
-    let prepared = crate::html_depth::prepare_for_parsing(text);
+    let prepared = crate::html_depth::prepare_for_parsing(text, data_attributes);
     let mut document = Html::new_document();
     document.tree = ego_tree::Tree::with_capacity(Node::Document, node_capacity(&prepared));
     html5ever::driver::parse_document(scraper::HtmlTreeSink::new(document), Default::default())

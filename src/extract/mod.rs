@@ -37,6 +37,7 @@ pub mod tag_ratio;
 pub mod template;
 pub mod title;
 
+use crate::tidy;
 use std::fmt;
 use std::str::FromStr;
 
@@ -210,9 +211,26 @@ impl Page {
         page_url: Option<&url::Url>,
         title_hint: Option<&str>,
     ) -> Page {
-        let decoded = crate::tidy::decode(raw, http_charset);
-        let document = crate::tidy::parse(&decoded.text);
-        let base = crate::tidy::base_url(&document, page_url);
+        Page::parse_with(
+            raw,
+            http_charset,
+            page_url,
+            title_hint,
+            tidy::DataAttributes::Read,
+        )
+    }
+
+    /// [`Page::parse`], keeping the `data-*` attributes `data_attributes` says.
+    pub fn parse_with(
+        raw: &[u8],
+        http_charset: Option<&str>,
+        page_url: Option<&url::Url>,
+        title_hint: Option<&str>,
+        data_attributes: tidy::DataAttributes,
+    ) -> Page {
+        let decoded = tidy::decode(raw, http_charset);
+        let document = tidy::parse_with(&decoded.text, data_attributes);
+        let base = tidy::base_url(&document, page_url);
         let stats = dom::analyze(&document, base.as_ref());
         Page {
             source: decoded.text,
@@ -351,7 +369,13 @@ pub fn extract_site_page(
     site: SiteKnowledge<'_>,
 ) -> SitePageExtraction {
     let params = template::TemplateParams::default();
-    let mut page = Page::parse(raw, http_charset, page_url, title_hint);
+    // An operator's selectors may name any attribute.
+    let data_attributes = if site.rules.is_some() {
+        tidy::DataAttributes::All
+    } else {
+        tidy::DataAttributes::Read
+    };
+    let mut page = Page::parse_with(raw, http_charset, page_url, title_hint, data_attributes);
     let fingerprints = template::block_fingerprints(&page);
     let observation = template::observation(fingerprints.clone(), &params);
     let metadata = metadata::page_metadata(&page.document, page.base.as_ref());

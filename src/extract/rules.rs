@@ -295,6 +295,34 @@ mod tests {
     }
 
     #[test]
+    fn selectors_may_name_data_attributes() {
+        // The parser is spared the `data-*` attributes gleaner does not read, except on a site
+        // whose operator's selectors may name them.
+        let html = "<html><body><nav><a href=\"/\">Home</a> <a href=\"/a\">A</a></nav>\
+            <div data-role=\"story\"><p>The story itself, long enough to be the article here.</p></div>\
+            <div data-role=\"teaser\"><p>Another story you might like, with words of its own.</p></div>\
+            </body></html>";
+        let url = url::Url::parse("https://www.example.com/story").ok();
+        let rules = rules(&["[data-role=story]"], &["[data-role=teaser]"]);
+        let site = crate::extract::SiteKnowledge {
+            template: None,
+            rules: Some(&rules),
+        };
+        let page = crate::extract::extract_site_page(
+            html.as_bytes(),
+            None,
+            url.as_ref(),
+            None,
+            Algorithm::Auto,
+            site,
+        );
+        let extraction = page.extraction.expect("an article");
+        assert_eq!(extraction.algorithm, Algorithm::Rules);
+        assert!(extraction.text.contains("The story itself"));
+        assert!(!extraction.text.contains("Another story"));
+    }
+
+    #[test]
     fn hosts_match_exactly_or_by_wildcard_and_exact_wins() {
         let exact = rules(&[".story"], &[]);
         assert!(exact.matches_host("www.example.com"));
