@@ -29,12 +29,6 @@ pub enum CliError {
     /// Bad usage or bad configuration: exit status 2.
     #[error("{0}")]
     Usage(String),
-    /// A command whose implementation belongs to a later stage of the project: exit status 2.
-    #[error("`gleaner {command}` is not available yet: it arrives with {issue}")]
-    NotYet {
-        command: &'static str,
-        issue: &'static str,
-    },
     /// Anything that went wrong while running: exit status 1.
     #[error("{}", runtime_message(context, source.as_ref()))]
     Runtime {
@@ -91,7 +85,7 @@ impl CliError {
     /// The process exit status for this error.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::Usage(_) | CliError::NotYet { .. } => 2,
+            CliError::Usage(_) => 2,
             CliError::Runtime { .. } => 1,
         }
     }
