@@ -265,6 +265,50 @@ struct Walk<'a> {
     in_title: bool,
     /// Marked regions with their block ranges before empty blocks are dropped.
     regions: Vec<(RegionKind, std::ops::Range<usize>)>,
+    /// The markers seen so far, with what each names.
+    verdicts: MarkerVerdicts,
+}
+
+/// What each class-and-id marker seen on a page names: a page repeats a few markers on most
+/// of its elements (menu items, teasers, paragraphs), so each is tested once.
+#[derive(Default)]
+struct MarkerVerdicts(foldhash::HashMap<String, MarkerVerdict>);
+
+impl MarkerVerdicts {
+    /// The region an element marks, if any (inline elements mark none).
+    fn region_kind(&mut self, name: &str, marker: String) -> Option<RegionKind> {
+        if is_inline(name) {
+            return None;
+        }
+        let verdict = if marker.is_empty() {
+            MarkerVerdict {
+                comments: false,
+                furniture: false,
+            }
+        } else {
+            *self.0.entry(marker).or_insert_with_key(|marker| {
+                let comments = has_marker(marker, &COMMENT_MARKERS);
+                MarkerVerdict {
+                    comments,
+                    furniture: !comments && has_marker(marker, &FURNITURE_MARKERS),
+                }
+            })
+        };
+        if verdict.comments {
+            Some(RegionKind::Comments)
+        } else if FURNITURE_TAGS.contains(&name) || verdict.furniture {
+            Some(RegionKind::Furniture)
+        } else {
+            None
+        }
+    }
+}
+
+/// Which marker sets a class-and-id marker matches ([`has_marker`]).
+#[derive(Debug, Clone, Copy)]
+struct MarkerVerdict {
+    comments: bool,
+    furniture: bool,
 }
 
 impl<'a> Walk<'a> {
@@ -280,6 +324,7 @@ impl<'a> Walk<'a> {
             title_tag: None,
             in_title: false,
             regions: Vec::new(),
+            verdicts: MarkerVerdicts::default(),
         }
     }
 
@@ -317,7 +362,7 @@ impl<'a> Walk<'a> {
             // a caption, not a caption.
             caption: name != "table"
                 && (parent.is_some_and(|f| f.caption) || name == "figcaption" || name == "figure"),
-            region: region_kind(name, &marker),
+            region: self.verdicts.region_kind(name, marker),
             first_block: self.stats.blocks.len(),
             skipped,
             path: path_hash(
@@ -639,20 +684,6 @@ fn add_text(
     block.pending_space = pending;
     if in_link {
         block.sa += block.text.len() - before;
-    }
-}
-
-/// The region an element marks, if any (inline elements mark none).
-fn region_kind(name: &str, marker: &str) -> Option<RegionKind> {
-    if is_inline(name) {
-        return None;
-    }
-    if has_marker(marker, &COMMENT_MARKERS) {
-        Some(RegionKind::Comments)
-    } else if FURNITURE_TAGS.contains(&name) || has_marker(marker, &FURNITURE_MARKERS) {
-        Some(RegionKind::Furniture)
-    } else {
-        None
     }
 }
 
