@@ -868,3 +868,23 @@ fn a_block_that_recombines_the_title_words_does_not_cut_the_page() {
         assert_contains_none(&result.text, &["About the trust", "Registered charity"]);
     }
 }
+
+#[test]
+fn paragraphs_each_marked_by_a_furniture_class_are_the_article() {
+    // Every paragraph of the excerpt carries `class="excerpt"`, the class of a teaser's
+    // summary elsewhere: marked one by one next to the longest paragraph, it names the
+    // article's paragraphs, not a box beside them.
+    let result = extract("marked_paragraphs.html", None, Algorithm::Auto);
+    assert_contains_all(
+        &result.text,
+        &[
+            "Ada Penhallow climbed the hundred and twelve steps",
+            "His knees had given out",
+            "the one word her father had made her learn before any other: steer.",
+        ],
+    );
+    assert_contains_none(
+        &result.text,
+        &["Winter Harbour", "Sign up for news", "Site by a friend"],
+    );
+}

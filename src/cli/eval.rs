@@ -389,6 +389,7 @@ fn tuned_params(pairs: &[String]) -> Result<AutoParams, super::CliError> {
             "rejoin_min_share" => c.rejoin_min_share = value,
             "rejoin_across_omitted" => c.rejoin_across_omitted = value != 0.0,
             "detached_tail_below" => c.detached_tail_below = value as usize,
+            "marked_paragraphs_min" => c.marked_paragraphs_min = value as usize,
             "omit_furniture_after_main" => c.omit_furniture_after_main = value != 0.0,
             "min_confidence" => params.min_confidence = value,
             "sigma" => params.sigma = value,

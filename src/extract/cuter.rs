@@ -53,7 +53,8 @@
 //! - `al` 0.3; `trim_below` 80; `drop_short_below` 0 (off); `drop_credits_and_signoffs` on;
 //! - `furniture_max_share` 0.2; `comments_max_share` 0.9; `spare_main_region` on;
 //!   `omit_furniture_after_main` on; `detached_tail_below` 200 (sweep in docs/algorithms.md,
-//!   "The article's detached tail is dropped");
+//!   "The article's detached tail is dropped"); `marked_paragraphs_min` 3 (docs/algorithms.md,
+//!   "Paragraphs marked one by one");
 //! - `title_threshold` 0.72; `title_earliest_margin` 0 (off); `title_link_penalty` 0.1;
 //!   `before_title_factor` 4; `title_paragraphs_before` 3;
 //! - `rejoin_max_share` 1, `rejoin_min_share` 0.1, `rejoin_across_omitted` on.
@@ -138,6 +139,11 @@ pub struct CuterParams {
     /// (bytes), follows a gap and shares its parent element with no other block of the
     /// article ([`drop_detached_tail`]); 0 turns it off.
     pub detached_tail_below: usize,
+    /// When the main block's own element carries a furniture marker and at least this many
+    /// marked elements alike (one block each, the main block's tag and parent) stand beside
+    /// it, the marker names the article's paragraphs and none of them is omitted
+    /// ([`marked_paragraph_regions`]); 0 turns the rule off.
+    pub marked_paragraphs_min: usize,
 }
 
 impl Default for CuterParams {
@@ -169,6 +175,7 @@ impl Default for CuterParams {
             rejoin_across_omitted: true,
             omit_furniture_after_main: true,
             detached_tail_below: 200,
+            marked_paragraphs_min: 3,
         }
     }
 }
@@ -368,17 +375,20 @@ pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> 
     let main = main_block(stats, params);
     let mut omitted_region = vec![false; stats.blocks.len()];
     let mut boxed_in_article = vec![false; stats.blocks.len()];
-    for region in &stats.regions {
+    let paragraphs = marked_paragraph_regions(stats, main, params.marked_paragraphs_min);
+    for (region, marked_paragraph) in stats.regions.iter().zip(paragraphs) {
         let limit = match region.kind {
             RegionKind::Furniture => params.furniture_max_share,
             RegionKind::Comments | RegionKind::AnnouncedComments => params.comments_max_share,
         };
         // The region holds the main block and more besides: a container of the article's
         // paragraphs, where a bio or teaser box holding one long paragraph is not.
-        let spared = params.spare_main_region
-            && region.kind == RegionKind::Furniture
-            && main
-                .is_some_and(|m| region.blocks.contains(&m) && region.sl >= 2 * stats.blocks[m].sl);
+        let spared = marked_paragraph
+            || (params.spare_main_region
+                && region.kind == RegionKind::Furniture
+                && main.is_some_and(|m| {
+                    region.blocks.contains(&m) && region.sl >= 2 * stats.blocks[m].sl
+                }));
         let boxed = inside_main_container(stats, region, main);
         let after_main = params.omit_furniture_after_main && after_main_block(region, main);
         if (region.sl as f64 <= limit * sh || boxed || after_main) && !spared {
@@ -411,6 +421,41 @@ pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> 
             }
         })
         .collect()
+}
+
+/// Which regions are the article's own paragraphs, each marked by a furniture class
+/// (`<p class="excerpttext">` on every paragraph of a book excerpt, `entry-…` classes that
+/// name a post's parts): the main block's element carries the marker itself (its region holds
+/// it alone), and at least `min` furniture regions hold one block each with the main block's
+/// tag and parent element. A box beside the article is one element around its blocks; a
+/// class repeated on the article's paragraphs, next to its longest one, is the article's.
+fn marked_paragraph_regions(stats: &DomStats, main: Option<usize>, min: usize) -> Vec<bool> {
+    let mut marked = vec![false; stats.regions.len()];
+    let Some(main) = main.filter(|_| min > 0) else {
+        return marked;
+    };
+    let main_block = &stats.blocks[main];
+    let alike = |region: &Region| {
+        region.kind == RegionKind::Furniture
+            && region.blocks.len() == 1
+            && stats.blocks.get(region.blocks.start).is_some_and(|block| {
+                block.parent == main_block.parent && block.tag == main_block.tag
+            })
+    };
+    let main_is_marked = stats
+        .regions
+        .iter()
+        .any(|region| alike(region) && region.blocks.start == main);
+    if !main_is_marked {
+        return marked;
+    }
+    for (flag, region) in marked.iter_mut().zip(&stats.regions) {
+        *flag = alike(region);
+    }
+    if marked.iter().filter(|&&m| m).count() < min {
+        marked.fill(false);
+    }
+    marked
 }
 
 /// Whether a furniture region sits between two blocks of the main block's own container (a
