@@ -41,7 +41,9 @@
 //! no evidence. A region that cannot be such a wrapper is omitted at any share: one between
 //! two blocks of the main block's container ([`inside_main_container`]), or one that begins
 //! after the main block ([`after_main_block`]). A container opened by a heading announcing
-//! related content ("You may also like") is such a region too.
+//! related content ("You may also like") is such a region too. A marker repeated on the
+//! article's own paragraphs, the main block's among them, marks no furniture
+//! ([`marked_paragraph_regions`]).
 //!
 //! # Parameters
 //!
