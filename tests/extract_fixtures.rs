@@ -888,3 +888,31 @@ fn paragraphs_each_marked_by_a_furniture_class_are_the_article() {
         &["Winter Harbour", "Sign up for news", "Site by a friend"],
     );
 }
+
+#[test]
+fn an_inline_comments_line_ends_the_article_in_its_container() {
+    // The readers' posts share the story's `<div>`, each a run of its text ended by an
+    // `<hr>`; the first run opens with a bold "Comments are now closed" line, not a heading
+    // element of its own.
+    let result = extract(
+        "inline_comments_label.html",
+        Some("Dockworkers vote to end strike"),
+        Algorithm::Auto,
+    );
+    assert_contains_all(
+        &result.text,
+        &[
+            "voted on Friday to end a nine-day strike",
+            "asked for compensation for the days they lost",
+        ],
+    );
+    assert_contains_none(
+        &result.text,
+        &[
+            "Comments are now closed",
+            "My cousin drives",
+            "Two night shifts in a row is already too many",
+            "whatever they say in their press releases",
+        ],
+    );
+}

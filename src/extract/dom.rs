@@ -138,6 +138,8 @@ pub struct TextBlock {
     figure: Option<usize>,
     /// Whitespace seen and not yet written.
     pending_space: bool,
+    /// Bytes of text and of link text before the block's first `<br>`: its first line.
+    first_line: Option<(usize, usize)>,
 }
 
 impl TextBlock {
@@ -382,14 +384,27 @@ impl<'a> Walk<'a> {
         if name == "br" || !frame.inline {
             separate_words(&mut self.stats.blocks, &self.stack);
         }
+        if name == "br"
+            && let Some(holder) = self.stack.iter().rev().find(|f| !f.inline)
+            && let Some(block) = holder.block.and_then(|b| self.stats.blocks.get_mut(b))
+            && block.first_line.is_none()
+        {
+            block.first_line = Some((block.text.len(), block.sa));
+        }
         // Text after a nested block is a new run of the enclosing element (an anonymous
         // block box): a cross-heading `<span>` between paragraphs is not the byline's text.
         if !frame.inline
             && let Some(holder) = self.stack.iter_mut().rev().find(|f| !f.inline)
-            && let Some(block) = holder.block.take()
-            && let Some(block) = self.stats.blocks.get_mut(block)
+            && let Some(index) = holder.block.take()
+            && let Some(block) = self.stats.blocks.get_mut(index)
         {
             block.end = self.position - 1;
+            // A run that opens with "Comments are now closed" (a bold line, then the
+            // readers' posts, each run ended by an `<hr>`) heads the comments of its own
+            // element, as a heading element would.
+            if heads_comments(&self.stats.blocks, holder, index) {
+                holder.comments_from = Some(index);
+            }
         }
         self.stack.push(frame);
     }
@@ -438,17 +453,9 @@ impl<'a> Walk<'a> {
         // worth of text in the same container, what follows it there is the comments.
         if let Some(block) = frame.block
             && let Some(parent) = self.stack.last_mut()
-            && parent.comments_from.is_none()
-            && self.stats.blocks.get(block).is_some_and(is_comments_label)
+            && heads_comments(&self.stats.blocks, parent, block)
         {
-            let before: usize = self.stats.blocks[parent.first_block.min(block)..block]
-                .iter()
-                .map(|b| b.text.len())
-                .sum();
-            // First in its container, the heading heads a comments section of its own.
-            if block == parent.first_block || before >= MIN_TEXT_BEFORE_COMMENTS {
-                parent.comments_from = Some(block);
-            }
+            parent.comments_from = Some(block);
         }
         // A heading that opens its container and announces related content ("You may also
         // like", "Lire aussi") heads a box of teasers: the container is furniture, as if its
@@ -545,6 +552,29 @@ static COMMENTS_LABEL: std::sync::LazyLock<Option<regex::Regex>> = std::sync::La
 /// "12 comments" link near the byline points to them, it does not head them), and saying so.
 fn is_comments_label(block: &TextBlock) -> bool {
     is_label(block, 120, &COMMENTS_LABEL)
+}
+
+/// Whether a complete block opens the comments of `container`, what follows it there: the
+/// block, or its first line (up to a `<br>`), announces comments after an article's worth of
+/// text in the container, or first in it (a comments section of its own).
+fn heads_comments(blocks: &[TextBlock], container: &Frame, index: usize) -> bool {
+    let Some(block) = blocks.get(index) else {
+        return false;
+    };
+    let first_line = block.first_line.is_some_and(|(len, sa)| {
+        let line = block.text.get(..len).unwrap_or("").trim();
+        line.len() <= 120
+            && 2 * sa < line.len()
+            && COMMENTS_LABEL.as_ref().is_some_and(|re| re.is_match(line))
+    });
+    if container.comments_from.is_some() || !(first_line || is_comments_label(block)) {
+        return false;
+    }
+    let before: usize = blocks[container.first_block.min(index)..index]
+        .iter()
+        .map(|b| b.text.len())
+        .sum();
+    index == container.first_block || before >= MIN_TEXT_BEFORE_COMMENTS
 }
 
 /// Whether a block is a short heading, not a link, whose whole text `label` matches.
@@ -658,6 +688,7 @@ fn add_text(
                 caption: frame.caption,
                 figure: frame.figure,
                 pending_space: false,
+                first_line: None,
             });
             frame.block = Some(blocks.len() - 1);
             blocks.len() - 1
