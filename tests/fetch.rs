@@ -382,6 +382,40 @@ async fn robots_disallow_and_allow() {
 }
 
 #[tokio::test]
+async fn a_feed_with_its_own_user_agent_obeys_that_agents_robots_group() {
+    let server = serve("127.0.0.1").await;
+    server.stats.set_robots(RobotsMode::Text(
+        "User-agent: *\nAllow: /\n\nUser-agent: ReaderBot\nDisallow: /members\n".to_string(),
+    ));
+    let fetcher = fetcher(&polite(true));
+    // gleaner's own agent falls under `*`.
+    assert_eq!(
+        fetched(&fetcher, &page(server.url("/members/1")))
+            .await
+            .status,
+        200
+    );
+    let mut feed = gleaner::config::FeedConfig::new(
+        "members",
+        server.url("/feed.xml"),
+        gleaner::schedule::CronSchedule::parse("*/15 * * * *").expect("a schedule"),
+    );
+    feed.request.user_agent = Some(reqwest::header::HeaderValue::from_static(
+        "ReaderBot/2.0 (+https://reader.example)",
+    ));
+    let options = std::sync::Arc::new(gleaner::fetch::RequestOptions::for_feed(&feed));
+    let members = page(server.url("/members/1")).with_options(&options);
+    assert_eq!(failure(&fetcher, &members).await.kind(), "robots");
+    let article = page(server.url("/article")).with_options(&options);
+    assert_eq!(fetched(&fetcher, &article).await.status, 200);
+    assert_eq!(
+        server.stats.robots_hits.load(Ordering::SeqCst),
+        2,
+        "once for gleaner's agent, once for the feed's, each cached"
+    );
+}
+
+#[tokio::test]
 async fn robots_missing_failing_or_huge_allows() {
     for mode in [
         RobotsMode::Missing,

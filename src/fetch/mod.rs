@@ -40,7 +40,7 @@ use futures::StreamExt;
 use reqwest::StatusCode;
 use reqwest::header::{
     ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_TYPE, ETAG, HeaderMap, HeaderValue,
-    IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED,
+    IF_MODIFIED_SINCE, IF_NONE_MATCH, LAST_MODIFIED, USER_AGENT,
 };
 use tracing::Instrument;
 use tracing::field::Empty;
@@ -360,7 +360,7 @@ impl Fetcher {
         self.check_target(url)?;
         if self.inner.config.respect_robots_txt
             && request.kind.obeys_robots()
-            && !self.robots_allow(url).await
+            && !self.robots_allow(url, &request.options).await
         {
             return Err(FetchError::Robots { url: url.clone() });
         }
@@ -503,12 +503,24 @@ impl Fetcher {
     }
 
     /// Whether robots.txt lets gleaner fetch `url` (fetching it when not cached).
-    async fn robots_allow(&self, url: &Url) -> bool {
+    /// Whether robots.txt lets the crawler fetch `url`. A feed with its own user agent is
+    /// also bound by the group for that agent's product token: its robots.txt is fetched with
+    /// that agent and cached apart, since a site may answer agents differently.
+    async fn robots_allow(&self, url: &Url, options: &RequestOptions) -> bool {
         let origin = url.origin().ascii_serialization();
+        let agent = options.user_agent();
+        let token = agent
+            .and_then(|agent| agent.to_str().ok())
+            .map(robots::product_token)
+            .filter(|token| !token.is_empty() && !self.inner.robots_tokens.contains(token));
+        let key = match &token {
+            Some(token) => format!("{origin} {token}"),
+            None => origin,
+        };
         let robots = self
             .inner
             .robots
-            .get_or_fetch(&origin, || self.fetch_robots(url))
+            .get_or_fetch(&key, || self.fetch_robots(url, agent, token))
             .await;
         let mut path = url.path().to_string();
         if let Some(query) = url.query() {
@@ -518,18 +530,24 @@ impl Fetcher {
         robots.is_allowed(&path)
     }
 
-    async fn fetch_robots(&self, url: &Url) -> (Robots, Duration) {
+    async fn fetch_robots(
+        &self,
+        url: &Url,
+        agent: Option<&HeaderValue>,
+        token: Option<String>,
+    ) -> (Robots, Duration) {
         let Ok(robots_url) = url.join("/robots.txt") else {
             return (Robots::allow_all(), robots::ERROR_TTL);
         };
+        let mut headers = HeaderMap::new();
+        if let Some(agent) = agent {
+            headers.insert(USER_AGENT, agent.clone());
+        }
+        let mut tokens = self.inner.robots_tokens.clone();
+        tokens.extend(token);
         let span = tracing::debug_span!("robots", url = %robots_url, status = Empty);
         let result = self
-            .transfer(
-                &robots_url,
-                HeaderMap::new(),
-                robots::MAX_BYTES,
-                Overflow::Truncate,
-            )
+            .transfer(&robots_url, headers, robots::MAX_BYTES, Overflow::Truncate)
             .instrument(span.clone())
             .await;
         let _entered = span.enter();
@@ -537,7 +555,7 @@ impl Fetcher {
             Ok(transfer) if transfer.status.is_success() => {
                 span.record("status", transfer.status.as_u16());
                 let text = String::from_utf8_lossy(&transfer.body);
-                (Robots::parse(&text, &self.inner.robots_tokens), robots::TTL)
+                (Robots::parse(&text, &tokens), robots::TTL)
             }
             Ok(transfer) if transfer.status.is_client_error() => {
                 span.record("status", transfer.status.as_u16());

@@ -61,6 +61,11 @@ impl RequestOptions {
         options
     }
 
+    /// The feed's own user agent, when it configures one.
+    pub(super) fn user_agent(&self) -> Option<&HeaderValue> {
+        self.headers.get(USER_AGENT)
+    }
+
     /// The headers to send with a request for `url`: credentials only on the feed's origin.
     pub(super) fn headers_for(&self, url: &Url) -> HeaderMap {
         let mut headers = self.headers.clone();

@@ -1,7 +1,9 @@
 //! robots.txt (RFC 9309): parsing, matching a path, and the per-origin cache.
 //!
-//! gleaner obeys the group whose `User-agent` names one of its product tokens (`gleaner`, and
-//! the product token of the configured `user_agent`), matched case-insensitively; without
+//! gleaner obeys the group whose `User-agent` names one of its product tokens (`gleaner`, the
+//! product token of the configured `user_agent`, and for a feed with a `user_agent` of its own
+//! that agent's token too, its robots.txt fetched with that agent and cached apart), matched
+//! case-insensitively; without
 //! such a group, the `*` group; without either, everything is allowed. Within the chosen
 //! rules the longest matching pattern wins, `Allow` winning a tie; patterns support `*` and a
 //! final `$`. `/robots.txt` itself is always allowed.
