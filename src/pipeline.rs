@@ -313,13 +313,24 @@ async fn poll_entries(
 }
 
 /// Records each entry of the feed document that gives no article (no article link, or
-/// unreadable), so that a poll that stores nothing says why; returns how many.
+/// unreadable), so that a poll that stores nothing says why; returns how many were new. An
+/// entry that stays in the document is recorded once, not again at every poll that fetches
+/// the document anew, as a stored article is counted once.
 async fn record_unusable_entries(ctx: &Context, feed_id: i64, unusable: &[UnusableEntry]) -> usize {
+    let mut new = 0;
     for entry in unusable {
         let failure = StepFailure::new(Stage::Feed, entry.reason.kind(), entry);
-        record(ctx, Some(feed_id), None, &failure).await;
+        let row = failure_row(Some(feed_id), None, &failure);
+        match ctx.store.record_failure_once(&row).await {
+            Ok(false) => {}
+            Ok(true) => {
+                metrics::failure(failure.stage.as_str(), failure.kind);
+                new += 1;
+            }
+            Err(error) => tracing::error!(%error, "could not record a failure"),
+        }
     }
-    unusable.len()
+    new
 }
 
 /// The feed document and its entries, or `None` on a 304; a failure with the server's
@@ -676,15 +687,24 @@ async fn record(
     failure: &StepFailure,
 ) {
     metrics::failure(failure.stage.as_str(), failure.kind);
-    let row = NewFailure {
+    let row = failure_row(feed_id, article_url, failure);
+    if let Err(error) = ctx.store.record_failure(&row).await {
+        tracing::error!(%error, "could not record a failure");
+    }
+}
+
+/// The row that records `failure`.
+fn failure_row(
+    feed_id: Option<i64>,
+    article_url: Option<&str>,
+    failure: &StepFailure,
+) -> NewFailure {
+    NewFailure {
         feed_id,
         article_url: article_url.map(str::to_string),
         stage: failure.stage.as_str().to_string(),
         kind: failure.kind.to_string(),
         message: failure.message.clone(),
-    };
-    if let Err(error) = ctx.store.record_failure(&row).await {
-        tracing::error!(%error, "could not record a failure");
     }
 }
 

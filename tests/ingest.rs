@@ -781,5 +781,11 @@ async fn feeds_with_entries_never_poll_ok_with_nothing_stored_or_said(
             .any(|f| f.message.contains("\"urn:m:licence\"") && f.message.contains("rel=license")),
         "{failures:#?}"
     );
+
+    // The next poll fetches the documents anew (they carry no validators): the entries that
+    // give no article are neither recorded nor counted as failed again.
+    let (_, again) = poll(&ctx).await?;
+    assert!(again.iter().all(|r| r.failed_articles == 0), "{again:#?}");
+    assert_eq!(db.store.recent_failures(100).await?.len(), failures.len());
     Ok(())
 }

@@ -184,6 +184,26 @@ impl Store {
         Ok(())
     }
 
+    /// Records a failure that stays true from poll to poll (an entry of the feed document
+    /// that gives no article) only the first time: the same feed, stage, kind and message
+    /// recorded already is not written again. Whether it was written.
+    pub async fn record_failure_once(&self, failure: &NewFailure) -> Result<bool, StoreError> {
+        let written = on_pool!(self, pool => {
+            sqlx::query(sql::INSERT_FAILURE_ONCE)
+                .bind(now())
+                .bind(failure.feed_id)
+                .bind(&failure.article_url)
+                .bind(&failure.stage)
+                .bind(&failure.kind)
+                .bind(&failure.message)
+                .execute(pool)
+                .await
+                .map(|done| done.rows_affected() > 0)
+        })
+        .context("recording a failure")?;
+        Ok(written)
+    }
+
     /// The most recent failures, newest first.
     pub async fn recent_failures(&self, limit: i64) -> Result<Vec<Failure>, StoreError> {
         on_pool!(self, pool => {

@@ -230,6 +230,15 @@ pub(super) const INSERT_FAILURE: &str = "
     INSERT INTO failures (occurred_at, feed_id, article_url, stage, kind, message)
     VALUES ($1, $2, $3, $4, $5, $6)";
 
+/// The failure, unless the same one (feed, stage, kind, message) is recorded already.
+pub(super) const INSERT_FAILURE_ONCE: &str = "
+    INSERT INTO failures (occurred_at, feed_id, article_url, stage, kind, message)
+    SELECT $1, $2, $3, $4, $5, $6
+    WHERE NOT EXISTS (
+        SELECT 1 FROM failures
+        WHERE feed_id = $2 AND stage = $4 AND kind = $5 AND message = $6
+    )";
+
 pub(super) const SELECT_RECENT_FAILURES: &str = "
     SELECT fl.id, fl.occurred_at, f.name AS feed, fl.article_url, fl.stage, fl.kind, fl.message
     FROM failures fl
