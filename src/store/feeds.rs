@@ -168,28 +168,28 @@ impl Store {
 
     /// Records a failure for operators (`gleaner feeds`, the failures table).
     pub async fn record_failure(&self, failure: &NewFailure) -> Result<(), StoreError> {
-        on_pool!(self, pool => {
-            sqlx::query(sql::INSERT_FAILURE)
-                .bind(now())
-                .bind(failure.feed_id)
-                .bind(&failure.article_url)
-                .bind(&failure.stage)
-                .bind(&failure.kind)
-                .bind(&failure.message)
-                .execute(pool)
-                .await
-                .map(drop)
-        })
-        .context("recording a failure")?;
-        Ok(())
+        self.insert_failure(sql::INSERT_FAILURE, failure)
+            .await
+            .map(drop)
     }
 
     /// Records a failure that stays true from poll to poll (an entry of the feed document
     /// that gives no article) only the first time: the same feed, stage, kind and message
     /// recorded already is not written again. Whether it was written.
     pub async fn record_failure_once(&self, failure: &NewFailure) -> Result<bool, StoreError> {
-        let written = on_pool!(self, pool => {
-            sqlx::query(sql::INSERT_FAILURE_ONCE)
+        self.insert_failure(sql::INSERT_FAILURE_ONCE, failure)
+            .await
+            .map(|rows| rows > 0)
+    }
+
+    /// Runs one of the failure inserts (their parameters are the same); the rows written.
+    async fn insert_failure(
+        &self,
+        statement: &'static str,
+        failure: &NewFailure,
+    ) -> Result<u64, StoreError> {
+        let rows = on_pool!(self, pool => {
+            sqlx::query(statement)
                 .bind(now())
                 .bind(failure.feed_id)
                 .bind(&failure.article_url)
@@ -198,10 +198,10 @@ impl Store {
                 .bind(&failure.message)
                 .execute(pool)
                 .await
-                .map(|done| done.rows_affected() > 0)
+                .map(|done| done.rows_affected())
         })
         .context("recording a failure")?;
-        Ok(written)
+        Ok(rows)
     }
 
     /// The most recent failures, newest first.
