@@ -502,10 +502,10 @@ impl Fetcher {
         })
     }
 
-    /// Whether robots.txt lets gleaner fetch `url` (fetching it when not cached).
-    /// Whether robots.txt lets the crawler fetch `url`. A feed with its own user agent is
-    /// also bound by the group for that agent's product token: its robots.txt is fetched with
-    /// that agent and cached apart, since a site may answer agents differently.
+    /// Whether robots.txt lets gleaner fetch `url` (fetching it when not cached). A feed with
+    /// its own user agent is also bound by the group for that agent's product token: its
+    /// robots.txt is fetched with that agent and cached apart, since a site may answer agents
+    /// differently.
     async fn robots_allow(&self, url: &Url, options: &RequestOptions) -> bool {
         let origin = url.origin().ascii_serialization();
         let agent = options.user_agent();
