@@ -502,50 +502,32 @@ impl<'a> Walk<'a> {
         if !tag.data_attribute {
             return;
         }
-        let bytes = self.text.as_bytes();
-        let stop = tag.stop;
-        let is_space = |b: u8| matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
+        let bytes = &self.text.as_bytes()[..tag.stop];
         let mut at = tag.start + 1 + tag.name.len();
         loop {
-            while at < stop && (is_space(bytes[at]) || bytes[at] == b'/') {
-                at += 1;
-            }
-            if at >= stop || bytes[at] == b'>' {
+            at = skip_while(bytes, at, |b| is_tag_space(b) || b == b'/');
+            if bytes.get(at).is_none_or(|&b| b == b'>') {
                 return;
             }
             let name_start = at;
             // The first character may be `=`: it starts a name then.
-            at += 1;
-            while at < stop && !matches!(bytes[at], b'/' | b'>' | b'=') && !is_space(bytes[at]) {
-                at += 1;
-            }
-            let name = &bytes[name_start..at];
-            let mut value = at;
-            while value < stop && is_space(bytes[value]) {
-                value += 1;
-            }
-            if bytes.get(value) == Some(&b'=') {
-                value += 1;
-                while value < stop && is_space(bytes[value]) {
-                    value += 1;
-                }
+            at = skip_while(bytes, at + 1, |b| {
+                !matches!(b, b'/' | b'>' | b'=') && !is_tag_space(b)
+            });
+            let name_end = at;
+            let equals = skip_while(bytes, at, is_tag_space);
+            if bytes.get(equals) == Some(&b'=') {
+                let value = skip_while(bytes, equals + 1, is_tag_space);
                 at = match bytes.get(value) {
-                    Some(&quote @ (b'"' | b'\'')) => {
-                        match find(&bytes[..stop], value + 1, &[quote]) {
-                            Some(close) => close + 1,
-                            // The tag's end was read otherwise: leave the tag as it is.
-                            None => return,
-                        }
-                    }
-                    _ => {
-                        while value < stop && bytes[value] != b'>' && !is_space(bytes[value]) {
-                            value += 1;
-                        }
-                        value
-                    }
+                    Some(&quote @ (b'"' | b'\'')) => match find(bytes, value + 1, &[quote]) {
+                        Some(close) => close + 1,
+                        // The tag's end was read otherwise: leave the tag as it is.
+                        None => return,
+                    },
+                    _ => skip_while(bytes, value, |b| b != b'>' && !is_tag_space(b)),
                 };
             }
-            if is_unread_data_attribute(name) {
+            if is_unread_data_attribute(&bytes[name_start..name_end]) {
                 self.drop_text(name_start, at);
             }
         }
@@ -567,10 +549,7 @@ impl<'a> Walk<'a> {
 fn names_tag(bytes: &[u8], name: &[u8]) -> bool {
     bytes.len() > name.len()
         && bytes[..name.len()].eq_ignore_ascii_case(name)
-        && matches!(
-            bytes[name.len()],
-            b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>'
-        )
+        && (is_tag_space(bytes[name.len()]) || matches!(bytes[name.len()], b'/' | b'>'))
 }
 
 /// Where a comment whose text starts at `from` ends (after its `-->` or `--!>`), if it does.
@@ -583,6 +562,19 @@ fn comment_end(bytes: &[u8], from: usize) -> Option<usize> {
     let searched = &bytes[..closed.unwrap_or(bytes.len())];
     let misclosed = find(searched, from, b"--!>").map(|end| end + 4);
     misclosed.or(closed)
+}
+
+/// Whitespace as the tokenizer reads it between attributes.
+fn is_tag_space(byte: u8) -> bool {
+    matches!(byte, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ')
+}
+
+/// The first offset from `at` whose byte does not satisfy `keep` (`bytes.len()` if none).
+fn skip_while(bytes: &[u8], at: usize, keep: impl Fn(u8) -> bool) -> usize {
+    bytes
+        .get(at..)
+        .and_then(|rest| rest.iter().position(|&b| !keep(b)))
+        .map_or(bytes.len().max(at), |offset| at + offset)
 }
 
 /// Whether an attribute name (as written, lowercase) is a `data-*` one that no reader of the

@@ -432,29 +432,25 @@ pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> 
 /// tag and parent element. A box beside the article is one element around its blocks; a
 /// class repeated on the article's paragraphs, next to its longest one, is the article's.
 fn marked_paragraph_regions(stats: &DomStats, main: Option<usize>, min: usize) -> Vec<bool> {
-    let mut marked = vec![false; stats.regions.len()];
-    let Some(main) = main.filter(|_| min > 0) else {
-        return marked;
+    let Some(main_block) = main.filter(|_| min > 0).and_then(|m| stats.blocks.get(m)) else {
+        return vec![false; stats.regions.len()];
     };
-    let main_block = &stats.blocks[main];
-    let alike = |region: &Region| {
-        region.kind == RegionKind::Furniture
-            && region.blocks.len() == 1
-            && stats.blocks.get(region.blocks.start).is_some_and(|block| {
-                block.parent == main_block.parent && block.tag == main_block.tag
-            })
-    };
-    let main_is_marked = stats
+    let mut marked: Vec<bool> = stats
         .regions
         .iter()
-        .any(|region| alike(region) && region.blocks.start == main);
-    if !main_is_marked {
-        return marked;
-    }
-    for (flag, region) in marked.iter_mut().zip(&stats.regions) {
-        *flag = alike(region);
-    }
-    if marked.iter().filter(|&&m| m).count() < min {
+        .map(|region| {
+            region.kind == RegionKind::Furniture
+                && region.blocks.len() == 1
+                && stats.blocks.get(region.blocks.start).is_some_and(|block| {
+                    block.parent == main_block.parent && block.tag == main_block.tag
+                })
+        })
+        .collect();
+    let main_is_marked = marked
+        .iter()
+        .zip(&stats.regions)
+        .any(|(&alike, region)| alike && Some(region.blocks.start) == main);
+    if !main_is_marked || marked.iter().filter(|&&alike| alike).count() < min {
         marked.fill(false);
     }
     marked

@@ -37,9 +37,10 @@ pub mod tag_ratio;
 pub mod template;
 pub mod title;
 
-use crate::tidy;
 use std::fmt;
 use std::str::FromStr;
+
+use crate::tidy;
 
 /// An extraction algorithm, selectable by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
