@@ -28,7 +28,7 @@ pub fn cap_depth(text: &str) -> Cow<'_, str> {
         text,
         Preparation {
             empty_scripts: false,
-            drop_unread_data: false,
+            drop_unread_attributes: false,
         },
     )
 }
@@ -47,26 +47,28 @@ pub fn cap_depth(text: &str) -> Cow<'_, str> {
 /// (4 % of the bytes of both sets, all of it tags) that every reader skips too; one holding a
 /// comment, CDATA or a `<foreignObject>` is parsed whole (`Walk::svg_end`).
 ///
-/// With [`DataAttributes::Read`], start tags also lose the `data-*` attributes that no reader
-/// looks at: scripts' state, tracking labels, JSON for widgets (5 % of scrapinghub's bytes, and
-/// the tokenizer copies attribute values a character at a time). Kept are the lazy-loading
-/// addresses of images and players ([`crate::tidy::LAZY_SRC_ATTRIBUTES`],
-/// [`crate::tidy::LAZY_SRCSET_ATTRIBUTES`]); the sanitizing policy drops every other `data-*`
-/// attribute from what is stored, so the stored article is the same either way.
-pub fn prepare_for_parsing(text: &str, data_attributes: DataAttributes) -> Cow<'_, str> {
+/// With [`ParsedAttributes::Read`], start tags also lose the attributes that no reader looks
+/// at and the tree builder does not act on ([`is_unread_attribute`]): the `data-*` ones
+/// (scripts' state, tracking labels, JSON for widgets: 5 % of scrapinghub's bytes, and the
+/// tokenizer copies attribute values a character at a time) but for the lazy-loading addresses
+/// of images and players ([`crate::tidy::LAZY_SRC_ATTRIBUTES`],
+/// [`crate::tidy::LAZY_SRCSET_ATTRIBUTES`]); event handlers; and the presentational and form
+/// attributes of [`UNREAD_ATTRIBUTES`]. The sanitizing policy drops all of them from what is
+/// stored, so the stored article is the same either way.
+pub fn prepare_for_parsing(text: &str, attributes: ParsedAttributes) -> Cow<'_, str> {
     capped(
         text,
         Preparation {
             empty_scripts: true,
-            drop_unread_data: data_attributes == DataAttributes::Read,
+            drop_unread_attributes: attributes == ParsedAttributes::Read,
         },
     )
 }
 
-/// Which `data-*` attributes reach the parser ([`prepare_for_parsing`]).
+/// Which attributes reach the parser ([`prepare_for_parsing`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DataAttributes {
-    /// Only those gleaner reads: lazy-loading image and player addresses.
+pub enum ParsedAttributes {
+    /// Those some reader of the parsed page looks at, or the tree builder acts on.
     Read,
     /// Every one: an operator's `[[sites]]` selectors may name any attribute.
     All,
@@ -77,8 +79,8 @@ pub enum DataAttributes {
 struct Preparation {
     /// Leave comments and the bodies of scripts, style sheets and drawings out.
     empty_scripts: bool,
-    /// Leave out the `data-*` attributes no reader looks at.
-    drop_unread_data: bool,
+    /// Leave out the attributes no reader looks at.
+    drop_unread_attributes: bool,
 }
 
 fn capped(text: &str, preparation: Preparation) -> Cow<'_, str> {
@@ -101,52 +103,85 @@ fn capped(text: &str, preparation: Preparation) -> Cow<'_, str> {
 }
 
 /// Void elements: never opened, never closed.
-const VOID: &[&str] = &[
-    "area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link", "meta", "param",
-    "source", "track", "wbr", "basefont", "bgsound", "frame",
-];
+fn is_void(name: &str) -> bool {
+    matches!(
+        name,
+        "area"
+            | "base"
+            | "br"
+            | "col"
+            | "embed"
+            | "hr"
+            | "img"
+            | "input"
+            | "keygen"
+            | "link"
+            | "meta"
+            | "param"
+            | "source"
+            | "track"
+            | "wbr"
+            | "basefont"
+            | "bgsound"
+            | "frame"
+    )
+}
 
 /// Elements whose content is text up to their end tag.
-const RAW_TEXT: &[&str] = &[
-    "script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "noscript",
-];
+fn is_raw_text(name: &str) -> bool {
+    matches!(
+        name,
+        "script"
+            | "style"
+            | "textarea"
+            | "title"
+            | "xmp"
+            | "iframe"
+            | "noembed"
+            | "noframes"
+            | "noscript"
+    )
+}
 
 /// Start tags that close an open `<p>` at the top of the stack.
-const CLOSES_P: &[&str] = &[
-    "address",
-    "article",
-    "aside",
-    "blockquote",
-    "details",
-    "div",
-    "dl",
-    "fieldset",
-    "figcaption",
-    "figure",
-    "footer",
-    "form",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "header",
-    "hgroup",
-    "hr",
-    "main",
-    "menu",
-    "nav",
-    "ol",
-    "p",
-    "pre",
-    "section",
-    "table",
-    "ul",
-    "li",
-    "dd",
-    "dt",
-];
+fn closes_p(name: &str) -> bool {
+    matches!(
+        name,
+        "address"
+            | "article"
+            | "aside"
+            | "blockquote"
+            | "details"
+            | "div"
+            | "dl"
+            | "fieldset"
+            | "figcaption"
+            | "figure"
+            | "footer"
+            | "form"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "header"
+            | "hgroup"
+            | "hr"
+            | "main"
+            | "menu"
+            | "nav"
+            | "ol"
+            | "p"
+            | "pre"
+            | "section"
+            | "table"
+            | "ul"
+            | "li"
+            | "dd"
+            | "dt"
+    )
+}
 
 /// The elements a start tag implicitly ends when they are at the top of the stack.
 fn implied_ends(name: &str) -> &'static [&'static str] {
@@ -159,7 +194,7 @@ fn implied_ends(name: &str) -> &'static [&'static str] {
         "td" | "th" => &["td", "th"],
         "thead" | "tbody" | "tfoot" => &["td", "th", "tr", "thead", "tbody", "tfoot"],
         "rb" | "rt" | "rtc" | "rp" => &["rb", "rt", "rtc", "rp"],
-        name if CLOSES_P.contains(&name) => &["p"],
+        name if closes_p(name) => &["p"],
         _ => &[],
     }
 }
@@ -189,8 +224,8 @@ struct Walk<'a> {
     unclosed_objects: Vec<(usize, usize)>,
     /// Leave the bodies of scripts and style sheets out ([`prepare_for_parsing`]).
     empty_scripts: bool,
-    /// Leave unread `data-*` attributes out ([`prepare_for_parsing`]).
-    drop_unread_data: bool,
+    /// Leave unread attributes out ([`prepare_for_parsing`]).
+    drop_unread_attributes: bool,
     /// A script holding `<!--` was seen: the tokenizer's escaped states may have ended it
     /// past where this pass did, so what looks like a comment after it may be its text.
     script_end_unsure: bool,
@@ -202,8 +237,8 @@ struct Tag<'a> {
     name: Cow<'a, str>,
     end: bool,
     self_closing: bool,
-    /// It may have a `data-*` attribute ([`TagEnd::data_attribute`]).
-    data_attribute: bool,
+    /// It may have an unread attribute ([`TagEnd::unread_attribute`]).
+    unread_attribute: bool,
     /// Byte range of the whole tag in the text.
     start: usize,
     stop: usize,
@@ -213,7 +248,7 @@ impl<'a> Walk<'a> {
     fn new(text: &'a str, preparation: Preparation) -> Walk<'a> {
         Walk {
             empty_scripts: preparation.empty_scripts,
-            drop_unread_data: preparation.drop_unread_data,
+            drop_unread_attributes: preparation.drop_unread_attributes,
             script_end_unsure: false,
             text,
             at: 0,
@@ -302,13 +337,13 @@ impl<'a> Walk<'a> {
         let TagEnd {
             stop,
             self_closing,
-            data_attribute,
+            unread_attribute,
         } = tag_end(bytes, at);
         Some(Tag {
             name,
             end,
             self_closing,
-            data_attribute,
+            unread_attribute,
             start,
             stop,
         })
@@ -320,18 +355,16 @@ impl<'a> Walk<'a> {
             return;
         }
         // Only from a tag the cap keeps whole: one it drops goes as a whole range.
-        if self.drop_unread_data && self.dropped_open == 0 && self.open.len() < MAX_DEPTH {
-            self.drop_unread_data_attributes(&tag);
+        if self.drop_unread_attributes && self.dropped_open == 0 && self.open.len() < MAX_DEPTH {
+            self.drop_unread_attributes(&tag);
         }
-        if VOID.contains(&tag.name.as_ref()) || (tag.self_closing && self.foreign > 0) {
+        if is_void(&tag.name) || (tag.self_closing && self.foreign > 0) {
             if self.dropped_open > 0 {
                 self.drop_text(tag.start, tag.stop);
             }
             return;
         }
-        let raw_text = RAW_TEXT
-            .contains(&tag.name.as_ref())
-            .then(|| tag.name.clone());
+        let raw_text = is_raw_text(&tag.name).then(|| tag.name.clone());
         // Only an element the cap keeps: past the cap its tags go and its body stays text.
         let emptied = self.empty_scripts
             && self.foreign == 0
@@ -406,7 +439,10 @@ impl<'a> Walk<'a> {
     }
 
     fn close(&mut self, tag: Tag<'a>) {
-        if let Some(count) = self.dropped.get_mut(&tag.name).filter(|count| **count > 0) {
+        // Every count is zero while no dropped element is open.
+        if self.dropped_open > 0
+            && let Some(count) = self.dropped.get_mut(&tag.name).filter(|count| **count > 0)
+        {
             *count -= 1;
             self.dropped_open -= 1;
             self.drop_text(tag.start, tag.stop);
@@ -493,13 +529,12 @@ impl<'a> Walk<'a> {
         self.at = bytes.len();
     }
 
-    /// Leaves out of a start tag its `data-*` attributes that no reader looks at, reading the
+    /// Leaves out of a start tag its attributes that no reader looks at, reading the
     /// attributes as the tokenizer does ("before attribute name" to "attribute value" states):
     /// a name runs to whitespace, `/`, `>` or `=`; a value is quoted, or runs to whitespace or
     /// `>`. What separates attributes stays, so the tag's other attributes read the same.
-    fn drop_unread_data_attributes(&mut self, tag: &Tag<'a>) {
-        // Names are matched in lowercase; a `DATA-` attribute is kept, as it is rare.
-        if !tag.data_attribute {
+    fn drop_unread_attributes(&mut self, tag: &Tag<'a>) {
+        if !tag.unread_attribute {
             return;
         }
         let bytes = &self.text.as_bytes()[..tag.stop];
@@ -519,15 +554,15 @@ impl<'a> Walk<'a> {
             if bytes.get(equals) == Some(&b'=') {
                 let value = skip_while(bytes, equals + 1, is_tag_space);
                 at = match bytes.get(value) {
-                    Some(&quote @ (b'"' | b'\'')) => match find(bytes, value + 1, &[quote]) {
-                        Some(close) => close + 1,
+                    Some(&quote @ (b'"' | b'\'')) => match memchr(quote, &bytes[value + 1..]) {
+                        Some(close) => value + 1 + close + 1,
                         // The tag's end was read otherwise: leave the tag as it is.
                         None => return,
                     },
                     _ => skip_while(bytes, value, |b| b != b'>' && !is_tag_space(b)),
                 };
             }
-            if is_unread_data_attribute(&bytes[name_start..name_end]) {
+            if is_unread_attribute(&bytes[name_start..name_end]) {
                 self.drop_text(name_start, at);
             }
         }
@@ -577,14 +612,88 @@ fn skip_while(bytes: &[u8], at: usize, keep: impl Fn(u8) -> bool) -> usize {
         .map_or(bytes.len().max(at), |offset| at + offset)
 }
 
-/// Whether an attribute name (as written, lowercase) is a `data-*` one that no reader of the
-/// parsed page looks at.
-fn is_unread_data_attribute(name: &[u8]) -> bool {
-    name.starts_with(b"data-")
-        && !crate::tidy::LAZY_SRC_ATTRIBUTES
+/// Attributes that no reader of the parsed page looks at (not the DOM statistics, metadata,
+/// rendering nor the sanitizing policy, which drops them) and that the tree builder does not
+/// act on: the presentational attributes of table layouts and form fields' wiring. Old pages
+/// are made of them (a third of cleaneval's attributes), and each costs the tokenizer and
+/// the tree builder about as much as a short text node. (`type`, `color`, `face` and `size`
+/// stay: the tree builder reads them.)
+const UNREAD_ATTRIBUTES: &[&str] = &[
+    "action",
+    "align",
+    "autocomplete",
+    "bgcolor",
+    "border",
+    "cellpadding",
+    "cellspacing",
+    "for",
+    "frameborder",
+    "hspace",
+    "marginheight",
+    "marginwidth",
+    "method",
+    "nowrap",
+    "placeholder",
+    "scrolling",
+    "tabindex",
+    "target",
+    "valign",
+    "value",
+    "vspace",
+];
+
+/// Whether an attribute name, as written in any case, is one that no reader of the parsed
+/// page looks at: a `data-*` one other than the lazy-loading addresses, an event handler
+/// (`on…`), an `aria-*` one other than `aria-hidden`, or one of [`UNREAD_ATTRIBUTES`].
+fn is_unread_attribute(name: &[u8]) -> bool {
+    let starts_with = |prefix: &[u8]| {
+        name.len() > prefix.len() && name[..prefix.len()].eq_ignore_ascii_case(prefix)
+    };
+    if starts_with(b"data-") {
+        return !crate::tidy::LAZY_SRC_ATTRIBUTES
             .iter()
             .chain(crate::tidy::LAZY_SRCSET_ATTRIBUTES)
-            .any(|read| read.as_bytes() == name)
+            .any(|read| name.eq_ignore_ascii_case(read.as_bytes()));
+    }
+    if starts_with(b"aria-") {
+        return !name.eq_ignore_ascii_case(b"aria-hidden");
+    }
+    starts_with(b"on")
+        || UNREAD_ATTRIBUTES
+            .iter()
+            .any(|unread| name.eq_ignore_ascii_case(unread.as_bytes()))
+}
+
+/// Whether an attribute name starting at `rest[0]` may be one [`is_unread_attribute`] names,
+/// judged by its first three letters: the tag-end scan asks at every attribute, so it is kept
+/// to one comparison.
+fn may_be_unread(rest: &[u8]) -> bool {
+    let [first, second, third, ..] = rest else {
+        return false;
+    };
+    matches!(
+        [first, second, third].map(u8::to_ascii_lowercase),
+        [b'o', b'n', _]
+            | [b'd', b'a', b't']
+            | [b'a', b'r', b'i']
+            | [b'a', b'l', b'i']
+            | [b'a', b'c', b't']
+            | [b'a', b'u', b't']
+            | [b'b', b'g', b'c']
+            | [b'b', b'o', b'r']
+            | [b'c', b'e', b'l']
+            | [b'f', b'o', b'r']
+            | [b'f', b'r', b'a']
+            | [b'h', b's', b'p']
+            | [b'm', b'a', b'r']
+            | [b'm', b'e', b't']
+            | [b'n', b'o', b'w']
+            | [b'p', b'l', b'a']
+            | [b's', b'c', b'r']
+            | [b't', b'a', b'b' | b'r']
+            | [b'v', b'a', b'l']
+            | [b'v', b's', b'p']
+    )
 }
 
 fn is_foreign(name: &str) -> bool {
@@ -597,23 +706,23 @@ struct TagEnd {
     stop: usize,
     /// It ends in `/>`.
     self_closing: bool,
-    /// An attribute name after whitespace starts with `data-` (a hint: the attributes are
-    /// read properly only when it is set).
-    data_attribute: bool,
+    /// An attribute name after whitespace may be an unread one ([`may_be_unread`]; a hint:
+    /// the attributes are read properly only when it is set).
+    unread_attribute: bool,
 }
 
 /// Where the tag whose name ends at `at` ends. Quoted attribute values may hold `>`.
 fn tag_end(bytes: &[u8], mut at: usize) -> TagEnd {
     let mut after_equals = false;
     let mut after_space = false;
-    let mut data_attribute = false;
+    let mut unread_attribute = false;
     while let Some(&byte) = bytes.get(at) {
         match byte {
             b'>' => {
                 return TagEnd {
                     stop: at + 1,
                     self_closing: at > 0 && bytes[at - 1] == b'/',
-                    data_attribute,
+                    unread_attribute,
                 };
             }
             b'"' | b'\'' if after_equals => {
@@ -626,10 +735,13 @@ fn tag_end(bytes: &[u8], mut at: usize) -> TagEnd {
                 at += 1;
                 continue;
             }
-            b'd' if after_space && !after_equals => {
-                data_attribute |= bytes[at..].starts_with(b"data-");
+            _ => {
+                // An attribute's name starts here.
+                if after_space && !after_equals {
+                    unread_attribute |= may_be_unread(&bytes[at..]);
+                }
+                after_equals = false;
             }
-            _ => after_equals = false,
         }
         after_space = false;
         at += 1;
@@ -637,7 +749,7 @@ fn tag_end(bytes: &[u8], mut at: usize) -> TagEnd {
     TagEnd {
         stop: bytes.len(),
         self_closing: false,
-        data_attribute,
+        unread_attribute,
     }
 }
 
@@ -658,7 +770,10 @@ fn find(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::{DataAttributes, MAX_DEPTH, cap_depth, comment_end, prepare_for_parsing};
+    use super::{
+        MAX_DEPTH, ParsedAttributes, UNREAD_ATTRIBUTES, cap_depth, comment_end,
+        is_unread_attribute, may_be_unread, prepare_for_parsing,
+    };
 
     fn nested(depth: usize) -> String {
         format!(
@@ -715,7 +830,7 @@ mod tests {
              <script>var html = \"<p>not markup</p>\";</script ></head>\
              <body><p>Text.</p><SCRIPT src=\"a.js\">x()</SCRIPT></body>";
         assert_eq!(
-            prepare_for_parsing(page, DataAttributes::All),
+            prepare_for_parsing(page, ParsedAttributes::All),
             "<head><style></style>\
              <script type=\"application/ld+json\">{\"headline\": \"Kept\"}</script>\
              <script></script ></head>\
@@ -732,37 +847,43 @@ mod tests {
         let escaped = "<script><!-- document.write('<script>x</script>') --></script><p>a</p>\
                        <!-- x --><style>p {}</style>";
         assert_eq!(
-            prepare_for_parsing(escaped, DataAttributes::All),
+            prepare_for_parsing(escaped, ParsedAttributes::All),
             "<script><!-- document.write('<script>x</script>') --></script><p>a</p>\
              <!-- x --><style></style>"
         );
         // `</scripts` is not its end tag, as the tokenizer reads it; a missing one ends none.
         let longer_name = "<script>a = '</scripts>';</script><p>a</p>";
         assert_eq!(
-            prepare_for_parsing(longer_name, DataAttributes::All),
+            prepare_for_parsing(longer_name, ParsedAttributes::All),
             "<script></script><p>a</p>"
         );
         let unclosed = "<p>a</p><script>never closed";
-        assert_eq!(prepare_for_parsing(unclosed, DataAttributes::All), unclosed);
+        assert_eq!(
+            prepare_for_parsing(unclosed, ParsedAttributes::All),
+            unclosed
+        );
         // A title whose end tag is misspelt runs to the end of the page: no comment in it is one.
         let title = "<title>T</titlevalue=\"true\" --><!-- a --><p>b</p>";
-        assert_eq!(prepare_for_parsing(title, DataAttributes::All), title);
+        assert_eq!(prepare_for_parsing(title, ParsedAttributes::All), title);
         // In SVG, `<style>` holds markup (an SVG kept whole, as one holding HTML is).
         let svg = "<svg><foreignObject/><style>.a{fill:red}</style><text>t</text></svg>";
-        assert_eq!(prepare_for_parsing(svg, DataAttributes::All), svg);
+        assert_eq!(prepare_for_parsing(svg, ParsedAttributes::All), svg);
     }
 
     #[test]
     fn comments_are_left_out_before_parsing() {
         let page = "<p>a<!-- one -->b<!---->c<!-->d<!--->e<!-- two --!>f</p><!-- <p>x</p> -->";
         assert_eq!(
-            prepare_for_parsing(page, DataAttributes::All),
+            prepare_for_parsing(page, ParsedAttributes::All),
             "<p>abcdef</p>"
         );
         assert_eq!(cap_depth(page), page);
         // One never closed holds the rest of the page, as the tokenizer reads it.
         let unclosed = "<p>a</p><!-- <p>b</p>";
-        assert_eq!(prepare_for_parsing(unclosed, DataAttributes::All), unclosed);
+        assert_eq!(
+            prepare_for_parsing(unclosed, ParsedAttributes::All),
+            unclosed
+        );
     }
 
     #[test]
@@ -781,7 +902,7 @@ mod tests {
         let page = "<p>a</p><SVG viewBox=\"0 0 9 9\"><svg><path d=\"M0 0\"/></svg>\
                     <svg/><g><path d=\"M1 1\"/></g></svg ><p>b</p><svg><path/></svg>";
         assert_eq!(
-            prepare_for_parsing(page, DataAttributes::All),
+            prepare_for_parsing(page, ParsedAttributes::All),
             "<p>a</p><SVG viewBox=\"0 0 9 9\"></svg ><p>b</p><svg></svg>"
         );
         assert_eq!(cap_depth(page), page);
@@ -791,7 +912,7 @@ mod tests {
             "<svg><text><![CDATA[</svg>]]></text></svg><p>b</p>",
             "<p>a</p><svg><path/>",
         ] {
-            assert_eq!(prepare_for_parsing(kept, DataAttributes::All), kept);
+            assert_eq!(prepare_for_parsing(kept, ParsedAttributes::All), kept);
         }
     }
 
@@ -802,13 +923,82 @@ mod tests {
                     <img data-src=\"a.jpg\" src=\"blank.gif\" data-srcset=\"b.jpg 2x\" data-id=\"7\"/>\
                     <p title=\"data-x\">data-x=1</p><br data-a = \"1\"/data-b></div>";
         assert_eq!(
-            prepare_for_parsing(page, DataAttributes::Read),
+            prepare_for_parsing(page, ParsedAttributes::Read),
             "<div  class=\"post\"  >\
              <img data-src=\"a.jpg\" src=\"blank.gif\" data-srcset=\"b.jpg 2x\" />\
              <p title=\"data-x\">data-x=1</p><br /></div>"
         );
-        assert_eq!(prepare_for_parsing(page, DataAttributes::All), page);
+        assert_eq!(prepare_for_parsing(page, ParsedAttributes::All), page);
         assert_eq!(cap_depth(page), page);
+    }
+
+    #[test]
+    fn event_handlers_and_layout_attributes_are_left_out_before_parsing() {
+        // Names in any case; `aria-hidden`, `type` and the lazy address are read, so they stay.
+        let page = "<TABLE BORDER=0 CellPadding=\"2\" width=\"90%\"><tr><td VALIGN=top \
+                    onClick=\"go()\" aria-label=\"x\" aria-hidden=\"true\">\
+                    <a href=\"/a\" target=_blank>a</a><input type=hidden value=\"1\">\
+                    <img DATA-SRC=\"a.jpg\" alt=\"\"></td></tr></TABLE>";
+        assert_eq!(
+            prepare_for_parsing(page, ParsedAttributes::Read),
+            "<TABLE   width=\"90%\"><tr><td    aria-hidden=\"true\">\
+             <a href=\"/a\" >a</a><input type=hidden >\
+             <img DATA-SRC=\"a.jpg\" alt=\"\"></td></tr></TABLE>"
+        );
+        assert_eq!(prepare_for_parsing(page, ParsedAttributes::All), page);
+    }
+
+    #[test]
+    fn the_attributes_readers_look_at_are_never_left_out() {
+        for read in [
+            "class",
+            "id",
+            "href",
+            "src",
+            "srcset",
+            "sizes",
+            "style",
+            "hidden",
+            "aria-hidden",
+            "type",
+            "alt",
+            "title",
+            "content",
+            "property",
+            "name",
+            "rel",
+            "itemprop",
+            "datetime",
+            "lang",
+            "dir",
+            "width",
+            "height",
+            "role",
+            "media",
+            "poster",
+            "colspan",
+            "rowspan",
+            "start",
+            "color",
+            "face",
+            "size",
+            "encoding",
+            "data-src",
+            "data-srcset",
+            "kind",
+            "label",
+            "charset",
+        ] {
+            assert!(!is_unread_attribute(read.as_bytes()), "{read}");
+        }
+        // The tag-end scan's two-letter hint lets every unread name through.
+        for unread in UNREAD_ATTRIBUTES
+            .iter()
+            .chain(&["data-x", "onload", "aria-label"])
+        {
+            assert!(is_unread_attribute(unread.as_bytes()), "{unread}");
+            assert!(may_be_unread(unread.as_bytes()), "{unread}");
+        }
     }
 
     #[test]

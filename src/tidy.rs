@@ -33,7 +33,7 @@ use html5ever::{LocalName, QualName, local_name, ns};
 use scraper::{Html, Node};
 use url::Url;
 
-pub use crate::html_depth::DataAttributes;
+pub use crate::html_depth::ParsedAttributes;
 
 /// Elements whose content is never text of the page (executable, styling, form controls,
 /// embedded documents and players). Extractors skip these subtrees; the serializer and the
@@ -421,16 +421,16 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
-/// Parses decoded text into a DOM, without the `data-*` attributes no reader looks at.
+/// Parses decoded text into a DOM, without the attributes no reader looks at.
 pub fn parse(text: &str) -> Html {
-    parse_with(text, DataAttributes::Read)
+    parse_with(text, ParsedAttributes::Read)
 }
 
-/// Parses decoded text into a DOM; `data_attributes` says which `data-*` attributes it keeps
+/// Parses decoded text into a DOM; `attributes` says which attributes it keeps
 /// ([`crate::html_depth::prepare_for_parsing`]).
-pub fn parse_with(text: &str, data_attributes: DataAttributes) -> Html {
+pub fn parse_with(text: &str, attributes: ParsedAttributes) -> Html {
     use html5ever::tendril::TendrilSink as _;
-    let prepared = crate::html_depth::prepare_for_parsing(text, data_attributes);
+    let prepared = crate::html_depth::prepare_for_parsing(text, attributes);
     let mut document = Html::new_document();
     document.tree = ego_tree::Tree::with_capacity(Node::Document, node_capacity(&prepared));
     html5ever::driver::parse_document(scraper::HtmlTreeSink::new(document), Default::default())
@@ -592,18 +592,27 @@ pub fn is_hidden(element: &scraper::node::Element) -> bool {
     })
 }
 
-/// Appends `text` to `out` with `&`, `<`, `>` escaped (and `"` when `in_attribute`).
+/// Appends `text` to `out` with `&`, `<`, `>` escaped (and `"` when `in_attribute`), a no-break
+/// space written as `&nbsp;`.
 pub fn escape_into(out: &mut String, text: &str, in_attribute: bool) {
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' if in_attribute => out.push_str("&quot;"),
-            '\u{a0}' => out.push_str("&nbsp;"),
-            _ => out.push(c),
-        }
+    // The runs between characters to escape are copied whole.
+    let bytes = text.as_bytes();
+    let mut copied = 0;
+    for (at, &byte) in bytes.iter().enumerate() {
+        let (escaped, len) = match byte {
+            b'&' => ("&amp;", 1),
+            b'<' => ("&lt;", 1),
+            b'>' => ("&gt;", 1),
+            b'"' if in_attribute => ("&quot;", 1),
+            // U+00A0 is C2 A0 in UTF-8, and C2 only ever starts a character.
+            0xC2 if bytes.get(at + 1) == Some(&0xA0) => ("&nbsp;", 2),
+            _ => continue,
+        };
+        out.push_str(&text[copied..at]);
+        out.push_str(escaped);
+        copied = at + len;
     }
+    out.push_str(&text[copied..]);
 }
 
 /// Writes one element's start tag with the copied attributes, URLs absolute, lazy images
@@ -848,6 +857,16 @@ pub fn tidy_html(raw: &[u8], http_charset: Option<&str>, page_url: Option<&Url>)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn escaping_writes_markup_characters_and_no_break_spaces_as_references() {
+        let mut out = String::from("x");
+        escape_into(&mut out, "a<b>&\"c\"\u{a0}é\u{a0}", false);
+        assert_eq!(out, "xa&lt;b&gt;&amp;\"c\"&nbsp;é&nbsp;");
+        out.clear();
+        escape_into(&mut out, "say \"hi\"\u{e0}", true);
+        assert_eq!(out, "say &quot;hi&quot;\u{e0}");
+    }
 
     /// A page of `paragraphs` in markup as heavy as an old portal's: navigation, attributes,
     /// comments and a script between the lines of text.

@@ -266,7 +266,9 @@ pub fn run_with_templates<F>(
 where
     F: Fn(&Page) -> Result<Extraction, ExtractError> + Sync,
 {
-    // Extraction is timed on its own; scoring follows once the clock has stopped.
+    // Extraction is timed on its own; scoring follows once the clock has stopped. What is
+    // built once per process is built before.
+    crate::extract::warm_up();
     let started = Instant::now();
     let extracted: Vec<(Option<Extraction>, f64)> = dataset
         .pages

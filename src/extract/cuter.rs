@@ -294,7 +294,7 @@ pub fn select(
             let block = &stats.blocks[ix];
             block.sl >= params.drop_short_below
                 || block.is_heading()
-                || block.tag == "li"
+                || &*block.tag == "li"
                 || ends_sentence(&block.text)
         })
         .collect();
@@ -873,6 +873,14 @@ fn drop_detached_tail(blocks: &[TextBlock], mut chosen: Vec<usize>, below: usize
 
 /// Credit lines of pictures that are not in a `<figure>`: "Image copyright EPA",
 /// "Photo: …", or a caption ending in "(Image: GETTY)".
+/// Builds the credit and sign-off patterns ([`crate::extract::warm_up`]).
+pub(crate) fn warm_up() {
+    LazyLock::force(&CREDIT);
+    LazyLock::force(&SIGNOFF);
+    LazyLock::force(&CREDIT_PREFILTER);
+    LazyLock::force(&SIGNOFF_PREFILTER);
+}
+
 static CREDIT: LazyLock<Option<Regex>> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(?i)^\(?(image|photo|picture|foto|bild|credit|source)s?( copyright| credit)?\s*[:©]",

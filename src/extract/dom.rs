@@ -27,6 +27,14 @@ static COMMENT_MARKERS: LazyLock<MarkerSet> =
 /// Words in a `class` or `id`, and tags, that mark page furniture around an article.
 static FURNITURE_MARKERS: LazyLock<MarkerSet> = LazyLock::new(|| MarkerSet::new(FURNITURE_WORDS));
 
+/// Builds the pass's automata and patterns ([`crate::extract::warm_up`]).
+pub(crate) fn warm_up() {
+    LazyLock::force(&COMMENT_MARKERS);
+    LazyLock::force(&FURNITURE_MARKERS);
+    LazyLock::force(&COMMENTS_LABEL);
+    LazyLock::force(&RELATED_LABEL);
+}
+
 /// The words of [`FURNITURE_MARKERS`].
 const FURNITURE_WORDS: &[&str] = &[
     "share",
@@ -113,8 +121,8 @@ pub fn is_inline(name: &str) -> bool {
 pub struct TextBlock {
     /// The element.
     pub node: NodeId,
-    /// Its tag name.
-    pub tag: String,
+    /// Its tag name (interned: one page has thousands of blocks and a few names).
+    pub tag: html5ever::LocalName,
     /// Its parent element.
     pub parent: Option<NodeId>,
     /// A hash of the tags and classes of its ancestors, root to parent: blocks at alike
@@ -143,6 +151,17 @@ pub struct TextBlock {
 }
 
 impl TextBlock {
+    /// Gives the block its text in an allocation of its own size and keeps the buffer it was
+    /// written into for the next block. One block at a time takes text (the innermost block
+    /// element's run), so one buffer, grown to the page's longest run, serves them all
+    /// instead of every block's text growing leaf by leaf.
+    fn complete_text(&mut self, spare: &mut String) {
+        let exact = String::from(self.text.as_str());
+        let mut buffer = std::mem::replace(&mut self.text, exact);
+        buffer.clear();
+        *spare = buffer;
+    }
+
     /// `LP = SA / SL`.
     pub fn lp(&self) -> f64 {
         if self.sl == 0 {
@@ -154,7 +173,7 @@ impl TextBlock {
 
     /// Whether the block is a heading.
     pub fn is_heading(&self) -> bool {
-        matches!(self.tag.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
+        matches!(&*self.tag, "h1" | "h2" | "h3" | "h4" | "h5" | "h6")
     }
 }
 
@@ -267,6 +286,10 @@ struct Walk<'a> {
     in_title: bool,
     /// Marked regions with their block ranges before empty blocks are dropped.
     regions: Vec<(RegionKind, std::ops::Range<usize>)>,
+    /// The buffer the next block's text is written into ([`TextBlock::complete_text`]).
+    spare_text: String,
+    /// The current element's class-and-id marker ([`class_and_id`]).
+    marker: String,
     /// The markers seen so far, with what each names.
     verdicts: MarkerVerdicts,
 }
@@ -278,7 +301,7 @@ struct MarkerVerdicts(foldhash::HashMap<String, MarkerVerdict>);
 
 impl MarkerVerdicts {
     /// The region an element marks, if any (inline elements mark none).
-    fn region_kind(&mut self, name: &str, marker: String) -> Option<RegionKind> {
+    fn region_kind(&mut self, name: &str, marker: &str) -> Option<RegionKind> {
         if is_inline(name) {
             return None;
         }
@@ -287,14 +310,16 @@ impl MarkerVerdicts {
                 comments: false,
                 furniture: false,
             }
+        } else if let Some(verdict) = self.0.get(marker) {
+            *verdict
         } else {
-            *self.0.entry(marker).or_insert_with_key(|marker| {
-                let comments = has_marker(marker, &COMMENT_MARKERS);
-                MarkerVerdict {
-                    comments,
-                    furniture: !comments && has_marker(marker, &FURNITURE_MARKERS),
-                }
-            })
+            let comments = has_marker(marker, &COMMENT_MARKERS);
+            let verdict = MarkerVerdict {
+                comments,
+                furniture: !comments && has_marker(marker, &FURNITURE_MARKERS),
+            };
+            self.0.insert(marker.to_string(), verdict);
+            verdict
         };
         if verdict.comments {
             Some(RegionKind::Comments)
@@ -326,6 +351,8 @@ impl<'a> Walk<'a> {
             title_tag: None,
             in_title: false,
             regions: Vec::new(),
+            spare_text: String::new(),
+            marker: String::new(),
             verdicts: MarkerVerdicts::default(),
         }
     }
@@ -345,7 +372,7 @@ impl<'a> Walk<'a> {
         self.in_title = name == "title" && self.title_tag.is_none();
         let skipped = parent_skipped || tidy::is_dropped(name) || tidy::is_hidden(element);
         let (class, id_attribute) = class_and_id_attributes(element);
-        let marker = class_and_id(name, class, id_attribute);
+        class_and_id(&mut self.marker, name, class, id_attribute);
         let is_figure = name == "figure";
         if is_figure {
             self.figures += 1;
@@ -364,7 +391,7 @@ impl<'a> Walk<'a> {
             // a caption, not a caption.
             caption: name != "table"
                 && (parent.is_some_and(|f| f.caption) || name == "figcaption" || name == "figure"),
-            region: self.verdicts.region_kind(name, marker),
+            region: self.verdicts.region_kind(name, &self.marker),
             first_block: self.stats.blocks.len(),
             skipped,
             path: path_hash(
@@ -399,6 +426,7 @@ impl<'a> Walk<'a> {
             && let Some(block) = self.stats.blocks.get_mut(index)
         {
             block.end = self.position - 1;
+            block.complete_text(&mut self.spare_text);
             // A run that opens with "Comments are now closed" (a bold line, then the
             // readers' posts, each run ended by an `<hr>`) heads the comments of its own
             // element, as a heading element would.
@@ -419,6 +447,7 @@ impl<'a> Walk<'a> {
         }
         add_text(
             &mut self.stats.blocks,
+            &mut self.spare_text,
             &mut self.stack,
             text,
             self.position,
@@ -433,6 +462,7 @@ impl<'a> Walk<'a> {
         };
         if let Some(block) = frame.block.and_then(|b| self.stats.blocks.get_mut(b)) {
             block.end = self.position;
+            block.complete_text(&mut self.spare_text);
         }
         if !frame.inline {
             separate_words(&mut self.stats.blocks, &self.stack);
@@ -646,12 +676,13 @@ fn separate_words(blocks: &mut [TextBlock], stack: &[Frame]) {
 /// Adds a text leaf to the block of its nearest non-inline ancestor.
 fn add_text(
     blocks: &mut Vec<TextBlock>,
+    spare_text: &mut String,
     stack: &mut [Frame],
     text: &str,
     position: usize,
     document: &Html,
 ) {
-    if text.trim().is_empty() {
+    if is_blank(text) {
         if let Some(frame) = stack.iter().rev().find(|f| !f.inline)
             && let Some(block) = frame.block.and_then(|b| blocks.get_mut(b))
         {
@@ -671,7 +702,7 @@ fn add_text(
         None => {
             let node = document.tree.get(frame.id);
             let tag = node
-                .and_then(|n| n.value().as_element().map(|e| e.name().to_string()))
+                .and_then(|n| n.value().as_element().map(|e| e.name.local.clone()))
                 .unwrap_or_default();
             let parent = node.and_then(|n| n.parent()).map(|p| p.id());
             blocks.push(TextBlock {
@@ -682,7 +713,7 @@ fn add_text(
                 position,
                 end: position,
                 depth,
-                text: String::new(),
+                text: std::mem::take(spare_text),
                 sl: 0,
                 sa: 0,
                 caption: frame.caption,
@@ -698,23 +729,48 @@ fn add_text(
         return;
     };
     let before = block.text.len();
-    // At most the leaf's bytes and one space: one allocation instead of a growth per doubling.
+    // At most the leaf's bytes and one space (the buffer is reused: this rarely allocates).
     block.text.reserve(text.len() + 1);
     let mut pending = block.pending_space;
-    for c in text.chars() {
-        if c.is_whitespace() {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        // A run of printable ASCII (no whitespace in it) is copied whole; any other
+        // character is read as a `char`.
+        let run = bytes[at..]
+            .iter()
+            .position(|b| !b.is_ascii_graphic())
+            .unwrap_or(bytes.len() - at);
+        let (word, whitespace) = if run > 0 {
+            (&text[at..at + run], false)
+        } else {
+            let c = text[at..].chars().next().unwrap_or(' ');
+            let len = c.len_utf8();
+            (&text[at..at + len], c.is_whitespace())
+        };
+        at += word.len();
+        if whitespace {
             pending = true;
         } else {
             if pending && !block.text.is_empty() {
                 block.text.push(' ');
             }
             pending = false;
-            block.text.push(c);
+            block.text.push_str(word);
         }
     }
     block.pending_space = pending;
     if in_link {
         block.sa += block.text.len() - before;
+    }
+}
+
+/// Whether `text` is whitespace only: most text nodes start with a printable ASCII byte,
+/// which settles it at once.
+fn is_blank(text: &str) -> bool {
+    match text.as_bytes().first() {
+        Some(byte) if byte.is_ascii_graphic() => false,
+        _ => text.trim().is_empty(),
     }
 }
 
@@ -754,6 +810,8 @@ pub struct MarkerSet {
 
 impl MarkerSet {
     pub fn new(markers: &[&'static str]) -> MarkerSet {
+        // One bit per marker in what [`MarkerSet::occurring`] returns.
+        assert!(markers.len() <= 64, "a marker set holds at most 64 markers");
         MarkerSet {
             markers: markers.iter().map(|m| m.split('-').collect()).collect(),
             // A DFA: the fastest search, and these few short words keep it small.
@@ -765,65 +823,63 @@ impl MarkerSet {
         }
     }
 
-    /// Which markers occur in `text` as substrings (by index), or `None` when none does.
-    fn occurring(&self, text: &str) -> Option<Vec<bool>> {
-        let found: Vec<bool> = match &self.automaton {
-            Some(automaton) => {
-                if !automaton.is_match(text) {
-                    return None;
-                }
-                let mut found = vec![false; self.written.len()];
-                for hit in automaton.find_overlapping_iter(text) {
-                    found[hit.pattern().as_usize()] = true;
-                }
-                found
-            }
-            None => self.written.iter().map(|m| text.contains(m)).collect(),
-        };
-        found.contains(&true).then_some(found)
+    /// Which markers occur in `text` as substrings: bit `i` for the `i`th marker.
+    fn occurring(&self, text: &str) -> u64 {
+        match &self.automaton {
+            Some(automaton) => automaton
+                .find_overlapping_iter(text)
+                .fold(0, |found, hit| found | 1 << hit.pattern().as_usize()),
+            None => self
+                .written
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| text.contains(*m))
+                .fold(0, |found, (index, _)| found | 1 << index),
+        }
     }
 }
 
 /// Whether one of `markers` names a class or id token of `marker` (space-separated, already
 /// lowercased). Tokens are split into words at `-` and `_`; a one-word marker matches a word
-/// that is the marker with a known suffix (`navbar`), or that begins or ends with it
-/// (`mainnav`, `socialshare`, camel-case names lowercased), unless the word is in
-/// [`NOT_MARKERS`]; a marker of several words (`read-more`) must match consecutive words.
+/// that begins or ends with it (`navbar`, `mainnav`, `socialshare`, camel-case names
+/// lowercased), unless the word is in [`NOT_MARKERS`]; a marker of several words
+/// (`read-more`) must match consecutive words, the last with a known suffix.
 pub fn has_marker(marker: &str, markers: &MarkerSet) -> bool {
     // Most elements hold no marker even as a substring: they cost one scan, as they did
     // before words were told apart; those without a class or id cost none.
     if marker.is_empty() {
         return false;
     }
-    let Some(occurring) = markers.occurring(marker) else {
+    let occurring = markers.occurring(marker);
+    if occurring == 0 {
         return false;
-    };
-    // A one-word marker that matches a word is a substring of it, so only those found above
-    // are tried; a marker of several words may match across `_` or a dropped word.
-    let candidates: Vec<&[&str]> = markers
-        .markers
-        .iter()
-        .zip(occurring)
-        .filter(|(parts, found)| *found || parts.len() > 1)
-        .map(|(parts, _)| parts.as_slice())
-        .collect();
+    }
     marker.split_whitespace().any(|token| {
-        let words: Vec<&str> = token
-            .split(['-', '_'])
-            .filter(|w| !w.is_empty() && !NOT_MARKERS.contains(w))
-            .collect();
-        candidates.iter().any(|parts| {
-            let Some((last, head)) = parts.split_last() else {
-                return false;
-            };
-            words.windows(parts.len()).any(|window| {
-                let word = window[head.len()];
-                window[..head.len()] == *head
-                    && (word
-                        .strip_prefix(last)
-                        .is_some_and(|rest| MARKER_SUFFIXES.contains(&rest))
-                        || (head.is_empty() && (word.starts_with(last) || word.ends_with(last))))
-            })
+        let words = || {
+            token
+                .split(['-', '_'])
+                .filter(|w| !w.is_empty() && !NOT_MARKERS.contains(w))
+        };
+        markers.markers.iter().enumerate().any(|(index, parts)| {
+            match parts.split_last() {
+                // Found as a substring of the whole marker: maybe of this token's words.
+                Some((last, [])) => {
+                    occurring & (1 << index) != 0
+                        && words().any(|word| word.starts_with(last) || word.ends_with(last))
+                }
+                // Tried whether found or not (the words may be joined by `_`), once each of
+                // its words is in the token.
+                Some((last, head)) if parts.iter().all(|part| token.contains(part)) => {
+                    let words: Vec<&str> = words().collect();
+                    words.windows(parts.len()).any(|window| {
+                        window[..head.len()] == *head
+                            && window[head.len()]
+                                .strip_prefix(last)
+                                .is_some_and(|rest| MARKER_SUFFIXES.contains(&rest))
+                    })
+                }
+                _ => false,
+            }
         })
     })
 }
@@ -848,10 +904,12 @@ fn attach_captions(stats: &mut DomStats) {
 /// The lowercased `class` and `id` tokens of an element, without layout modifiers
 /// (`has-sidebar`, `with-comments`), which say what a page contains rather than what the
 /// element is. `html` and `body` carry page-wide classes and give none.
-fn class_and_id(name: &str, class: Option<&str>, id: Option<&str>) -> String {
-    let mut marker = String::new();
+/// Written into `marker` (cleared first): a page's elements repeat a few markers, so one
+/// buffer serves them all and only a marker seen for the first time is copied.
+fn class_and_id(marker: &mut String, name: &str, class: Option<&str>, id: Option<&str>) {
+    marker.clear();
     if matches!(name, "html" | "body") {
-        return marker;
+        return;
     }
     for value in [class, id].into_iter().flatten() {
         for token in value.split_whitespace() {
@@ -869,7 +927,6 @@ fn class_and_id(name: &str, class: Option<&str>, id: Option<&str>) -> String {
             marker.push(' ');
         }
     }
-    marker
 }
 
 /// An element's `class` and `id` attributes, in one pass over its attributes.

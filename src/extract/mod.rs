@@ -217,20 +217,20 @@ impl Page {
             http_charset,
             page_url,
             title_hint,
-            tidy::DataAttributes::Read,
+            tidy::ParsedAttributes::Read,
         )
     }
 
-    /// [`Page::parse`], keeping the `data-*` attributes `data_attributes` says.
+    /// [`Page::parse`], keeping the attributes `attributes` says.
     pub fn parse_with(
         raw: &[u8],
         http_charset: Option<&str>,
         page_url: Option<&url::Url>,
         title_hint: Option<&str>,
-        data_attributes: tidy::DataAttributes,
+        attributes: tidy::ParsedAttributes,
     ) -> Page {
         let decoded = tidy::decode(raw, http_charset);
-        let document = tidy::parse_with(&decoded.text, data_attributes);
+        let document = tidy::parse_with(&decoded.text, attributes);
         let base = tidy::base_url(&document, page_url);
         let stats = dom::analyze(&document, base.as_ref());
         Page {
@@ -252,6 +252,15 @@ impl Page {
             .as_deref()
             .or(self.stats.page_title.as_deref())
     }
+}
+
+/// Builds the automata and patterns extraction compiles once per process (class-name
+/// markers, comment and related-content labels, credit lines), so that the first page
+/// extracted does not pay for them: the daemon calls it at start, `gleaner eval` before its
+/// clock starts.
+pub fn warm_up() {
+    dom::warm_up();
+    cuter::warm_up();
 }
 
 /// An extraction algorithm.
@@ -371,12 +380,12 @@ pub fn extract_site_page(
 ) -> SitePageExtraction {
     let params = template::TemplateParams::default();
     // An operator's selectors may name any attribute.
-    let data_attributes = if site.rules.is_some() {
-        tidy::DataAttributes::All
+    let attributes = if site.rules.is_some() {
+        tidy::ParsedAttributes::All
     } else {
-        tidy::DataAttributes::Read
+        tidy::ParsedAttributes::Read
     };
-    let mut page = Page::parse_with(raw, http_charset, page_url, title_hint, data_attributes);
+    let mut page = Page::parse_with(raw, http_charset, page_url, title_hint, attributes);
     let fingerprints = template::block_fingerprints(&page);
     let observation = template::observation(fingerprints.clone(), &params);
     let metadata = metadata::page_metadata(&page.document, page.base.as_ref());

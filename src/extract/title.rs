@@ -71,7 +71,7 @@ pub fn find_title(blocks: &[TextBlock], title: &str, rule: &TitleRule) -> Option
             .iter()
             .map(|reference| dice(reference, &bigrams))
             .fold(0.0, f64::max);
-        let bonus = match block.tag.as_str() {
+        let bonus = match &*block.tag {
             "h1" => 0.15,
             "h2" => 0.08,
             "h3" => 0.03,
@@ -118,21 +118,30 @@ fn title_variants(title: &str) -> Vec<String> {
 fn normalize(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut space = false;
-    for c in text.chars() {
-        if c.is_alphanumeric() {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while let Some(&byte) = bytes.get(at) {
+        // Most text is ASCII: a byte at a time, without decoding.
+        let (alphanumeric, len) = if byte.is_ascii() {
+            (byte.is_ascii_alphanumeric(), 1)
+        } else {
+            let c = text[at..].chars().next().unwrap_or(' ');
+            (c.is_alphanumeric(), c.len_utf8())
+        };
+        if alphanumeric {
             if space && !out.is_empty() {
                 out.push(' ');
             }
             space = false;
-            // Most text is ASCII: one byte, without the general case's iterator.
-            if c.is_ascii() {
-                out.push(c.to_ascii_lowercase());
+            if byte.is_ascii() {
+                out.push(char::from(byte.to_ascii_lowercase()));
             } else {
-                out.extend(c.to_lowercase());
+                out.extend(text[at..at + len].chars().flat_map(char::to_lowercase));
             }
         } else {
             space = true;
         }
+        at += len;
     }
     out
 }
