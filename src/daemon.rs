@@ -297,7 +297,7 @@ pub async fn run(
     mut reload: mpsc::Receiver<()>,
 ) -> Result<(), DaemonError> {
     let mut ctx = prepare(config).await?;
-    // Built now rather than while the first page waits (about 30 ms of pattern compiling).
+    // Built now rather than while the first page waits (some 25 million instructions).
     crate::extract::warm_up();
     if ctx.config.feeds.is_empty() {
         tracing::warn!(config = %config_path.display(), "no feeds configured: add [[feeds]] to start");
