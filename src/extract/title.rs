@@ -122,26 +122,25 @@ fn normalize(text: &str) -> String {
     let mut at = 0;
     while let Some(&byte) = bytes.get(at) {
         // Most text is ASCII: a byte at a time, without decoding.
-        let (alphanumeric, len) = if byte.is_ascii() {
-            (byte.is_ascii_alphanumeric(), 1)
+        let c = if byte.is_ascii() {
+            char::from(byte)
         } else {
-            let c = text[at..].chars().next().unwrap_or(' ');
-            (c.is_alphanumeric(), c.len_utf8())
+            text[at..].chars().next().unwrap_or(' ')
         };
-        if alphanumeric {
+        at += c.len_utf8();
+        if c.is_alphanumeric() {
             if space && !out.is_empty() {
                 out.push(' ');
             }
             space = false;
-            if byte.is_ascii() {
-                out.push(char::from(byte.to_ascii_lowercase()));
+            if c.is_ascii() {
+                out.push(c.to_ascii_lowercase());
             } else {
-                out.extend(text[at..at + len].chars().flat_map(char::to_lowercase));
+                out.extend(c.to_lowercase());
             }
         } else {
             space = true;
         }
-        at += len;
     }
     out
 }
