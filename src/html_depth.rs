@@ -736,8 +736,8 @@ fn tag_end(bytes: &[u8], mut at: usize) -> TagEnd {
                 continue;
             }
             _ => {
-                // An attribute's name starts here.
                 if after_space && !after_equals {
+                    // An attribute's name starts here.
                     unread_attribute |= may_be_unread(&bytes[at..]);
                 }
                 after_equals = false;

@@ -904,6 +904,7 @@ fn attach_captions(stats: &mut DomStats) {
 /// The lowercased `class` and `id` tokens of an element, without layout modifiers
 /// (`has-sidebar`, `with-comments`), which say what a page contains rather than what the
 /// element is. `html` and `body` carry page-wide classes and give none.
+///
 /// Written into `marker` (cleared first): a page's elements repeat a few markers, so one
 /// buffer serves them all and only a marker seen for the first time is copied.
 fn class_and_id(marker: &mut String, name: &str, class: Option<&str>, id: Option<&str>) {

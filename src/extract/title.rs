@@ -118,21 +118,13 @@ fn title_variants(title: &str) -> Vec<String> {
 fn normalize(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut space = false;
-    let bytes = text.as_bytes();
-    let mut at = 0;
-    while let Some(&byte) = bytes.get(at) {
-        // Most text is ASCII: a byte at a time, without decoding.
-        let c = if byte.is_ascii() {
-            char::from(byte)
-        } else {
-            text[at..].chars().next().unwrap_or(' ')
-        };
-        at += c.len_utf8();
+    for c in text.chars() {
         if c.is_alphanumeric() {
             if space && !out.is_empty() {
                 out.push(' ');
             }
             space = false;
+            // Most text is ASCII: one byte, without the general case's iterator.
             if c.is_ascii() {
                 out.push(c.to_ascii_lowercase());
             } else {
