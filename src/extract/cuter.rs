@@ -64,9 +64,9 @@
 use std::sync::LazyLock;
 
 use aho_corasick::AhoCorasick;
-use regex::Regex;
 
 use super::dom::{DomStats, Region, RegionKind, TextBlock};
+use super::pattern::SharedPattern;
 use super::title::{TitleMatch, TitleRule, find_title};
 
 /// The free parameters of CUTER.
@@ -871,8 +871,6 @@ fn drop_detached_tail(blocks: &[TextBlock], mut chosen: Vec<usize>, below: usize
     chosen
 }
 
-/// Credit lines of pictures that are not in a `<figure>`: "Image copyright EPA",
-/// "Photo: …", or a caption ending in "(Image: GETTY)".
 /// Builds the credit and sign-off patterns ([`crate::extract::warm_up`]).
 pub(crate) fn warm_up() {
     LazyLock::force(&CREDIT);
@@ -881,24 +879,24 @@ pub(crate) fn warm_up() {
     LazyLock::force(&SIGNOFF_PREFILTER);
 }
 
-static CREDIT: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(concat!(
+/// Credit lines of pictures that are not in a `<figure>`: "Image copyright EPA",
+/// "Photo: …", or a caption ending in "(Image: GETTY)".
+static CREDIT: LazyLock<Option<SharedPattern>> = LazyLock::new(|| {
+    SharedPattern::new(concat!(
         r"(?i)^\(?(image|photo|picture|foto|bild|credit|source)s?( copyright| credit)?\s*[:©]",
         r"|image copyright|getty images|©|\b(ap|afp|reuters|epa) photo\b",
         r"|\((image|photo|picture|credit)s?:[^)]*\)\s*$",
         r"|^advert(isement)?$|^(this slideshow|javascript) requires|enable javascript",
     ))
-    .ok()
 });
 
 /// Sign-offs that close an article without being part of it.
-static SIGNOFF: LazyLock<Option<Regex>> = LazyLock::new(|| {
-    Regex::new(concat!(
+static SIGNOFF: LazyLock<Option<SharedPattern>> = LazyLock::new(|| {
+    SharedPattern::new(concat!(
         r"(?i)follow (us|him|her|them|me) on|subscribe to|sign up for|newsletter",
         r"|all rights reserved|copyright|may earn (an )?affiliate|join our|have a tip\?",
         r"|share this|click here|read more:",
     ))
-    .ok()
 });
 
 /// Text that every [`CREDIT`] match contains: `:` or `©` (the labelled forms), else a word of
@@ -948,11 +946,12 @@ fn drop_credits_and_signoffs(blocks: &[TextBlock], chosen: Vec<usize>) -> Vec<us
     let n = chosen.len();
     // The regex runs only on text its prefilter lets through (a missing prefilter lets all
     // through): a `\b` on non-ASCII text sends it to its slowest engine.
-    let matches =
-        |re: &LazyLock<Option<Regex>>, prefilter: &LazyLock<Option<AhoCorasick>>, text: &str| {
-            prefilter.as_ref().is_none_or(|p| p.is_match(text))
-                && re.as_ref().is_some_and(|re| re.is_match(text))
-        };
+    let matches = |re: &LazyLock<Option<SharedPattern>>,
+                   prefilter: &LazyLock<Option<AhoCorasick>>,
+                   text: &str| {
+        prefilter.as_ref().is_none_or(|p| p.is_match(text))
+            && re.as_ref().is_some_and(|re| re.is_match(text))
+    };
     chosen
         .into_iter()
         .enumerate()

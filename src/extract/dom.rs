@@ -18,6 +18,7 @@ use html5ever::local_name;
 use scraper::{Html, Node};
 use url::Url;
 
+use super::pattern::SharedPattern;
 use crate::tidy;
 
 /// Words in a `class` or `id` that mark reader comments.
@@ -556,8 +557,8 @@ impl<'a> Walk<'a> {
 const MIN_TEXT_BEFORE_COMMENTS: usize = 200;
 
 /// Headings that announce reader comments, in the languages of the pages gleaner meets most.
-static COMMENTS_LABEL: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(concat!(
+static COMMENTS_LABEL: LazyLock<Option<SharedPattern>> = LazyLock::new(|| {
+    SharedPattern::new(concat!(
         r"(?i)^(?:",
         // "Comments", "Reader comments", "Comments (12)", "12 Comments", "Kommentare"
         r"(?:\d+\s+)?(?:(?:readers?|users?|visitors?)['’]?\s+)?",
@@ -575,7 +576,6 @@ static COMMENTS_LABEL: std::sync::LazyLock<Option<regex::Regex>> = std::sync::La
         r"|have\s+your\s+say|your\s+(?:comments|views)|what\s+(?:do\s+)?you\s+think",
         r")[\s.…:?!]*$",
     ))
-    .ok()
 });
 
 /// Whether a block is a heading that announces reader comments: short, not a link (a
@@ -608,7 +608,7 @@ fn heads_comments(blocks: &[TextBlock], container: &Frame, index: usize) -> bool
 }
 
 /// Whether a block is a short heading, not a link, whose whole text `label` matches.
-fn is_label(block: &TextBlock, max_len: usize, label: &LazyLock<Option<regex::Regex>>) -> bool {
+fn is_label(block: &TextBlock, max_len: usize, label: &LazyLock<Option<SharedPattern>>) -> bool {
     let text = block.text.trim();
     text.len() <= max_len
         && 2 * block.sa < text.len()
@@ -617,8 +617,8 @@ fn is_label(block: &TextBlock, max_len: usize, label: &LazyLock<Option<regex::Re
 
 /// Headings that announce teasers of other articles, in the languages of the pages gleaner
 /// meets most. "See also" is left out: an encyclopedia's "See also" is part of its article.
-static RELATED_LABEL: std::sync::LazyLock<Option<regex::Regex>> = std::sync::LazyLock::new(|| {
-    regex::Regex::new(concat!(
+static RELATED_LABEL: LazyLock<Option<SharedPattern>> = LazyLock::new(|| {
+    SharedPattern::new(concat!(
         r"(?i)^(?:",
         r"you\s+(?:may|might)\s+(?:also\s+)?(?:like|enjoy|be\s+interested\s+in)",
         r"|(?:other\s+)?(?:related|recommended|similar|more|popular|latest|recent|top)\s+(?:articles?|posts?|stories|news|content|reading|links|videos?)",
@@ -636,7 +636,6 @@ static RELATED_LABEL: std::sync::LazyLock<Option<regex::Regex>> = std::sync::Laz
         r"|相关文章|相關文章|関連記事|推荐阅读",
         r")[\s.…:!]*$",
     ))
-    .ok()
 });
 
 /// Whether a block is a heading that announces related content: short, not a link, and

@@ -30,6 +30,7 @@ pub mod dom;
 pub mod econ;
 pub mod language;
 pub mod metadata;
+mod pattern;
 pub mod render;
 pub mod rules;
 pub mod subtree;
