@@ -16,7 +16,7 @@
 //! searches have run at the same moment, at most the extraction permits (one per core), or
 //! `gleaner eval`'s worker threads.
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use regex_automata::Input;
 use regex_automata::meta::{Cache, Regex};
@@ -24,11 +24,13 @@ use regex_automata::meta::{Cache, Regex};
 /// A compiled pattern and the search caches its users return.
 pub(crate) struct SharedPattern {
     regex: Regex,
-    /// Boxed: a cache is a value of 1.4 KB, copied twice per search when it moved
-    /// in and out of the stack itself (7 M instructions on cleaneval); only its address does.
-    #[expect(clippy::vec_box, reason = "the caches move in and out at every search")]
-    caches: Mutex<Vec<Box<Cache>>>,
+    caches: Mutex<IdleCaches>,
 }
+
+/// Idle search caches, boxed: a cache is a value of 1.4 KB, copied twice per search when it
+/// moved in and out of the stack itself (7 M instructions on cleaneval); only its address
+/// does.
+type IdleCaches = Vec<Box<Cache>>;
 
 impl SharedPattern {
     /// Compiles `pattern` with `regex::Regex`'s syntax and semantics; `None` when it does not
@@ -43,32 +45,26 @@ impl SharedPattern {
 
     /// Whether the pattern matches anywhere in `text`.
     pub(crate) fn is_match(&self, text: &str) -> bool {
-        // A panic elsewhere while the lock was held leaves the stack whole: a vector of caches
-        // has no state to break.
-        let taken = self
-            .caches
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop();
+        let taken = self.stack().pop();
         let mut cache = taken.unwrap_or_else(|| Box::new(self.regex.create_cache()));
         let found = self
             .regex
             .search_half_with(&mut cache, &Input::new(text).earliest(true))
             .is_some();
-        self.caches
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(cache);
+        self.stack().push(cache);
         found
+    }
+
+    /// The stack of idle caches. A panic elsewhere while it was locked leaves it whole: a
+    /// vector of caches has no state to break.
+    fn stack(&self) -> MutexGuard<'_, IdleCaches> {
+        self.caches.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// How many search caches the pattern holds now.
     #[cfg(test)]
     fn cache_count(&self) -> usize {
-        self.caches
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len()
+        self.stack().len()
     }
 }
 
