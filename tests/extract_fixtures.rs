@@ -435,7 +435,13 @@ fn empty_page_is_no_content() {
         Algorithm::Cuter,
     );
     assert!(
-        matches!(result, Err(ExtractError::NoContent(Algorithm::Cuter))),
+        matches!(
+            result,
+            Err(ExtractError::NoContent {
+                algorithm: Algorithm::Cuter,
+                ..
+            })
+        ),
         "{result:?}"
     );
 }

@@ -48,6 +48,10 @@ pub struct EvalArgs {
     /// before_title_factor, furniture_max_share, comments_max_share, min_confidence, sigma.
     #[arg(long, value_name = "KEY=VALUE", hide = true)]
     pub tune: Vec<String>,
+    /// Write one JSON object per line and page: dataset, id, f1, precision, recall,
+    /// quality, verdict, algorithm.
+    #[arg(long, value_name = "FILE")]
+    pub pages: Option<PathBuf>,
     /// Write per-page calibration rows (id, CUTER confidence, CUTER F1, CETR F1) to this file.
     #[arg(long, value_name = "FILE", hide = true)]
     pub calibrate: Option<PathBuf>,
@@ -80,6 +84,12 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
         vec![(String::new(), args.dataset_dir.clone())]
     };
 
+    let mut page_rows = match &args.pages {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
+        )),
+        None => None,
+    };
     let mut reports = Vec::new();
     for (name, dir) in &members {
         let dataset = load_dataset(dir)?;
@@ -106,6 +116,9 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
             if suite {
                 report.dataset = Some(name.clone());
             }
+            if let Some(file) = page_rows.as_mut() {
+                write_page_rows(file, &report)?;
+            }
             reports.push(report);
         }
         if let Some(path) = &args.calibrate {
@@ -116,6 +129,10 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
             };
             write_calibration(&path, &dataset, &params)?;
         }
+    }
+    if let Some(mut file) = page_rows {
+        use std::io::Write as _;
+        file.flush().context("writing the page rows")?;
     }
     if suite {
         for &algorithm in &algorithms {
@@ -148,13 +165,16 @@ fn evaluate(
 ) -> AlgorithmReport {
     let name = algorithm.name();
     let extract = |page: &crate::extract::Page| match algorithm {
-        Algorithm::Auto => auto::extract_auto(page, params),
-        Algorithm::Cuter => auto::extract_cuter(page, &params.cuter),
-        Algorithm::Cetr => Ok(auto::lines_extraction(
+        Algorithm::Auto => crate::extract::judged(page, auto::extract_auto(page, params)),
+        Algorithm::Cuter => crate::extract::judged(page, auto::extract_cuter(page, &params.cuter)),
+        Algorithm::Cetr => crate::extract::judged(
             page,
-            Algorithm::Cetr,
-            &cetr::select_2d(&page.source, params.sigma),
-        )),
+            Ok(auto::lines_extraction(
+                page,
+                Algorithm::Cetr,
+                &cetr::select_2d(&page.source, params.sigma),
+            )),
+        ),
         other => other.extract(page),
     };
     crate::eval::dataset::run_with_templates(
@@ -222,6 +242,11 @@ fn mean_row(reports: &[AlgorithmReport], algorithm: &str) -> AlgorithmReport {
         mb_per_s_per_core: per_second(cpu_seconds),
         fallbacks: rows.iter().map(|r| r.fallbacks).sum(),
         produced_by,
+        flagged: rows.iter().map(|r| r.flagged).sum(),
+        quality_auc: {
+            let aucs: Vec<f64> = rows.iter().filter_map(|r| r.quality_auc).collect();
+            (!aucs.is_empty()).then(|| aucs.iter().sum::<f64>() / aucs.len() as f64)
+        },
         results: Vec::new(),
     }
 }
@@ -243,7 +268,7 @@ fn table(reports: &[AlgorithmReport], suite: bool) -> String {
     }
     let _ = writeln!(
         out,
-        "{:<10} {:>5} {:>9} {:>6} {:>6} {:>8} {:>5} {:>7} {:>8}",
+        "{:<10} {:>5} {:>9} {:>6} {:>6} {:>8} {:>5} {:>7} {:>8} {:>7} {:>11}",
         "algorithm",
         "pages",
         "precision",
@@ -252,7 +277,9 @@ fn table(reports: &[AlgorithmReport], suite: bool) -> String {
         "accuracy",
         "empty",
         "seconds",
-        "mb_per_s"
+        "mb_per_s",
+        "flagged",
+        "quality_auc"
     );
     for r in reports {
         if suite {
@@ -260,7 +287,7 @@ fn table(reports: &[AlgorithmReport], suite: bool) -> String {
         }
         let _ = writeln!(
             out,
-            "{:<10} {:>5} {:>9.3} {:>6.3} {:>6.3} {:>8.3} {:>5} {:>7.2} {:>8.1}",
+            "{:<10} {:>5} {:>9.3} {:>6.3} {:>6.3} {:>8.3} {:>5} {:>7.2} {:>8.1} {:>7} {:>11}",
             r.algorithm,
             r.pages,
             r.precision,
@@ -269,10 +296,34 @@ fn table(reports: &[AlgorithmReport], suite: bool) -> String {
             r.accuracy,
             r.empty,
             r.seconds,
-            r.mb_per_s
+            r.mb_per_s,
+            r.flagged,
+            r.quality_auc
+                .map_or_else(|| "-".to_string(), |auc| format!("{auc:.3}"))
         );
     }
     out
+}
+
+/// One JSON line per page of `report` (`--pages`).
+fn write_page_rows(
+    file: &mut impl std::io::Write,
+    report: &AlgorithmReport,
+) -> Result<(), super::CliError> {
+    for result in &report.results {
+        let row = serde_json::json!({
+            "dataset": report.dataset.as_deref().unwrap_or_default(),
+            "id": result.id,
+            "f1": result.counts.f1(),
+            "precision": result.counts.precision(),
+            "recall": result.counts.recall(),
+            "quality": result.quality,
+            "verdict": result.verdict,
+            "algorithm": result.produced_by.map(|a| a.name()),
+        });
+        writeln!(file, "{row}").context("writing the page rows")?;
+    }
+    Ok(())
 }
 
 fn write_predictions(

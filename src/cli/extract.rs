@@ -76,7 +76,7 @@ pub fn run(args: &ExtractArgs, config_path: Option<&Path>) -> Result<(), super::
         &raw,
         http_charset.as_deref(),
         base.as_ref(),
-        args.title.as_deref(),
+        crate::extract::EntryHints::title(args.title.as_deref()),
         algorithm,
         SiteKnowledge {
             template: None,
@@ -88,7 +88,7 @@ pub fn run(args: &ExtractArgs, config_path: Option<&Path>) -> Result<(), super::
     }
     let extraction = site_page
         .extraction
-        .map_err(|err @ ExtractError::NoContent(_)| super::CliError::runtime(err))?;
+        .map_err(|err @ ExtractError::NoContent { .. }| super::CliError::runtime(err))?;
     let format = if args.json {
         "json"
     } else {

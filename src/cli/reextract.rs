@@ -120,7 +120,7 @@ async fn reextract_one(store: &Store, id: i64, algorithm: Algorithm, config: &Co
                 &bytes,
                 charset,
                 url.as_ref(),
-                Some(title.as_str()).filter(|t| !t.is_empty()),
+                crate::extract::EntryHints::title(Some(title.as_str()).filter(|t| !t.is_empty())),
                 algorithm,
                 SiteKnowledge {
                     template: model.as_deref(),

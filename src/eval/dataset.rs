@@ -19,7 +19,7 @@ use rayon::prelude::*;
 
 use super::metric::{self, PageCounts, Summary};
 use crate::extract::template::{self, SiteTemplate, TemplateParams};
-use crate::extract::{Algorithm, ExtractError, Extraction, Page};
+use crate::extract::{Algorithm, ExtractError, Extraction, Page, Verdict};
 
 /// Why a dataset could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -144,6 +144,10 @@ pub struct PageResult {
     /// The algorithm that produced it (differs from the requested one after a fallback).
     pub produced_by: Option<crate::extract::Algorithm>,
     pub confidence: f64,
+    /// The extraction's quality estimate (0 when nothing was extracted).
+    pub quality: f64,
+    /// What the page was judged to be.
+    pub verdict: Verdict,
     pub counts: PageCounts,
     /// CPU seconds spent on this page.
     pub seconds: f64,
@@ -174,6 +178,11 @@ pub struct AlgorithmReport {
     pub fallbacks: usize,
     /// Pages per algorithm that produced the result.
     pub produced_by: BTreeMap<String, usize>,
+    /// Pages whose verdict is neither `article` nor `teaser`.
+    pub flagged: usize,
+    /// The ROC AUC with which `quality` tells the pages whose F1 is below
+    /// [`metric::POOR_F1`] from the rest (0.5: chance; `null` when one side is empty).
+    pub quality_auc: Option<f64>,
     #[serde(skip)]
     pub results: Vec<PageResult>,
 }
@@ -270,7 +279,7 @@ where
     // built once per process is built before.
     crate::extract::warm_up();
     let started = Instant::now();
-    let extracted: Vec<(Option<Extraction>, f64)> = dataset
+    let extracted: Vec<(Result<Extraction, ExtractError>, f64)> = dataset
         .pages
         .par_iter()
         .enumerate()
@@ -286,7 +295,7 @@ where
                 std::hint::black_box(template::observe(&parsed, params));
                 template::apply(&mut parsed, model, params);
             }
-            let extraction = extract(&parsed).ok();
+            let extraction = extract(&parsed);
             let cpu = cpu_started
                 .and_then(|t| t.try_elapsed().ok())
                 .unwrap_or_else(|| wall_started.elapsed());
@@ -299,14 +308,25 @@ where
         .par_iter()
         .zip(extracted)
         .map(|(page, (extraction, seconds))| {
-            let produced_by = extraction.as_ref().map(|e| e.algorithm);
-            let confidence = extraction.as_ref().map_or(0.0, |e| e.confidence);
-            let text = extraction.map(|e| e.text).unwrap_or_default();
+            let (produced_by, confidence, quality, verdict, text) = match extraction {
+                Ok(e) => (
+                    Some(e.algorithm),
+                    e.confidence,
+                    e.quality,
+                    e.verdict,
+                    e.text,
+                ),
+                Err(ExtractError::NoContent { verdict, .. }) => {
+                    (None, 0.0, 0.0, verdict, String::new())
+                }
+            };
             PageResult {
                 id: page.id.clone(),
                 counts: metric::score_page(&page.gold, &text),
                 produced_by,
                 confidence,
+                quality,
+                verdict,
                 text,
                 seconds,
             }
@@ -361,6 +381,39 @@ where
         },
         fallbacks,
         produced_by,
+        flagged: results.iter().filter(|r| !r.verdict.is_article()).count(),
+        quality_auc: quality_auc(&results),
         results,
     }
+}
+
+/// The ROC AUC of `quality` as a detector of poor pages (F1 below [`metric::POOR_F1`]): the
+/// chance that a poor page's quality is below a good page's, ties counting half. `None`
+/// when every page is on one side.
+pub fn quality_auc(results: &[PageResult]) -> Option<f64> {
+    let mut scored: Vec<(f64, bool)> = results
+        .iter()
+        .map(|r| (r.quality, r.counts.f1() < metric::POOR_F1))
+        .collect();
+    let poor = scored.iter().filter(|(_, poor)| *poor).count();
+    let good = scored.len() - poor;
+    if poor == 0 || good == 0 {
+        return None;
+    }
+    scored.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // Mann-Whitney U over ranks, tied qualities sharing their mean rank.
+    let mut good_rank_sum = 0.0;
+    let mut start = 0;
+    while start < scored.len() {
+        let mut end = start;
+        while end < scored.len() && scored[end].0 == scored[start].0 {
+            end += 1;
+        }
+        let mean_rank = (start + end + 1) as f64 / 2.0;
+        let good_here = scored[start..end].iter().filter(|(_, poor)| !*poor).count();
+        good_rank_sum += mean_rank * good_here as f64;
+        start = end;
+    }
+    let u = good_rank_sum - (good * (good + 1)) as f64 / 2.0;
+    Some(u / (good * poor) as f64)
 }

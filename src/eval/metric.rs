@@ -20,6 +20,10 @@ static TOKEN: LazyLock<Regex> = LazyLock::new(|| {
 /// The width of a shingle.
 pub const SHINGLE: usize = 4;
 
+/// A page scored below this F1 is a poor extraction: the line `quality_auc` measures the
+/// quality estimate against (`../specs/cli.md`, "Evaluation").
+pub const POOR_F1: f64 = 0.8;
+
 /// The tokens of `text`, in order.
 pub fn tokenize(text: &str) -> Vec<&str> {
     TOKEN.find_iter(text).map(|m| m.as_str()).collect()

@@ -16,7 +16,7 @@ use super::cetr::{self, LineSelection};
 use super::cuter::{self, CuterParams, CuterSelection};
 use super::econ;
 use super::render::{self, Rendered};
-use super::{Algorithm, ExtractError, Extraction, Page};
+use super::{Algorithm, ExtractError, Extraction, Page, Verdict};
 use crate::tidy;
 
 /// The parameters of the cascade.
@@ -101,7 +101,7 @@ pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, Extr
 pub fn extract_cuter(page: &Page, params: &CuterParams) -> Result<Extraction, ExtractError> {
     cuter::select(&page.stats, page.effective_title(), params)
         .map(|selection| cuter_extraction(page, &selection))
-        .ok_or(ExtractError::NoContent(Algorithm::Cuter))
+        .ok_or(ExtractError::no_content(Algorithm::Cuter))
 }
 
 /// Renders CUTER's selection with its images: those from the title (or the first chosen
@@ -130,6 +130,8 @@ pub fn cuter_extraction(page: &Page, selection: &CuterSelection) -> Extraction {
         images,
         confidence: selection.confidence,
         language: None,
+        verdict: Verdict::Article,
+        quality: 0.0,
     }
 }
 
@@ -160,6 +162,8 @@ pub fn lines_extraction(
         images: Vec::new(),
         confidence,
         language: None,
+        verdict: Verdict::Article,
+        quality: 0.0,
     }
 }
 
@@ -179,6 +183,8 @@ pub fn text_extraction(page: &Page, algorithm: Algorithm, text: &str) -> Extract
         images: Vec::new(),
         confidence: 0.5,
         language: None,
+        verdict: Verdict::Article,
+        quality: 0.0,
     }
 }
 
@@ -203,6 +209,8 @@ pub fn blocks_extraction(page: &Page, algorithm: Algorithm, blocks: &[usize]) ->
         images,
         confidence: 0.5,
         language: None,
+        verdict: Verdict::Article,
+        quality: 0.0,
     }
 }
 
@@ -219,5 +227,7 @@ pub fn extract_alltext(page: &Page) -> Extraction {
         images,
         confidence: 0.0,
         language: None,
+        verdict: Verdict::Article,
+        quality: 0.0,
     }
 }

@@ -31,17 +31,20 @@ pub mod econ;
 pub mod language;
 pub mod metadata;
 mod pattern;
+pub mod quality;
 pub mod render;
 pub mod rules;
 pub mod subtree;
 pub mod tag_ratio;
 pub mod template;
 pub mod title;
+pub mod verdict;
 
 use std::fmt;
 use std::str::FromStr;
 
 use crate::tidy;
+pub use verdict::Verdict;
 
 /// An extraction algorithm, selectable by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -179,14 +182,31 @@ pub struct Extraction {
     /// The page's language, an ISO 639-1 code ([`language::page_language`]); set by
     /// [`extract_page`].
     pub language: Option<String>,
+    /// What the page is ([`verdict::judge`]).
+    pub verdict: Verdict,
+    /// The expected F1 of `text` ([`quality::estimate`]), in [0, 1].
+    pub quality: f64,
 }
 
 /// Why extraction produced nothing.
 #[derive(Debug, thiserror::Error)]
 pub enum ExtractError {
-    /// The algorithm found no article body on the page.
-    #[error("`{0}` found no article body on the page")]
-    NoContent(Algorithm),
+    /// The algorithm found no article body on the page; `verdict` says what the page is.
+    #[error("`{algorithm}` found no article body on the page ({verdict})")]
+    NoContent {
+        algorithm: Algorithm,
+        verdict: Verdict,
+    },
+}
+
+impl ExtractError {
+    /// Nothing found by `algorithm`; the page's verdict is given by [`judged`].
+    pub fn no_content(algorithm: Algorithm) -> ExtractError {
+        ExtractError::NoContent {
+            algorithm,
+            verdict: Verdict::NotArticle,
+        }
+    }
 }
 
 /// A decoded, parsed and analysed page: the input every [`Extractor`] reads.
@@ -203,6 +223,9 @@ pub struct Page {
     pub stats: dom::DomStats,
     /// The feed entry's title, when known.
     pub title_hint: Option<String>,
+    /// The feed entry's own text (its summary or content, as plain text), when it has one:
+    /// a second hint of where the article stands, and what the page should hold.
+    pub feed_text: Option<String>,
 }
 
 impl Page {
@@ -244,6 +267,7 @@ impl Page {
                 .map(str::trim)
                 .filter(|t| !t.is_empty())
                 .map(str::to_string),
+            feed_text: None,
         }
     }
 
@@ -278,7 +302,7 @@ impl Extractor for Algorithm {
     }
 
     fn extract(&self, page: &Page) -> Result<Extraction, ExtractError> {
-        match self {
+        let extraction = match self {
             Algorithm::Auto => auto::extract_auto(page, &auto::AutoParams::default()),
             Algorithm::Cuter => auto::extract_cuter(page, &cuter::CuterParams::default()),
             Algorithm::Cetr => Ok(auto::lines_extraction(
@@ -318,15 +342,30 @@ impl Extractor for Algorithm {
                 &econ::select(page),
             )),
             // Rules need a site's selectors: `extract_site_page` applies them.
-            Algorithm::Rules => Err(ExtractError::NoContent(Algorithm::Rules)),
+            Algorithm::Rules => Err(ExtractError::no_content(Algorithm::Rules)),
+        };
+        judged(page, extraction)
+    }
+}
+
+/// An algorithm's result with the page's verdict and the quality estimate; an empty text is
+/// no content.
+pub fn judged(
+    page: &Page,
+    extraction: Result<Extraction, ExtractError>,
+) -> Result<Extraction, ExtractError> {
+    match extraction {
+        Ok(mut extraction) if !extraction.text.trim().is_empty() => {
+            extraction.verdict = verdict::judge(page, Some(&extraction));
+            extraction.quality = quality::estimate(page, &extraction);
+            Ok(extraction)
         }
-        .and_then(|extraction| {
-            if extraction.text.trim().is_empty() {
-                Err(ExtractError::NoContent(extraction.algorithm))
-            } else {
-                Ok(extraction)
-            }
-        })
+        Ok(Extraction { algorithm, .. }) | Err(ExtractError::NoContent { algorithm, .. }) => {
+            Err(ExtractError::NoContent {
+                algorithm,
+                verdict: verdict::judge(page, None),
+            })
+        }
     }
 }
 
@@ -360,6 +399,25 @@ pub struct SitePageExtraction {
     pub rule_missed: bool,
 }
 
+/// What the feed entry says about its page: the hints extraction takes from it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct EntryHints<'a> {
+    /// The entry's title: where the article starts.
+    pub title: Option<&'a str>,
+    /// The entry's own text (summary or content, plain): what the article should hold.
+    pub feed_text: Option<&'a str>,
+}
+
+impl<'a> EntryHints<'a> {
+    /// The title alone, as a dataset or the command line gives it.
+    pub fn title(title: Option<&'a str>) -> EntryHints<'a> {
+        EntryHints {
+            title,
+            feed_text: None,
+        }
+    }
+}
+
 /// What a site has taught gleaner: its learned template model and its configured rules.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SiteKnowledge<'a> {
@@ -375,7 +433,7 @@ pub fn extract_site_page(
     raw: &[u8],
     http_charset: Option<&str>,
     page_url: Option<&url::Url>,
-    title_hint: Option<&str>,
+    hints: EntryHints<'_>,
     algorithm: Algorithm,
     site: SiteKnowledge<'_>,
 ) -> SitePageExtraction {
@@ -386,7 +444,12 @@ pub fn extract_site_page(
     } else {
         tidy::ParsedAttributes::Read
     };
-    let mut page = Page::parse_with(raw, http_charset, page_url, title_hint, attributes);
+    let mut page = Page::parse_with(raw, http_charset, page_url, hints.title, attributes);
+    page.feed_text = hints
+        .feed_text
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_string);
     let fingerprints = template::block_fingerprints(&page);
     let observation = template::observation(fingerprints.clone(), &params);
     let metadata = metadata::page_metadata(&page.document, page.base.as_ref());
@@ -406,7 +469,7 @@ pub fn extract_site_page(
                 .map(|t| template::apply_fingerprints(&mut page, &fingerprints, t, &params)),
         ),
     };
-    let extraction = decided.map_or_else(|| algorithm.extract(&page), Ok);
+    let extraction = decided.map_or_else(|| algorithm.extract(&page), |e| judged(&page, Ok(e)));
     let extraction = extraction.map(|mut extraction| {
         extraction.language = language::page_language(&page.document, &extraction.text);
         extraction

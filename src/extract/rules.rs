@@ -18,7 +18,7 @@ use ego_tree::iter::Edge;
 use scraper::Selector;
 
 use super::render::{self, Rendered};
-use super::{Algorithm, Extraction, Page, dom};
+use super::{Algorithm, Extraction, Page, Verdict, dom};
 
 /// The compiled rules of one `[[sites]]` entry.
 #[derive(Debug)]
@@ -197,6 +197,8 @@ fn content_extraction(page: &Page, selectors: &[Selector]) -> Option<Extraction>
         images,
         confidence: 1.0,
         language: None,
+        verdict: Verdict::Article,
+        quality: 0.0,
     })
 }
 
@@ -312,7 +314,7 @@ mod tests {
             html.as_bytes(),
             None,
             url.as_ref(),
-            None,
+            crate::extract::EntryHints::default(),
             Algorithm::Auto,
             site,
         );

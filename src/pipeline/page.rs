@@ -22,7 +22,7 @@ use super::{Context, FailureKind, FeedSettings, Stage, StepFailure, candidate, r
 use crate::extract::metadata::{MetadataSource, PageMetadata, Sourced};
 use crate::extract::rules::SiteRules;
 use crate::extract::template::{self, Applied, PageObservation, SiteTemplate};
-use crate::extract::{Algorithm, Extraction, SiteKnowledge, extract_site_page};
+use crate::extract::{Algorithm, EntryHints, Extraction, SiteKnowledge, extract_site_page};
 use crate::feed::normalize_url;
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, ResourceKind};
 use crate::filter::{Blocked, Verdict};
@@ -296,7 +296,7 @@ async fn extract_off_runtime(
             &page.bytes,
             page.charset(),
             Some(&page.final_url),
-            Some(title.as_str()).filter(|t| !t.is_empty()),
+            EntryHints::title(Some(title.as_str()).filter(|t| !t.is_empty())),
             algorithm,
             SiteKnowledge {
                 template: model.as_deref(),
