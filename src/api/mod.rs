@@ -230,11 +230,17 @@ mod tests {
             rlim_max: 0,
         };
         // SAFETY: getrlimit only writes the struct it is given.
-        assert_eq!(unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) }, 0);
+        assert_eq!(
+            unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) },
+            0
+        );
         let cap = super::connection_cap(usize::MAX);
         if limit.rlim_cur != libc::RLIM_INFINITY {
             let open_files = usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX);
-            assert_eq!(cap, open_files.saturating_sub(super::DESCRIPTORS_KEPT).max(1));
+            assert_eq!(
+                cap,
+                open_files.saturating_sub(super::DESCRIPTORS_KEPT).max(1)
+            );
         }
         assert_eq!(super::connection_cap(2), 2);
     }
