@@ -237,6 +237,49 @@ pub struct ApiConfig {
     pub listen: SocketAddr,
     /// `None` when empty: no authentication.
     pub token: Option<String>,
+    /// `max_connections`: connections served at once; the next ones wait in the listen queue.
+    /// Bounds the file descriptors idle or slow clients can take.
+    pub max_connections: usize,
+    /// Not in the file: the defaults are documented in docs/api.md; tests shorten them.
+    pub timeouts: ApiTimeouts,
+}
+
+impl ApiConfig {
+    /// The API on `listen` with the default limits.
+    pub fn new(listen: SocketAddr, token: Option<String>) -> ApiConfig {
+        ApiConfig {
+            listen,
+            token,
+            max_connections: DEFAULT_API_CONNECTIONS,
+            timeouts: ApiTimeouts::default(),
+        }
+    }
+}
+
+/// `[api] max_connections` when absent, and at most.
+pub const DEFAULT_API_CONNECTIONS: usize = 1024;
+pub const MAX_API_CONNECTIONS: usize = 65_536;
+
+/// How long the API waits on a client or on itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ApiTimeouts {
+    /// For a request head (line and headers) after the connection opens or the previous
+    /// answer; also how long a connection may pass without a byte in either direction.
+    pub header: std::time::Duration,
+    /// For a request body, from when the head arrived.
+    pub body: std::time::Duration,
+    /// For a whole request, from its head to its answer's head (body included).
+    pub request: std::time::Duration,
+}
+
+impl Default for ApiTimeouts {
+    fn default() -> Self {
+        ApiTimeouts {
+            header: std::time::Duration::from_secs(10),
+            body: std::time::Duration::from_secs(10),
+            request: std::time::Duration::from_secs(30),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -413,7 +456,23 @@ impl Config {
                     )
                 })?;
                 let token = Some(api.token.trim().to_string()).filter(|t| !t.is_empty());
-                Some(ApiConfig { listen, token })
+                within(
+                    "max_connections",
+                    api.max_connections,
+                    1,
+                    wide(MAX_API_CONNECTIONS),
+                )
+                .map_err(|(key, m)| {
+                    at(
+                        find_key_span(source, "api", key),
+                        format!("[api] {key}: {m}"),
+                    )
+                })?;
+                Some(ApiConfig {
+                    max_connections: usize::try_from(api.max_connections)
+                        .unwrap_or(MAX_API_CONNECTIONS),
+                    ..ApiConfig::new(listen, token)
+                })
             }
         };
 
@@ -891,6 +950,7 @@ impl Default for RawImages {
 struct RawApi {
     listen: Spanned<String>,
     token: String,
+    max_connections: u64,
 }
 
 impl Default for RawApi {
@@ -898,6 +958,7 @@ impl Default for RawApi {
         RawApi {
             listen: Spanned::new(0..0, "127.0.0.1:8080".to_string()),
             token: String::new(),
+            max_connections: wide(DEFAULT_API_CONNECTIONS),
         }
     }
 }

@@ -3,28 +3,377 @@
 //! blockquotes, code and tables as pipe tables.
 //!
 //! Pure, like `tidy` and `extract`: HTML in, text out. The conversion is `htmd`'s; this module
-//! owns only the settings and the promise that a body always yields some text.
+//! owns the settings and two promises: a body always yields some text, and the text is inert
+//! in any Markdown renderer (CommonMark, GFM, Python-Markdown with or without its extras): an
+//! article's words never become markup of their own.
+//!
+//! - Text, alt text and titles carry `<`, `>` and `&` as entities (`&lt;`, `&gt;`, `&amp;`),
+//!   never as characters a renderer could read as a tag or an entity (`\<` is not an escape in
+//!   every dialect); `{` and `}` are escaped (Python-Markdown's attribute lists).
+//! - Links keep only `http`, `https` and `mailto` addresses, images only `http` and `https`:
+//!   another link becomes its text, another image nothing. Addresses are written
+//!   percent-encoded, so no space, quote, parenthesis or angle bracket ends one early.
+//! - Code keeps its characters, inside a code span or an indented code block (not a fence:
+//!   Python-Markdown without extensions reads a fence's lines as Markdown), and only where
+//!   its surroundings keep it intact; elsewhere (in a table cell, a heading, a list item, a
+//!   quote) it is a code span on one line, or escaped text when even that would not hold. A
+//!   code block right after a list is preceded by an empty comment, which ends the list.
 
-/// The Markdown of a sanitized body `html`. The body came through ammonia, so the converter
-/// never meets a script or a style sheet; should it fail even so, the body's text content is
-/// returned rather than nothing.
+use std::rc::Rc;
+
+use htmd::element_handler::{HandlerResult, Handlers};
+use htmd::{Element, HtmlToMarkdown};
+use markup5ever_rcdom::{Node, NodeData};
+
+/// Stand-ins for `<`, `>`, `&`, `{`, `}` in the text while `htmd` converts it (Unicode private
+/// use: `htmd` leaves them alone); [`restore`] writes them out escaped.
+const STAND_INS: [(char, char, &str); 5] = [
+    ('<', '\u{E000}', "&lt;"),
+    ('>', '\u{E001}', "&gt;"),
+    ('&', '\u{E002}', "&amp;"),
+    ('{', '\u{E003}', "\\{"),
+    ('}', '\u{E004}', "\\}"),
+];
+
+/// Alone on a line before each code block until [`finish`] decides what goes there.
+const CODE_BLOCK_MARK: char = '\u{E010}';
+
+/// Before a code block that follows a list: ends the list, which would otherwise take the
+/// block in as a paragraph of its last item (CommonMark and Python-Markdown alike). A
+/// comment renders as nothing.
+const LIST_END: &str = "<!-- -->";
+
+/// Link addresses kept, and image addresses kept.
+const LINK_SCHEMES: [&str; 3] = ["http", "https", "mailto"];
+const IMAGE_SCHEMES: [&str; 2] = ["http", "https"];
+
+/// Elements inside which a code block stays a block: they keep its lines and their indent.
+const BLOCK_CONTAINERS: [&str; 14] = [
+    "html", "body", "div", "section", "article", "main", "aside", "header", "footer", "figure",
+    "details", "center", "nav", "address",
+];
+
+/// The Markdown of a sanitized body `html`. Should the conversion fail, the body's text
+/// content is returned, escaped, rather than nothing.
 pub fn from_html(html: &str) -> String {
-    let converter = htmd::HtmlToMarkdown::builder()
+    let converter = HtmlToMarkdown::builder()
         .options(htmd::options::Options {
             heading_style: htmd::options::HeadingStyle::Atx,
-            code_block_style: htmd::options::CodeBlockStyle::Fenced,
             ..Default::default()
         })
+        .add_handler(vec!["a"], link)
+        .add_handler(vec!["img"], image)
+        .add_handler(vec!["code"], inline_code)
+        .add_handler(vec!["pre"], code_block)
         .build();
-    match converter.convert(html) {
-        Ok(markdown) => markdown.trim().to_string(),
+    match converter.html_to_tree(html) {
+        Ok(tree) => {
+            stand_in_for_markup_characters(&tree);
+            let markdown = converter.tree_to_markdown(&tree);
+            // Newlines only at the start: a first line's indent may open a code block.
+            finish(markdown.trim_start_matches('\n').trim_end())
+        }
         Err(_) => scraper::Html::parse_fragment(html)
             .root_element()
             .text()
             .collect::<String>()
+            .lines()
+            .map(|line| literal(line.trim()))
+            .collect::<Vec<_>>()
+            .join("\n")
             .trim()
             .to_string(),
     }
+}
+
+/// Puts the stand-ins of [`STAND_INS`] in place of the characters in every text node (and a
+/// replacement character in place of a [`CODE_BLOCK_MARK`]).
+fn stand_in_for_markup_characters(root: &Rc<Node>) {
+    let mut pending = vec![root.clone()];
+    while let Some(node) = pending.pop() {
+        if let NodeData::Text { contents } = &node.data {
+            let mut text = contents.borrow_mut();
+            if text.contains(['<', '>', '&', '{', '}', CODE_BLOCK_MARK]) {
+                let replaced: String = text.chars().map(stand_in).collect();
+                *text = replaced.as_str().into();
+            }
+        }
+        pending.extend(node.children.borrow().iter().cloned());
+    }
+}
+
+fn stand_in(c: char) -> char {
+    if c == CODE_BLOCK_MARK {
+        return char::REPLACEMENT_CHARACTER;
+    }
+    STAND_INS
+        .iter()
+        .find(|(original, _, _)| *original == c)
+        .map_or(c, |(_, stand_in, _)| *stand_in)
+}
+
+/// The original character of a stand-in, for code, which shows characters as they are.
+fn original(c: char) -> char {
+    STAND_INS
+        .iter()
+        .find(|(_, stand_in, _)| *stand_in == c)
+        .map_or(c, |(original, _, _)| *original)
+}
+
+/// The converted Markdown with each stand-in written out escaped, and each code block
+/// preceded by [`LIST_END`] where a list comes right before it.
+fn finish(markdown: &str) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    for line in markdown.split('\n') {
+        if line.trim().chars().eq([CODE_BLOCK_MARK]) {
+            if last_block_may_be_a_list(&lines) {
+                lines.push(LIST_END.to_string());
+                lines.push(String::new());
+            }
+            continue;
+        }
+        let mut out = String::with_capacity(line.len());
+        for c in line.chars() {
+            match STAND_INS.iter().find(|(_, stand_in, _)| *stand_in == c) {
+                Some((_, _, escaped)) => out.push_str(escaped),
+                None => out.push(c),
+            }
+        }
+        lines.push(out);
+    }
+    lines.join("\n")
+}
+
+/// Whether the last block of `lines` may be (or belong to) a list: one of its lines is
+/// indented or starts like a list item.
+fn last_block_may_be_a_list(lines: &[String]) -> bool {
+    lines
+        .iter()
+        .rev()
+        .skip_while(|line| line.trim().is_empty())
+        .take_while(|line| !line.trim().is_empty())
+        .any(|line| line.starts_with(char::is_whitespace) || starts_like_a_list_item(line))
+}
+
+/// `*`, `+`, `-`, or up to nine digits and `.` or `)`, then a space or the line's end.
+fn starts_like_a_list_item(line: &str) -> bool {
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    let marker_len = match line.as_bytes().get(digits) {
+        Some(b'*' | b'+' | b'-') if digits == 0 => 1,
+        Some(b'.' | b')') if (1..=9).contains(&digits) => digits + 1,
+        _ => return false,
+    };
+    line[marker_len..]
+        .chars()
+        .next()
+        .is_none_or(char::is_whitespace)
+}
+
+/// `text` as Markdown that shows exactly it: entities for `<`, `>`, `&`, backslashes before
+/// the punctuation that Markdown dialects read (all escapable in CommonMark and
+/// Python-Markdown alike), the line-start ones included.
+fn literal(text: &str) -> String {
+    escaped(
+        text,
+        &[
+            '\\', '`', '*', '_', '[', ']', '{', '}', '(', ')', '#', '+', '-', '!',
+        ],
+    )
+}
+
+/// [`literal`] for text inside a line (alt text, a table cell): the punctuation that means
+/// something only at a line's start stays as it is.
+fn inline_literal(text: &str) -> String {
+    escaped(text, &['\\', '`', '*', '_', '[', ']', '{', '}'])
+}
+
+fn escaped(text: &str, backslashed: &[char]) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars().map(original) {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            c if backslashed.contains(&c) => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A link title, as the quoted part of `[text](address "title")`: one line, every character
+/// that could end or escape the quotes written as an entity.
+fn title_text(title: &str) -> String {
+    let mut out = String::with_capacity(title.len());
+    for c in collapse_whitespace(title).chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '(' => out.push_str("&#40;"),
+            ')' => out.push_str("&#41;"),
+            '\\' => out.push_str("&#92;"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn collapse_whitespace(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `raw` as a link destination when it is an absolute address with one of `schemes`:
+/// normalized by the URL parser (which drops the whitespace and control characters that hide
+/// a scheme) and percent-encoded wherever a renderer could end it.
+fn web_address(raw: &str, schemes: &[&str]) -> Option<String> {
+    let url = url::Url::parse(raw).ok()?;
+    if !schemes.contains(&url.scheme()) {
+        return None;
+    }
+    let mut out = String::with_capacity(url.as_str().len());
+    for c in url.as_str().chars() {
+        match c {
+            ' ' | '"' | '\'' | '(' | ')' | '<' | '>' | '\\' | '`' | '{' | '}' | '|' | '^' => {
+                out.push_str(&format!("%{:02X}", u32::from(c)));
+            }
+            c if c.is_control() => out.push_str(&format!("%{:02X}", u32::from(c))),
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
+fn attribute<'a>(element: &'a Element, name: &str) -> Option<&'a str> {
+    element
+        .attrs
+        .iter()
+        .find(|attribute| &*attribute.name.local == name)
+        .map(|attribute| &*attribute.value)
+}
+
+/// `<a>`: `[text](address "title")`, or the text alone when the address is not kept.
+fn link(handlers: &dyn Handlers, element: Element) -> Option<HandlerResult> {
+    let content = handlers.walk_children(element.node).content;
+    let Some(address) = attribute(&element, "href").and_then(|h| web_address(h, &LINK_SCHEMES))
+    else {
+        return Some(content.into());
+    };
+    let title = attribute(&element, "title")
+        .map(title_text)
+        .filter(|title| !title.is_empty())
+        .map_or(String::new(), |title| format!(" \"{title}\""));
+    // One line: a blank line would end the link half-way. Spaces around the text stay
+    // outside the link.
+    let text = collapse_whitespace(&content);
+    let before = if content.starts_with(' ') { " " } else { "" };
+    let after = if content.ends_with(' ') { " " } else { "" };
+    Some(format!("{before}[{text}]({address}{title}){after}").into())
+}
+
+/// `<img>`: `![alt](address "title")`, or nothing when the address is not kept.
+fn image(_handlers: &dyn Handlers, element: Element) -> Option<HandlerResult> {
+    let address = attribute(&element, "src").and_then(|s| web_address(s, &IMAGE_SCHEMES))?;
+    let alt = attribute(&element, "alt").map_or(String::new(), |alt| {
+        inline_literal(&collapse_whitespace(alt))
+    });
+    let title = attribute(&element, "title")
+        .map(title_text)
+        .filter(|title| !title.is_empty())
+        .map_or(String::new(), |title| format!(" \"{title}\""));
+    Some(format!("![{alt}]({address}{title})").into())
+}
+
+/// `<code>` outside `<pre>`: a code span.
+fn inline_code(_handlers: &dyn Handlers, element: Element) -> Option<HandlerResult> {
+    let code = collapse_whitespace(&text_content(element.node));
+    if code.is_empty() {
+        return None;
+    }
+    Some(code_span(element.node, &code).into())
+}
+
+/// `<pre>`: an indented code block where its surroundings keep one intact, else a code span.
+fn code_block(_handlers: &dyn Handlers, element: Element) -> Option<HandlerResult> {
+    let code = text_content(element.node).replace('\r', "");
+    let code = code.trim_matches('\n');
+    if code.trim().is_empty() {
+        return None;
+    }
+    if !keeps_blocks(element.node) {
+        let span = code_span(element.node, &collapse_whitespace(code));
+        return Some(format!(" {span} ").into());
+    }
+    let indented: Vec<String> = code.lines().map(|line| format!("    {line}")).collect();
+    Some(format!("\n\n{CODE_BLOCK_MARK}\n{}\n\n", indented.join("\n")).into())
+}
+
+/// `code` (one line) between enough backticks; as escaped text in a table cell when it holds
+/// a `|`, which splits cells even inside a code span.
+fn code_span(node: &Rc<Node>, code: &str) -> String {
+    if code.contains('|') && has_ancestor(node, |tag| matches!(tag, "td" | "th" | "table")) {
+        return inline_literal(code);
+    }
+    let mut longest = 0;
+    let mut run = 0;
+    for c in code.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    let fence = "`".repeat(longest + 1);
+    // A space inside each fence when the code starts or ends with a backtick: renderers
+    // take one off each side.
+    let pad = if code.starts_with('`') || code.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{code}{pad}{fence}")
+}
+
+/// Whether every ancestor of `node` keeps a block's lines and indents.
+fn keeps_blocks(node: &Rc<Node>) -> bool {
+    !has_ancestor(node, |tag| !BLOCK_CONTAINERS.contains(&tag))
+}
+
+fn has_ancestor(node: &Rc<Node>, matches: impl Fn(&str) -> bool) -> bool {
+    let mut current = parent(node);
+    while let Some(ancestor) = current {
+        if let NodeData::Element { name, .. } = &ancestor.data
+            && matches(&name.local)
+        {
+            return true;
+        }
+        current = parent(&ancestor);
+    }
+    false
+}
+
+fn parent(node: &Rc<Node>) -> Option<Rc<Node>> {
+    let weak = node.parent.take();
+    let parent = weak.as_ref().and_then(std::rc::Weak::upgrade);
+    node.parent.set(weak);
+    parent
+}
+
+/// The characters of `node`'s text, stand-ins turned back, `<br>` as a line break.
+fn text_content(node: &Rc<Node>) -> String {
+    let mut text = String::new();
+    let mut pending = vec![node.clone()];
+    while let Some(node) = pending.pop() {
+        match &node.data {
+            NodeData::Text { contents } => text.extend(contents.borrow().chars().map(original)),
+            NodeData::Element { name, .. } if &*name.local == "br" => text.push('\n'),
+            _ => {}
+        }
+        pending.extend(node.children.borrow().iter().rev().cloned());
+    }
+    text
 }
 
 #[cfg(test)]
@@ -47,11 +396,44 @@ mod tests {
             "roads",
             "> We will build it.",
             "![The library](https://example.org/p.jpg)",
-            "```",
+            "\n    let x = 1;\n",
             "| Item  | Cost |",
             "| Roads | 12   |",
         ] {
             assert!(markdown.contains(expected), "{expected:?} in {markdown}");
         }
+    }
+
+    #[test]
+    fn markup_characters_are_entities_except_in_code() {
+        let html = "<p>a &lt;b&gt; &amp;amp; {x}</p><p><code>Vec&lt;T&gt; &amp;&amp; a</code></p>\
+                    <pre><code>if a &lt; b {\n    c &amp;= d;\n}</code></pre>";
+        let markdown = from_html(html);
+        for expected in [
+            "a &lt;b&gt; &amp;amp; \\{x\\}",
+            "`Vec<T> && a`",
+            "    if a < b {\n        c &= d;\n    }",
+        ] {
+            assert!(markdown.contains(expected), "{expected:?} in {markdown}");
+        }
+    }
+
+    #[test]
+    fn only_web_addresses_are_kept() {
+        let html = "<p><a href=\" JaVa&#9;script:alert(1)\">one</a> \
+                    <a href=\"mailto:a@example.org\">two</a> \
+                    <img src=\"data:image/png;base64,AAAA\" alt=\"gone\"> \
+                    <a href=\"https://example.org/a b(c)&quot;\" title='say \"hi\"'>three</a></p>";
+        let markdown = from_html(html);
+        assert!(
+            markdown.starts_with("one [two](mailto:a@example.org)"),
+            "{markdown}"
+        );
+        assert!(!markdown.contains("gone"), "{markdown}");
+        assert!(
+            markdown
+                .contains("[three](https://example.org/a%20b%28c%29%22 \"say &quot;hi&quot;\")"),
+            "{markdown}"
+        );
     }
 }

@@ -7,6 +7,9 @@ mod common;
 
 use anyhow::Context as _;
 use api_support::claims::*;
+use api_support::limits::{
+    self, a_body_too_slow_is_answered_408, stalled_bodies_hold_no_database_slot,
+};
 use api_support::{App, DENSE_WORDS, IMAGE_MIME, dense_article, seed, seed_dense};
 use common::TestDb;
 use serde_json::{Value, json};
@@ -30,9 +33,26 @@ on_both_databases!(
     health_follows_the_database_and_shutdown_is_graceful,
     heavy_searches_are_bounded_and_never_starve_the_service,
     a_search_beyond_its_time_budget_stops,
-    a_half_sent_request_is_closed,
     abandoned_searches_leave_the_pool_healthy,
+    stalled_bodies_hold_no_database_slot,
+    a_body_too_slow_is_answered_408,
+    markdown_answers_carry_no_markup_of_the_article,
 );
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_past_its_deadline_is_answered_503() -> anyhow::Result<()> {
+    limits::a_request_past_its_deadline_is_answered_503().await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_connections_are_closed() -> anyhow::Result<()> {
+    limits::idle_connections_are_closed().await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_beyond_the_cap_wait_their_turn() -> anyhow::Result<()> {
+    limits::connections_beyond_the_cap_wait_their_turn().await
+}
 
 fn ids_of(list: &Value, key: &str) -> anyhow::Result<Vec<i64>> {
     list[key]
@@ -196,6 +216,39 @@ async fn an_article_as_json_text_and_html(db: TestDb) -> anyhow::Result<()> {
         let (status, body) = app.get_json(&format!("/articles/{bad}")).await?;
         assert_eq!(status, 400, "{bad}: {body}");
     }
+    app.stop().await
+}
+
+/// A stored body whose alt text, title and link smuggle markup: the Markdown answer writes
+/// them as entities and drops the script address (tests/markdown_xss.rs renders a corpus).
+async fn markdown_answers_carry_no_markup_of_the_article(db: TestDb) -> anyhow::Result<()> {
+    seed_dense(&db.store, 1).await?;
+    let feed_id = db.store.feeds().await?[0].id;
+    let mut article = dense_article(feed_id, 1);
+    article.html = "<p>Intro &lt;b&gt;.</p>\
+        <img src=\"https://news.example/a.png\" alt=\"&lt;script&gt;alert(1)&lt;/script&gt;\" \
+        title='x\\&quot; onclick=alert(1)'>\
+        <p><a href=\" JavaScript:alert(1)\">click</a></p>"
+        .to_string();
+    let id = db.store.insert_article(&article).await?.id();
+    let app = App::spawn(&db.store, None).await?;
+    let response = app.get(&format!("/articles/{id}?format=markdown")).await?;
+    assert_eq!(response.status(), 200);
+    let markdown = response.text().await?;
+    assert!(!markdown.contains('<'), "{markdown}");
+    assert!(
+        !markdown.to_ascii_lowercase().contains("javascript"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains("![&lt;script&gt;alert(1)&lt;/script&gt;](https://news.example/a.png"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("Intro &lt;b&gt;."), "{markdown}");
+    assert!(
+        markdown.contains("\nclick"),
+        "the link's text stays: {markdown}"
+    );
     app.stop().await
 }
 
@@ -584,25 +637,6 @@ async fn a_search_beyond_its_time_budget_stops(db: TestDb) -> anyhow::Result<()>
     let hits = db.store.search(&DENSE_WORDS.join(" "), 5).await?;
     assert_eq!(hits.len(), 5);
     Ok(())
-}
-
-/// A client that sends half a request line and nothing more is disconnected by the server
-/// (the header-read timeout), instead of holding its connection for ever.
-async fn a_half_sent_request_is_closed(db: TestDb) -> anyhow::Result<()> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let app = App::spawn(&db.store, None).await?;
-    let address = app.base.trim_start_matches("http://").to_string();
-    let mut stream = tokio::net::TcpStream::connect(&address).await?;
-    stream.write_all(b"GET /feeds HT").await?;
-    let mut answer = Vec::new();
-    // Bounded: the header-read timeout is 10 s; without it this read never ends.
-    let read = tokio::time::timeout(
-        gleaner::api::HEADER_READ_TIMEOUT * 3,
-        stream.read_to_end(&mut answer),
-    )
-    .await;
-    assert!(read.is_ok(), "the server kept a half-sent request open");
-    app.stop().await
 }
 
 /// Searches dropped part-way (a client that went away) stop, and leave no connection behind

@@ -96,6 +96,7 @@ max_per_article = 3
 [api]
 listen = "127.0.0.1:9090"
 token = "s3cret"
+max_connections = 200
 [daemon]
 shutdown_grace_seconds = 2
 feed_lease_seconds = 20
@@ -127,6 +128,7 @@ url = "https://blog.rust-lang.org/feed.xml"
     let api = config.api.expect("api");
     assert_eq!(api.listen.to_string(), "127.0.0.1:9090");
     assert_eq!(api.token.as_deref(), Some("s3cret"));
+    assert_eq!(api.max_connections, 200);
     assert_eq!(config.daemon.shutdown_grace_seconds, 2);
     assert_eq!(config.daemon.feed_lease_seconds, 20);
     assert_eq!(config.feeds[0].schedule.expression(), "0 0 * * * *");
@@ -139,6 +141,7 @@ fn an_api_table_without_keys_listens_on_loopback_without_token() {
     let api = parse("[api]\n").expect("valid").api.expect("api");
     assert_eq!(api.listen.to_string(), "127.0.0.1:8080");
     assert!(api.token.is_none());
+    assert_eq!(api.max_connections, 1024);
 }
 
 #[test]
@@ -294,6 +297,14 @@ fn bad_values_are_refused_with_their_key() {
         ("[database]\nurl = \"sqlite::memory:\"\n", "[database] url"),
         ("[extract]\nalgorithm = \"magic\"\n", "[extract] algorithm"),
         ("[api]\nlisten = \"localhost\"\n", "[api] listen"),
+        (
+            "[api]\nmax_connections = 0\n",
+            "[api] max_connections: must be at least 1",
+        ),
+        (
+            "[api]\nmax_connections = 65537\n",
+            "[api] max_connections: must be at most 65536",
+        ),
         ("[fetch]\ntimeout_seconds = 0\n", "[fetch] timeout_seconds"),
         ("[fetch]\nconcurrency = 0\n", "[fetch] concurrency"),
         ("[fetch]\nmax_page_bytes = -1\n", "[fetch]"),

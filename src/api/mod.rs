@@ -9,29 +9,28 @@
 //! | `POST /claims`, `POST /claims/{article_id}/done`, `GET /claims/{article_id}` | [`claims`] |
 //! | `GET /healthz`, `GET /metrics` (never authenticated) | [`ops`] |
 //!
-//! Every error is JSON `{"error": "..."}` with its status code ([`error`]); request bodies are
-//! limited to [`MAX_BODY_BYTES`]; when `[api].token` is set every route but the two operator
-//! ones needs `Authorization: Bearer <token>` ([`auth`]). `docs/api.md` is the reference.
+//! Every error is JSON `{"error": "..."}` with its status code ([`error`]); when `[api].token`
+//! is set every route but the two operator ones needs `Authorization: Bearer <token>`
+//! ([`auth`]). What a request may take (its body, a database slot, its time) is [`limits`];
+//! what a connection may take (idle time, the `[api] max_connections` cap) is [`connection`]
+//! and [`serve`]. `docs/api.md` is the reference.
 
 pub mod articles;
 pub mod auth;
 pub mod claims;
+mod connection;
 pub mod error;
+mod limits;
 pub mod ops;
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, MatchedPath, Request, State};
+use axum::extract::{DefaultBodyLimit, MatchedPath, Request};
 use axum::http::StatusCode;
 use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use hyper_util::server::conn::auto;
-use hyper_util::server::graceful::{GracefulConnection, GracefulShutdown};
-use hyper_util::service::TowerToHyperService;
 use tokio::sync::Semaphore;
 use tokio_util::sync::CancellationToken;
 
@@ -65,11 +64,17 @@ pub fn router(store: Store, api: &ApiConfig) -> Router {
         .route("/claims", post(claims::claim))
         .route("/claims/{article_id}", get(claims::of_article))
         .route("/claims/{article_id}/done", post(claims::done));
-    // Inside the token check: an unauthenticated request never waits for a slot.
-    protected = protected.route_layer(middleware::from_fn_with_state(
-        Arc::new(Semaphore::new(DATABASE_SLOTS)),
-        limit_database_use,
-    ));
+    // Innermost first: a request waits for a database slot only once its body is in, and
+    // for neither before its token is checked.
+    protected = protected
+        .route_layer(middleware::from_fn_with_state(
+            limits::database_slots(),
+            limits::limit_database_use,
+        ))
+        .route_layer(middleware::from_fn_with_state(
+            api.timeouts.body,
+            limits::read_body_first,
+        ));
     if let Some(token) = api.token.as_deref() {
         protected = protected.route_layer(middleware::from_fn_with_state(
             auth::TokenCheck::new(token),
@@ -80,6 +85,10 @@ pub fn router(store: Store, api: &ApiConfig) -> Router {
         .route("/healthz", get(ops::healthz))
         .route("/metrics", get(ops::metrics))
         .merge(protected)
+        .route_layer(middleware::from_fn_with_state(
+            api.timeouts.request,
+            limits::limit_request_time,
+        ))
         .route_layer(middleware::from_fn(observe))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
@@ -88,8 +97,9 @@ pub fn router(store: Store, api: &ApiConfig) -> Router {
 }
 
 /// Serves the API on `listener` until `shutdown` fires, then lets requests in flight finish.
-/// A connection that has not sent a whole request head within [`HEADER_READ_TIMEOUT`] is
-/// closed, so idle or trickling clients cannot hold connections open.
+/// At most `[api] max_connections` connections are served at once: the next ones wait in the
+/// listen queue until one closes, and no connection stays open without use
+/// ([`connection`]). A failed `accept` (out of file descriptors, say) is logged and retried.
 pub async fn serve(
     listener: tokio::net::TcpListener,
     store: Store,
@@ -98,17 +108,33 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let address = listener.local_addr()?;
     let app = router(store, &api);
-    tracing::info!(%address, authenticated = api.token.is_some(), "API listening");
-    let connections = GracefulShutdown::new();
+    let capacity = connection_cap(api.max_connections).clamp(1, Semaphore::MAX_PERMITS);
+    tracing::info!(
+        %address,
+        authenticated = api.token.is_some(),
+        max_connections = capacity,
+        "API listening"
+    );
+    let slots = std::sync::Arc::new(Semaphore::new(capacity));
     loop {
-        let stream = tokio::select! {
+        let slot = tokio::select! {
+            slot = slots.clone().acquire_owned() => slot,
+            () = shutdown.cancelled() => break,
+        };
+        let Ok(slot) = slot else { break };
+        let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
             () = shutdown.cancelled() => break,
         };
-        match stream {
+        match accepted {
             Ok((stream, _remote)) => {
-                let connection = serve_connection(stream, app.clone());
-                tokio::spawn(connections.watch(connection));
+                tokio::spawn(connection::serve(
+                    stream,
+                    app.clone(),
+                    api.timeouts,
+                    shutdown.clone(),
+                    slot,
+                ));
             }
             Err(error) => {
                 // Out of file descriptors, usually: wait for connections to end.
@@ -117,43 +143,48 @@ pub async fn serve(
             }
         }
     }
-    connections.shutdown().await;
+    // New connections are refused from here; those open finish their requests.
+    drop(listener);
+    let all = u32::try_from(capacity).unwrap_or(u32::MAX);
+    let _every_connection_closed = slots.acquire_many(all).await;
     tracing::info!(%address, "API stopped");
     Ok(())
 }
 
-/// How long a client may take to send a request head (line and headers).
-pub const HEADER_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 /// The pause after a failed `accept` (usually: out of file descriptors).
 const ACCEPT_RETRY: std::time::Duration = std::time::Duration::from_millis(100);
 
-/// One connection, HTTP/1 or HTTP/2, with the header-read timeout.
-fn serve_connection(
-    stream: tokio::net::TcpStream,
-    app: Router,
-) -> impl GracefulConnection<Output = Result<(), Box<dyn std::error::Error + Send + Sync>>> {
-    let mut builder = auto::Builder::new(TokioExecutor::new());
-    builder
-        .http1()
-        .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_TIMEOUT);
-    builder
-        .serve_connection_with_upgrades(TokioIo::new(stream), TowerToHyperService::new(app))
-        .into_owned()
-}
+/// File descriptors left to everything but API connections: the database pool, downloads,
+/// log files, the listener.
+const DESCRIPTORS_KEPT: usize = 128;
 
-/// Runs the request once one of the [`DATABASE_SLOTS`] is free. A client that goes away while
-/// waiting or running drops this future, and with it the slot and the query.
-async fn limit_database_use(
-    State(slots): State<Arc<Semaphore>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let Ok(_slot) = slots.acquire().await else {
-        return ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "the API is stopping")
-            .into_response();
-    };
-    next.run(request).await
+/// `configured`, lowered when the open-files limit (soft `RLIMIT_NOFILE`) could not hold it
+/// and [`DESCRIPTORS_KEPT`] besides: API clients never take the descriptors ingestion needs.
+fn connection_cap(configured: usize) -> usize {
+    #[cfg(unix)]
+    {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit only writes the struct it is given.
+        let read = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
+        if read && limit.rlim_cur != libc::RLIM_INFINITY {
+            let open_files = usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX);
+            let serving = open_files.saturating_sub(DESCRIPTORS_KEPT).max(1);
+            if serving < configured {
+                tracing::warn!(
+                    configured,
+                    open_files,
+                    serving,
+                    "[api] max_connections lowered to fit the open-files limit \
+                     (raise it: ulimit -n, or LimitNOFILE in the service unit)"
+                );
+                return serving;
+            }
+        }
+    }
+    configured
 }
 
 /// Counts and logs each routed request (method, route pattern, status; never headers).
@@ -187,4 +218,30 @@ async fn method_not_allowed() -> ApiError {
         StatusCode::METHOD_NOT_ALLOWED,
         "this method is not allowed on this route",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    #[cfg(unix)]
+    fn the_connection_cap_leaves_descriptors_to_the_rest() {
+        let mut limit = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit only writes the struct it is given.
+        assert_eq!(
+            unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) },
+            0
+        );
+        let cap = super::connection_cap(usize::MAX);
+        if limit.rlim_cur != libc::RLIM_INFINITY {
+            let open_files = usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX);
+            assert_eq!(
+                cap,
+                open_files.saturating_sub(super::DESCRIPTORS_KEPT).max(1)
+            );
+        }
+        assert_eq!(super::connection_cap(2), 2);
+    }
 }

@@ -1,8 +1,9 @@
 //! The API test harness: the real router served on 127.0.0.1 port 0 over a fresh database,
 //! a client that speaks JSON to it, and seeded feeds and articles; the claims cases live in
-//! [`claims`].
+//! [`claims`], the limits on what clients can hold in [`limits`].
 
 pub mod claims;
+pub mod limits;
 
 use anyhow::Context as _;
 use chrono::Utc;
@@ -26,12 +27,19 @@ impl App {
     /// Serves the API over `store`. The listener is bound before this returns, so the server
     /// is ready: connections queue until the task accepts them.
     pub async fn spawn(store: &Store, token: Option<&str>) -> anyhow::Result<App> {
+        App::spawn_with(store, token, |_| {}).await
+    }
+
+    /// [`App::spawn`] with the API's configuration changed by `configure` (limits, timeouts).
+    pub async fn spawn_with(
+        store: &Store,
+        token: Option<&str>,
+        configure: impl FnOnce(&mut ApiConfig),
+    ) -> anyhow::Result<App> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let address = listener.local_addr()?;
-        let api = ApiConfig {
-            listen: address,
-            token: token.map(str::to_string),
-        };
+        let mut api = ApiConfig::new(address, token.map(str::to_string));
+        configure(&mut api);
         let shutdown = CancellationToken::new();
         let server = tokio::spawn(gleaner::api::serve(
             listener,
@@ -47,6 +55,11 @@ impl App {
             shutdown,
             server: Some(server),
         })
+    }
+
+    /// The server's `host:port`, for raw TCP clients.
+    pub fn address(&self) -> &str {
+        self.base.trim_start_matches("http://")
     }
 
     pub fn url(&self, path: &str) -> String {
