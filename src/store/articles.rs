@@ -1,7 +1,7 @@
 //! Articles and their images: the one-transaction write, reads, listings and search.
 
 use super::model::*;
-use super::{Backend, QueryContext, Store, StoreError, db_time, now, on_pool, sql};
+use super::{Backend, QueryContext, Store, StoreError, Write, db_time, now, on_pool, sql};
 
 /// An image row as written: its bytes' identity when downloaded now or before.
 struct ImageRow<'a> {
@@ -267,7 +267,7 @@ impl Store {
     /// updates, so that it is held only from the first article's id to the commit.
     async fn write_batch(&self, batch: &[QueuedWrite]) -> Result<Vec<InsertOutcome>, StoreError> {
         let stored_at = now();
-        on_pool!(self, pool => {
+        let written = on_pool!(self, pool => {
             let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
             for (entry_id, attempt) in batch.iter().filter_map(|write| write.settled.as_ref()) {
                 sqlx::query(sql::UPDATE_FEED_ENTRY)
@@ -359,7 +359,8 @@ impl Store {
             }
             tx.commit().await.context("committing articles")?;
             Ok(outcomes)
-        })
+        });
+        self.noted(Write::Articles, written)
     }
 
     /// Replaces the extracted text, HTML and images of a stored article in one transaction
