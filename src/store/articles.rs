@@ -238,7 +238,7 @@ impl Store {
 
     /// Writes a batch, then tells each caller its outcome.
     async fn write_queued(&self, batch: Vec<QueuedWrite>) {
-        match self.write_batch(&batch).await {
+        match self.write_batch_noted(&batch).await {
             Ok(outcomes) => {
                 for (write, outcome) in batch.into_iter().zip(outcomes) {
                     let _ = write.done.send(Ok(outcome));
@@ -253,7 +253,7 @@ impl Store {
                 tracing::warn!(articles = batch.len(), %error, "a batch of articles failed; writing them one by one");
                 for write in batch {
                     let result = self
-                        .write_batch(std::slice::from_ref(&write))
+                        .write_batch_noted(std::slice::from_ref(&write))
                         .await
                         .map(|outcomes| outcomes[0]);
                     let _ = write.done.send(result);
@@ -267,7 +267,7 @@ impl Store {
     /// updates, so that it is held only from the first article's id to the commit.
     async fn write_batch(&self, batch: &[QueuedWrite]) -> Result<Vec<InsertOutcome>, StoreError> {
         let stored_at = now();
-        let written = on_pool!(self, pool => {
+        on_pool!(self, pool => {
             let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
             for (entry_id, attempt) in batch.iter().filter_map(|write| write.settled.as_ref()) {
                 sqlx::query(sql::UPDATE_FEED_ENTRY)
@@ -359,8 +359,15 @@ impl Store {
             }
             tx.commit().await.context("committing articles")?;
             Ok(outcomes)
-        });
-        self.noted(Write::Articles, written)
+        })
+    }
+
+    /// [`Store::write_batch`], its outcome noted (`health.rs`).
+    async fn write_batch_noted(
+        &self,
+        batch: &[QueuedWrite],
+    ) -> Result<Vec<InsertOutcome>, StoreError> {
+        self.noted(Write::Articles, self.write_batch(batch).await)
     }
 
     /// Replaces the extracted text, HTML and images of a stored article in one transaction

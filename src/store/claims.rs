@@ -176,7 +176,7 @@ impl Store {
         let claimed_at = now();
         let lease_until = db_time(claimed_at + lease);
         let statement = self.sql(&CLAIM);
-        let claimed = on_pool!(self, pool => {
+        let claimed = async { on_pool!(self, pool => {
             let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a claim")?;
             let rows = sqlx::query_as(statement)
                 .bind(consumer)
@@ -188,7 +188,8 @@ impl Store {
                 .context("claiming articles")?;
             tx.commit().await.context("committing a claim")?;
             Ok::<Vec<(i64, i64)>, StoreError>(rows)
-        });
+        }) }
+        .await;
         let mut claimed = self.noted(Write::Claims, claimed)?;
         claimed.sort_unstable();
         let mut articles = Vec::with_capacity(claimed.len());

@@ -48,7 +48,7 @@ impl Store {
     /// false`, become inactive, keeping their articles. Returns every feed row.
     pub async fn sync_feeds(&self, feeds: &[FeedConfig]) -> Result<Vec<FeedRecord>, StoreError> {
         let created_at = now();
-        let synced = on_pool!(self, pool => {
+        let synced = async { on_pool!(self, pool => {
             let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
             sqlx::query(sql::DEACTIVATE_ALL_FEEDS)
                 .execute(&mut *tx)
@@ -67,7 +67,8 @@ impl Store {
             }
             tx.commit().await.context("committing the feed list")?;
             Ok::<(), StoreError>(())
-        });
+        }) }
+        .await;
         self.noted(Write::FeedList, synced)?;
         self.feeds().await
     }
@@ -95,7 +96,7 @@ impl Store {
             self.sql(&sql::LOCK_FEED_LEASES),
             self.sql(&sql::LEASE_FEEDS),
         );
-        let leased = on_pool!(self, pool => {
+        let leased = async { on_pool!(self, pool => {
             let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
             sqlx::query(lock).execute(&mut *tx).await.context("waiting to lease feeds")?;
             let feeds = sqlx::query_as(lease)
@@ -109,7 +110,8 @@ impl Store {
                 .context("leasing due feeds")?;
             tx.commit().await.context("committing feed leases")?;
             Ok::<Vec<FeedRecord>, StoreError>(feeds)
-        });
+        }) }
+        .await;
         let mut feeds = self.noted(Write::Leases, leased)?;
         // RETURNING keeps no order: restore the scheduler's.
         feeds.sort_by_key(|f| (f.next_due_at.is_some(), f.next_due_at, f.id));

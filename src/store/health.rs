@@ -2,9 +2,10 @@
 //! connections it threw away, for `/healthz` and `/metrics`.
 //!
 //! A kind of write ([`Write`]) is failing from its first failed attempt until an attempt of
-//! the same kind succeeds, or a write that shows the cause gone: any write after a lost
-//! connection or a read-only database, a write that grows the database after a full disk or
-//! an I/O error (a lease renewed in place does not show that articles can be stored again).
+//! the same kind succeeds (a lease renewed in place, or a failure row that fits in a page,
+//! does not show that articles can be stored again), or any write succeeds after a lost
+//! connection or a read-only database. A kind not tried again for [`FORGET_AFTER`] is
+//! forgotten: nothing says whether it still fails.
 //! A connection returned to the pool while it still counts a transaction open (an
 //! error at `BEGIN`, at a statement SQLite answered by rolling back on its own, at `COMMIT`
 //! or `ROLLBACK`) is closed instead of being handed out again, so one full disk does not
@@ -18,6 +19,9 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::{StoreError, now};
+
+/// How long a failing kind of write that is not tried again stays failing.
+pub const FORGET_AFTER: chrono::Duration = chrono::Duration::hours(1);
 
 /// A kind of write the store watches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -46,11 +50,6 @@ impl Write {
             Write::Articles => "articles",
             Write::Claims => "claims",
         }
-    }
-
-    /// Whether it adds rows, so that its success shows there is room again.
-    fn grows(self) -> bool {
-        matches!(self, Write::Failures | Write::Articles | Write::Claims)
     }
 }
 
@@ -116,13 +115,13 @@ impl WriteFailureKind {
         }
     }
 
-    /// Whether a success of `write` shows this cause gone.
-    fn cleared_by(self, write: Write) -> bool {
-        match self {
-            WriteFailureKind::Unavailable | WriteFailureKind::ReadOnly => true,
-            WriteFailureKind::Full | WriteFailureKind::Io => write.grows(),
-            WriteFailureKind::Other => false,
-        }
+    /// Whether any write's success shows this cause gone: a connection that works, a
+    /// database that takes writes. Room for one write is no room for another.
+    fn cleared_by_any_write(self) -> bool {
+        matches!(
+            self,
+            WriteFailureKind::Unavailable | WriteFailureKind::ReadOnly
+        )
     }
 }
 
@@ -169,7 +168,7 @@ impl WriteHealth {
     ) -> Result<T, StoreError> {
         match &result {
             Ok(_) => self.failing().retain(|failed, failure| {
-                let cleared = *failed == write || failure.kind.cleared_by(write);
+                let cleared = *failed == write || failure.kind.cleared_by_any_write();
                 if cleared {
                     tracing::info!(
                         write = failed.as_str(),
@@ -199,7 +198,10 @@ impl WriteHealth {
 
     /// The kinds of write failing now.
     pub(super) fn failing_writes(&self) -> Vec<FailingWrite> {
-        self.failing().values().cloned().collect()
+        let mut failing = self.failing();
+        let forgotten = now() - FORGET_AFTER;
+        failing.retain(|_, failure| failure.last_failure_at > forgotten);
+        failing.values().cloned().collect()
     }
 
     pub(super) fn connection_discarded(&self) {
