@@ -70,6 +70,10 @@ pub struct Config {
     pub webhooks: Vec<WebhookConfig>,
     /// `[[sites]]`: per-site extraction rules.
     pub sites: SiteRulesConfig,
+    /// The file says `feeds = []`: no feeds, on purpose. Only then may a file without feeds
+    /// replace a feed list (`gleaner run`, `poll --once`, a reload); a file that lost its
+    /// feeds by accident (emptied, cut short) is refused.
+    pub no_feeds_meant: bool,
 }
 
 /// `[retention]`: what the service prunes, every hour.
@@ -386,6 +390,7 @@ impl Config {
             invalid(path, source, span, describe_toml_error(source, &e))
         })?;
         let at = |span: Range<usize>, message: String| invalid(path, source, span, message);
+        let no_feeds_meant = raw.feeds.written && raw.feeds.len() == 0;
         let base_dir = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
@@ -561,6 +566,7 @@ impl Config {
             feeds,
             webhooks,
             sites,
+            no_feeds_meant,
         })
     }
 }
@@ -680,9 +686,40 @@ struct RawConfig {
     daemon: RawDaemon,
     retention: Option<RawRetention>,
     filters: feed::RawFilters,
-    feeds: Vec<feed::RawFeed>,
+    feeds: RawFeedList,
     webhooks: Vec<webhooks::RawWebhook>,
     sites: Vec<sites::RawSite>,
+}
+
+/// `[[feeds]]` as written, and whether the file has the key at all (`feeds = []` has it).
+#[derive(Debug, Default)]
+struct RawFeedList {
+    feeds: Vec<feed::RawFeed>,
+    written: bool,
+}
+
+impl<'de> Deserialize<'de> for RawFeedList {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let feeds = Vec::deserialize(deserializer)?;
+        Ok(RawFeedList {
+            feeds,
+            written: true,
+        })
+    }
+}
+
+impl RawFeedList {
+    fn len(&self) -> usize {
+        self.feeds.len()
+    }
+}
+
+impl IntoIterator for RawFeedList {
+    type Item = feed::RawFeed;
+    type IntoIter = std::vec::IntoIter<feed::RawFeed>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.feeds.into_iter()
+    }
 }
 
 #[derive(Debug, Deserialize)]

@@ -3,8 +3,9 @@
 //! Owns the scheduling loop of `gleaner run`: it starts a poll for every active feed whose
 //! `next_due_at` has come (at most `[fetch].concurrency` feeds at once, each feed never twice
 //! at a time), sleeps until the next one is due, reloads `config.toml` when the file changes
-//! or on SIGHUP (new feeds start, removed feeds stop, their articles stay; an invalid file is
-//! logged and the running configuration kept), and on SIGTERM/SIGINT stops taking work, lets
+//! or on SIGHUP (new feeds start, removed feeds stop, their articles stay; an invalid file, or
+//! one without feeds where there were feeds and without `feeds = []`, is logged and the
+//! running configuration kept), and on SIGTERM/SIGINT stops taking work, lets
 //! in-flight polls finish for `shutdown_grace_seconds`, then abandons the rest. Abandoning is
 //! safe: an article is written in one transaction, and a dropped transaction rolls back.
 //! Shutdown is an explicit [`CancellationToken`] passed down, never a global. Webhook
@@ -17,14 +18,16 @@
 //! a `poll --once` beside a running service). A process polls a feed only while it holds the
 //! feed's lease ([`FeedLeases`]): leases are taken atomically (`FOR UPDATE SKIP LOCKED` on
 //! PostgreSQL, the single writer on SQLite), renewed every third of `[daemon]
-//! feed_lease_seconds` while the poll runs, and given back when it ends. A process killed
-//! mid-poll stops renewing, so its feeds move on to the others when the lease lapses; the
-//! articles it stored are whole (one transaction each) and unique by constraint, so the
-//! replica that takes over skips them.
+//! feed_lease_seconds` while the poll runs, and given back when it ends. Only the feeds being
+//! polled are renewed: a lease that could not be given back (the database failed at that
+//! moment) is given back again, a few times at once and then before every later take and
+//! renewal, and lapses by itself meanwhile. A process killed mid-poll stops renewing, so its
+//! feeds move on to the others when the lease lapses; the articles it stored are whole (one
+//! transaction each) and unique by constraint, so the replica that takes over skips them.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
@@ -39,12 +42,26 @@ use crate::pipeline::{Context, FeedReport, poll_feed};
 use crate::store::{FeedRecord, Store, StoreError, now};
 use crate::webhooks::{self, Targets};
 
+/// Attempts at giving a lease back before it is left to the next take: the first at once,
+/// each retry after the next of these waits.
+const RELEASE_RETRY_WAITS: [Duration; 2] = [Duration::from_millis(100), Duration::from_millis(500)];
+
 /// This process's hold on feeds in a database that other processes may share.
 #[derive(Debug, Clone)]
 pub struct FeedLeases {
     store: Store,
     owner: Arc<str>,
     lease: Duration,
+    /// The feeds this process is polling: the only leases it renews.
+    polling: Arc<Mutex<BTreeSet<i64>>>,
+    /// Feeds whose lease could not be given back: tried again before each take and renewal.
+    unreleased: Arc<Mutex<BTreeSet<i64>>>,
+}
+
+/// A poisoned set only means a panic elsewhere while it was held: the ids are still right.
+fn ids(set: &Mutex<BTreeSet<i64>>) -> std::sync::MutexGuard<'_, BTreeSet<i64>> {
+    set.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 impl FeedLeases {
@@ -61,6 +78,8 @@ impl FeedLeases {
             store: ctx.store.clone(),
             owner: owner.into(),
             lease: Duration::from_secs(ctx.config.daemon.feed_lease_seconds),
+            polling: Default::default(),
+            unreleased: Default::default(),
         }
     }
 
@@ -74,24 +93,112 @@ impl FeedLeases {
         &self.owner
     }
 
-    /// Leases up to `limit` due feeds (every active one with `all`) that nobody holds.
+    /// Leases up to `limit` due feeds (every active one with `all`) that nobody holds, after
+    /// giving back the leases that could not be given back before; they are renewed until
+    /// [`FeedLeases::release`].
     pub async fn take(&self, limit: usize, all: bool) -> Result<Vec<FeedRecord>, StoreError> {
+        self.give_back_unreleased().await;
         let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        self.store
+        let feeds = self
+            .store
             .lease_feeds(&self.owner, now(), self.lapses_at(), limit, all)
-            .await
+            .await?;
+        ids(&self.polling).extend(feeds.iter().map(|feed| feed.id));
+        Ok(feeds)
     }
 
-    /// Gives one feed back, or every feed this process holds; a failure is logged (the lease
-    /// lapses on its own).
+    /// The feeds this process is polling, whose leases it renews.
+    pub fn polling(&self) -> Vec<i64> {
+        ids(&self.polling).iter().copied().collect()
+    }
+
+    /// Feeds whose lease could not be given back yet.
+    pub fn unreleased(&self) -> Vec<i64> {
+        ids(&self.unreleased).iter().copied().collect()
+    }
+
+    /// Gives one feed back, or every feed this process holds. It is no longer renewed
+    /// either way; a feed that cannot be given back after a few tries is tried again before
+    /// the next take, and its lease lapses by itself meanwhile.
     pub async fn release(&self, feed_id: Option<i64>) {
-        if let Err(error) = self.store.release_feed_leases(&self.owner, feed_id).await {
-            tracing::warn!(%error, "cannot give feed leases back; they lapse on their own");
+        match feed_id {
+            Some(id) => {
+                ids(&self.polling).remove(&id);
+                if !self.give_back(Some(id)).await {
+                    ids(&self.unreleased).insert(id);
+                    tracing::warn!(
+                        feed_id = id,
+                        "cannot give a feed's lease back; trying again before the next lease, \
+                         and it lapses on its own meanwhile"
+                    );
+                }
+            }
+            None => {
+                ids(&self.polling).clear();
+                if self.give_back(None).await {
+                    ids(&self.unreleased).clear();
+                } else {
+                    tracing::warn!("cannot give feed leases back; they lapse on their own");
+                }
+            }
         }
     }
 
-    /// Starts renewing this process's leases every third of their length, in the background,
-    /// until [`Renewal::finish`].
+    /// One attempt and [`RELEASE_RETRY_WAITS`] retries; whether the feed went back.
+    async fn give_back(&self, feed_id: Option<i64>) -> bool {
+        let mut waits = RELEASE_RETRY_WAITS.iter();
+        loop {
+            match self.store.release_feed_leases(&self.owner, feed_id).await {
+                Ok(()) => return true,
+                Err(error) => {
+                    let Some(wait) = waits.next() else {
+                        tracing::debug!(%error, "giving a lease back failed");
+                        return false;
+                    };
+                    tracing::debug!(%error, "giving a lease back failed; retrying");
+                    tokio::time::sleep(*wait).await;
+                }
+            }
+        }
+    }
+
+    /// Gives back, once each, the leases that could not be given back before.
+    async fn give_back_unreleased(&self) {
+        let pending = self.unreleased();
+        for id in pending {
+            if self
+                .store
+                .release_feed_leases(&self.owner, Some(id))
+                .await
+                .is_ok()
+            {
+                ids(&self.unreleased).remove(&id);
+                tracing::info!(feed_id = id, "a feed's lease was given back late");
+            }
+        }
+    }
+
+    /// Renews the leases of the feeds being polled, after giving back the ones left over.
+    async fn renew(&self) {
+        self.give_back_unreleased().await;
+        let polling = self.polling();
+        match self
+            .store
+            .renew_feed_leases(&self.owner, &polling, self.lapses_at())
+            .await
+        {
+            Ok(held) if held < polling.len() as u64 => tracing::warn!(
+                polling = polling.len(),
+                held,
+                "some polled feeds' leases lapsed; another process may poll them too"
+            ),
+            Ok(_) => {}
+            Err(error) => tracing::warn!(%error, "cannot renew feed leases; retrying"),
+        }
+    }
+
+    /// Starts renewing the leases of the feeds being polled every third of their length, in
+    /// the background, until [`Renewal::finish`].
     pub fn keep_renewed(&self) -> Renewal {
         let stop = CancellationToken::new();
         let (leases, stopped) = (self.clone(), stop.clone());
@@ -103,13 +210,7 @@ impl FeedLeases {
                     _ = stopped.cancelled() => return,
                     _ = tick.tick() => {}
                 }
-                let renewed = leases
-                    .store
-                    .renew_feed_leases(&leases.owner, leases.lapses_at())
-                    .await;
-                if let Err(error) = renewed {
-                    tracing::warn!(%error, "cannot renew feed leases; retrying");
-                }
+                leases.renew().await;
             }
         });
         Renewal {
@@ -157,12 +258,38 @@ pub enum DaemonError {
         #[source]
         source: std::io::Error,
     },
+    #[error(
+        "{config} lists no feeds, but the database has {active} active; an emptied or cut-short \
+         file would stop them all. Write `feeds = []` in the file to stop every feed"
+    )]
+    NoFeeds { config: String, active: usize },
+}
+
+/// Refuses a configuration without feeds that would stop the active feeds of the database,
+/// unless it says `feeds = []`.
+async fn refuse_lost_feeds(store: &Store, config: &Config) -> Result<(), DaemonError> {
+    if !config.feeds.is_empty() || config.no_feeds_meant {
+        return Ok(());
+    }
+    let active = store.feeds().await?.iter().filter(|f| f.active).count();
+    if active == 0 {
+        return Ok(());
+    }
+    Err(DaemonError::NoFeeds {
+        config: config.path.display().to_string(),
+        active,
+    })
 }
 
 /// Connects the store (creating or upgrading the schema), makes the feeds table match the
-/// configuration, and builds the HTTP client.
+/// configuration (refusing one without feeds that would stop the stored ones, unless it says
+/// `feeds = []`), and builds the HTTP client.
 pub async fn prepare(config: Config) -> Result<Context, DaemonError> {
     let store = Store::connect(&config.database.target).await?;
+    if let Err(refused) = refuse_lost_feeds(&store, &config).await {
+        store.close().await;
+        return Err(refused);
+    }
     store.sync_feeds(&config.feeds).await?;
     store.sync_webhooks(&config.webhooks).await?;
     let fetcher = Fetcher::new(&config.fetch)?;
@@ -557,7 +684,8 @@ async fn finish_poll(
 }
 
 /// Loads the file again; a valid configuration replaces the running one (webhook deliveries
-/// switch to it through `targets`), an invalid one is logged and ignored.
+/// switch to it through `targets`), an invalid one is logged and ignored, and so is one
+/// without feeds where there were feeds, unless it says `feeds = []`.
 async fn reload_config(ctx: &mut Context, path: &Path, targets: &watch::Sender<Targets>) {
     let mut config = match Config::load(path) {
         Ok(config) => config,
@@ -566,6 +694,15 @@ async fn reload_config(ctx: &mut Context, path: &Path, targets: &watch::Sender<T
             return;
         }
     };
+    if config.feeds.is_empty() && !ctx.config.feeds.is_empty() && !config.no_feeds_meant {
+        tracing::error!(
+            config = %path.display(),
+            running = ctx.config.feeds.len(),
+            "configuration not reloaded: the file lists no feeds (emptied or cut short?); \
+             keeping the running one. Write `feeds = []` to stop every feed"
+        );
+        return;
+    }
     if config.database.target != ctx.config.database.target {
         tracing::warn!(
             "a new [database] url takes effect on restart; keeping the current database"

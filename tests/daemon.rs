@@ -1,6 +1,8 @@
 //! `gleaner run` as a service: the real binary, reloads by file change and SIGHUP, an invalid
-//! reload kept out, a removed feed stopped, SIGTERM ending it cleanly with exit status 0, also
-//! while it extracts a page nested 100,000 deep.
+//! or emptied reload kept out, a removed feed stopped, SIGTERM ending it cleanly with exit
+//! status 0, also while it extracts a page nested 100,000 deep; a lease the database would not
+//! take back does not stop a feed, a feed nobody polls is shown overdue; a file without feeds
+//! stops the stored ones only when it says `feeds = []`.
 
 mod common;
 
@@ -13,7 +15,11 @@ use common::TestDb;
 use common::farm::{self, Farm, Item};
 use gleaner::store::{ArticleFilter, Store};
 
-on_both_databases!(the_service_reloads_and_stops_cleanly);
+on_both_databases!(
+    the_service_reloads_and_stops_cleanly,
+    a_feed_whose_lease_is_not_taken_back_is_polled_again_and_a_stuck_one_is_overdue,
+    a_file_without_feeds_stops_the_stored_ones_only_when_it_says_so,
+);
 
 const BINARY: &str = env!("CARGO_BIN_EXE_gleaner");
 
@@ -123,6 +129,7 @@ async fn the_service_reloads_and_stops_cleanly(db: TestDb) -> anyhow::Result<()>
     let logged = std::fs::read_to_string(&log)?;
     assert!(logged.contains("SIGHUP"), "{logged}");
     assert!(logged.contains("configuration not reloaded"), "{logged}");
+    assert!(logged.contains("lists no feeds"), "{logged}");
     assert!(logged.contains("SIGTERM"), "{logged}");
     Ok(())
 }
@@ -190,6 +197,12 @@ async fn exercise(
         "the service survived a broken file"
     );
 
+    // So is a file cut short before its feeds: they keep polling.
+    std::fs::write(config, config_text(db, farm, &[]))?;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let beta = db.store.feed_by_name("beta").await?.context("beta row")?;
+    assert!(beta.active, "a file without feeds stopped none");
+
     // SIGHUP reloads too; alpha is removed and stops being polled, its articles stay.
     std::fs::write(config, config_text(db, farm, &["beta", "gamma"]))?;
     signal(child, "HUP")?;
@@ -237,6 +250,196 @@ async fn exercise(
         let article = db.store.article(row.id).await?.context("article")?;
         assert!(!article.text.is_empty());
     }
+    Ok(())
+}
+
+/// Sends SIGTERM and waits for exit status 0.
+async fn stop(child: &mut Child) -> anyhow::Result<()> {
+    signal(child, "TERM")?;
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break status;
+        }
+        anyhow::ensure!(
+            Instant::now() < deadline,
+            "the service did not stop in time"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    anyhow::ensure!(status.code() == Some(0), "exit status {status}");
+    Ok(())
+}
+
+/// Waits, within a deadline, until `done` holds, the service still running.
+async fn wait_until<F, Fut>(child: &mut Child, what: &str, mut done: F) -> anyhow::Result<()>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<bool>>,
+{
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !done().await? {
+        if let Some(status) = child.try_wait()? {
+            anyhow::bail!("the service exited early with {status}");
+        }
+        anyhow::ensure!(Instant::now() < deadline, "not in time: {what}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    Ok(())
+}
+
+/// The database refuses to take a lease back at the end of each poll (a write failing as in a
+/// failover or on a full disk): the lease is no longer renewed, lapses, and the feed is polled
+/// again. Then a vanished replica holds the feed's lease: the feed is shown overdue by
+/// `/healthz` (200, `degraded`), `/metrics` and `gleaner feeds`, until the lease is freed.
+async fn a_feed_whose_lease_is_not_taken_back_is_polled_again_and_a_stuck_one_is_overdue(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    serve_feed(&farm, "alpha", 1);
+    let dir = tempfile::tempdir()?;
+    let config = dir.path().join("config.toml");
+    let text = config_text(&db, &farm, &["alpha"])
+        .replace("[daemon]\n", "[daemon]\nfeed_lease_seconds = 2\n");
+    std::fs::write(&config, text)?;
+    let log = dir.path().join("service.log");
+    let mut child = Command::new(BINARY)
+        .args(["--log-format", "json", "--config"])
+        .arg(&config)
+        .arg("run")
+        .env_remove("GLEANER_DATABASE_URL")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log)?)
+        .spawn()?;
+    let outcome = leases_and_overdue(&db, &farm, &config, &log, &mut child).await;
+    if outcome.is_err() {
+        let _ = child.kill();
+        let _ = child.wait();
+        eprintln!(
+            "service log:\n{}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+    }
+    outcome
+}
+
+async fn leases_and_overdue(
+    db: &TestDb,
+    farm: &Farm,
+    config: &Path,
+    log: &Path,
+    child: &mut Child,
+) -> anyhow::Result<()> {
+    wait_for_articles(&db.store, "alpha", 1, child).await?;
+    let api = format!("http://{}", api_address(log)?);
+    let client = reqwest::Client::new();
+
+    common::faults::refuse_lease_releases(db, true).await?;
+    let polls = farm.hits("/alpha.xml");
+    wait_until(
+        child,
+        "polled again though its lease was not taken back",
+        || {
+            let hits = farm.hits("/alpha.xml");
+            async move { Ok(hits >= polls + 2) }
+        },
+    )
+    .await?;
+    common::faults::refuse_lease_releases(db, false).await?;
+
+    let far = chrono::Utc::now() + chrono::Duration::days(1);
+    common::faults::set_lease(db, "alpha", Some(("vanished-replica", far))).await?;
+    let health = || {
+        let request = client.get(format!("{api}/healthz"));
+        async move {
+            let response = request.send().await?;
+            anyhow::ensure!(response.status() == 200, "healthz {}", response.status());
+            anyhow::Ok(serde_json::from_str::<serde_json::Value>(
+                &response.text().await?,
+            )?)
+        }
+    };
+    wait_until(child, "healthz names the overdue feed", || async {
+        let body = health().await?;
+        Ok(body["status"] == "degraded" && body["overdue_feeds"][0]["name"] == "alpha")
+    })
+    .await?;
+    let metrics = client
+        .get(format!("{api}/metrics"))
+        .send()
+        .await?
+        .text()
+        .await?;
+    assert!(metrics.contains("\ngleaner_feeds_overdue 1\n"), "{metrics}");
+    let listed = common::gleaner_in(config.parent().context("config dir")?)
+        .arg("--config")
+        .arg(config)
+        .args(["feeds", "--json"])
+        .output()?;
+    assert!(listed.status.success(), "{listed:?}");
+    let feeds: serde_json::Value = serde_json::from_slice(&listed.stdout)?;
+    assert!(feeds[0]["overdue_since"].is_string(), "{feeds}");
+    let table = common::gleaner_in(config.parent().context("config dir")?)
+        .arg("--config")
+        .arg(config)
+        .arg("feeds")
+        .output()?;
+    assert!(
+        String::from_utf8_lossy(&table.stdout).contains("OVERDUE"),
+        "{table:?}"
+    );
+
+    common::faults::set_lease(db, "alpha", None).await?;
+    let polls = farm.hits("/alpha.xml");
+    wait_until(child, "polled again once the lease is free", || {
+        let hits = farm.hits("/alpha.xml");
+        async move { Ok(hits > polls) }
+    })
+    .await?;
+    wait_until(child, "healthz ok again", || async {
+        Ok(health().await?["status"] == "ok")
+    })
+    .await?;
+    stop(child).await
+}
+
+/// `poll --once` (and `run`, which starts the same way) refuses a file without feeds while
+/// the database has active ones, saying how to mean it; `feeds = []` means it.
+async fn a_file_without_feeds_stops_the_stored_ones_only_when_it_says_so(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let kept = gleaner::config::FeedConfig::new(
+        "kept",
+        "https://news.example.org/feed.xml".parse()?,
+        gleaner::schedule::CronSchedule::parse("*/15 * * * *")?,
+    );
+    db.store.sync_feeds(&[kept]).await?;
+    let dir = tempfile::tempdir()?;
+    let config = dir.path().join("config.toml");
+    let poll = || {
+        common::gleaner_in(dir.path())
+            .arg("--config")
+            .arg(&config)
+            .args(["poll", "--once"])
+            .output()
+    };
+
+    std::fs::write(&config, format!("[database]\nurl = {:?}\n", db.url()))?;
+    let refused = poll()?;
+    assert!(!refused.status.success(), "{refused:?}");
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("feeds = []"), "{said}");
+    let feed = db.store.feed_by_name("kept").await?.context("kept")?;
+    assert!(feed.active, "refused: the stored feed still runs");
+
+    std::fs::write(
+        &config,
+        format!("feeds = []\n[database]\nurl = {:?}\n", db.url()),
+    )?;
+    let meant = poll()?;
+    assert!(meant.status.success(), "{meant:?}");
+    let feed = db.store.feed_by_name("kept").await?.context("kept")?;
+    assert!(!feed.active, "meant: the stored feed stops");
     Ok(())
 }
 

@@ -839,3 +839,116 @@ async fn articles_written_together_are_queued_for_their_webhooks(
     assert_eq!(deliveries.len(), 30);
     Ok(())
 }
+
+/// A full disk (SQLite: the file capped at its size with `max_page_count`, which PostgreSQL
+/// has no counterpart of) fails the writes that need room, and `/healthz` says so; once there
+/// is room again, every connection of the pool writes (none is left inside the transaction
+/// SQLite rolled back on its own), and a poll and a claim work at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_fails_writes_then_everything_works_again_at_once() -> anyhow::Result<()> {
+    use gleaner::store::SizeCap;
+    let db = common::TestDb::sqlite().await?;
+    let farm = common::farm::Farm::start().await?;
+    let url = farm.story_feed(1, 10, false, common::farm::html_route);
+    // A document of many entries: remembering them needs new pages, and SQLite answers a full
+    // disk there by rolling the whole transaction back.
+    let many: Vec<common::farm::Item> = (0..400)
+        .map(|n| common::farm::Item {
+            guid: format!("many-{n}"),
+            url: farm.url(&format!("/many/{n}.html")),
+            title: format!(
+                "Entry {n} of a long feed, titled at some length {}",
+                "x".repeat(100)
+            ),
+        })
+        .collect();
+    farm.route(
+        "/many.xml",
+        common::farm::ok("application/rss+xml", common::farm::rss(&many).into()),
+    );
+    let config = common::TestConfig::new(&db)
+        .loopback_farm()
+        .set("fetch", "article_retry_seconds", 0)
+        .feed("news", url)
+        .feed("many", farm.url("/many.xml"))
+        .parse()?;
+    let ctx = gleaner::daemon::prepare(config).await?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let listen = listener.local_addr()?;
+    let stop = tokio_util::sync::CancellationToken::new();
+    let server = tokio::spawn(gleaner::api::serve(
+        listener,
+        ctx.store.clone(),
+        gleaner::config::ApiConfig {
+            listen,
+            token: None,
+        },
+        stop.clone(),
+    ));
+    let client = reqwest::Client::builder().no_proxy().build()?;
+    let get = |path: &str| {
+        let request = client.get(format!("http://{listen}{path}"));
+        async move { anyhow::Ok(request.send().await?.text().await?) }
+    };
+
+    ctx.store.cap_sqlite_size(SizeCap::AtCurrentSize).await?;
+    // The free room left in the file's pages takes an article or two, and no more.
+    let (full, _) = common::poll(&ctx).await?;
+    assert!(full.new_articles < 10, "{full:?}");
+    let feed_id = ctx.store.feed_by_name("news").await?.context("feed")?.id;
+    let mut large = article(feed_id, 1);
+    large.text = "word ".repeat(200_000);
+    let refused = ctx.store.insert_article(&large).await;
+    assert!(
+        refused
+            .as_ref()
+            .is_err_and(|error| error.to_string().contains("full")),
+        "{refused:?}"
+    );
+    let health: serde_json::Value = serde_json::from_str(&get("/healthz").await?)?;
+    assert_eq!(health["status"], "degraded", "{health}");
+    let failing = health["failing_writes"]
+        .as_array()
+        .context("failing_writes")?;
+    assert!(
+        failing.iter().any(|write| write["kind"] == "full"),
+        "{health}"
+    );
+    let metrics = get("/metrics").await?;
+    assert!(
+        !metrics.contains("\ngleaner_store_writes_failing 0\n"),
+        "{metrics}"
+    );
+
+    ctx.store.cap_sqlite_size(SizeCap::Lifted).await?;
+    // More write transactions than the pool has connections, handed out oldest first.
+    for _ in 0..10 {
+        ctx.store.sync_feeds(&ctx.config.feeds).await?;
+    }
+    let (recovered, _) = common::poll(&ctx).await?;
+    assert_eq!(recovered.errors, 0, "{recovered:?}");
+    assert_eq!(
+        full.new_articles + recovered.new_articles,
+        10,
+        "{recovered:?}"
+    );
+    let health: serde_json::Value = serde_json::from_str(&get("/healthz").await?)?;
+    assert_eq!(health["status"], "ok", "{health}");
+    assert!(ctx.store.discarded_connections() >= 1);
+    let claim = client
+        .post(format!("http://{listen}/claims"))
+        .header("content-type", "application/json")
+        .body(r#"{"consumer": "reader", "limit": 20, "lease_seconds": 60}"#)
+        .send()
+        .await?;
+    assert_eq!(claim.status(), 200);
+    let claimed: serde_json::Value = serde_json::from_str(&claim.text().await?)?;
+    assert_eq!(
+        claimed["claims"].as_array().map(Vec::len),
+        Some(10),
+        "{claimed}"
+    );
+    stop.cancel();
+    server.await??;
+    Ok(())
+}

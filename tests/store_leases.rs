@@ -1,22 +1,37 @@
 //! Feed leases, on both backends: processes sharing one database never poll the same feed at
-//! once, and a lease that is not renewed lets the feed move on.
+//! once, a lease that is not renewed lets the feed move on, only the feeds being polled are
+//! renewed, a lease that could not be given back lapses and is given back at the next take,
+//! and a feed nobody polls becomes overdue.
 
 mod common;
 
 use std::collections::BTreeSet;
+use std::time::Instant;
 
 use chrono::{Duration, Utc};
+use common::{TestConfig, TestDb};
 use gleaner::config::FeedConfig;
+use gleaner::daemon::FeedLeases;
 use gleaner::schedule::CronSchedule;
-use gleaner::store::{FeedPoll, Store, db_time};
+use gleaner::store::{FeedPoll, Store, db_time, now, overdue_since};
 
 on_both_backends!(
     concurrent_claimers_get_disjoint_feeds,
     a_held_lease_keeps_others_out_until_it_lapses,
     renewed_and_released_leases,
+    only_the_feeds_named_are_renewed,
     leasing_follows_the_schedule,
     one_host_is_polled_from_one_replica_at_a_time,
+    feeds_nobody_polls_for_three_firings_are_overdue,
 );
+
+mod with_leases {
+    use super::*;
+    on_both_databases!(
+        a_lease_that_could_not_be_given_back_lapses,
+        a_lease_that_could_not_be_given_back_goes_back_at_the_next_take,
+    );
+}
 
 const FEEDS: usize = 24;
 
@@ -122,11 +137,11 @@ async fn renewed_and_released_leases(store: Store) -> anyhow::Result<()> {
         .await?;
     assert_eq!(
         store
-            .renew_feed_leases("a", now + Duration::seconds(90))
+            .renew_feed_leases("a", &all, now + Duration::seconds(90))
             .await?,
         3
     );
-    assert_eq!(store.renew_feed_leases("b", now).await?, 0);
+    assert_eq!(store.renew_feed_leases("b", &all, now).await?, 0);
     // Renewed: still held after the first lease would have lapsed.
     let at = now + Duration::seconds(60);
     assert!(store.lease_feeds("b", at, at, 10, false).await?.is_empty());
@@ -146,11 +161,32 @@ async fn renewed_and_released_leases(store: Store) -> anyhow::Result<()> {
         BTreeSet::from([all[0]])
     );
     store.release_feed_leases("a", None).await?;
-    assert_eq!(store.renew_feed_leases("a", now).await?, 0);
+    assert_eq!(store.renew_feed_leases("a", &all, now).await?, 0);
     assert_eq!(
         ids(&store.lease_feeds("c", now, now, 10, false).await?),
         all[1..].iter().copied().collect()
     );
+    Ok(())
+}
+
+/// A lease the holder no longer polls under (its release failed) is not renewed with the
+/// others: it lapses, and the feed moves on.
+async fn only_the_feeds_named_are_renewed(store: Store) -> anyhow::Result<()> {
+    let all = some_feeds(&store, 3).await?;
+    let now = db_time(Utc::now());
+    store
+        .lease_feeds("a", now, now + Duration::seconds(30), 10, false)
+        .await?;
+    let renewed = store
+        .renew_feed_leases("a", &all[..1], now + Duration::seconds(90))
+        .await?;
+    assert_eq!(renewed, 1);
+    assert_eq!(store.renew_feed_leases("a", &[], now).await?, 0);
+    let at = now + Duration::seconds(60);
+    let moved = store
+        .lease_feeds("b", at, at + Duration::seconds(30), 10, false)
+        .await?;
+    assert_eq!(ids(&moved), all[1..].iter().copied().collect());
     Ok(())
 }
 
@@ -209,5 +245,134 @@ async fn one_host_is_polled_from_one_replica_at_a_time(store: Store) -> anyhow::
     store.lease_feeds("a", now, now, 1, false).await?;
     let after = store.lease_feeds("b", now, until, 10, false).await?;
     assert_eq!(ids(&after), BTreeSet::from([feeds[0], feeds[1]]));
+    Ok(())
+}
+
+/// A feed polled last at `polled_at`, due again at `due`.
+fn polled(polled_at: chrono::DateTime<Utc>, due: chrono::DateTime<Utc>) -> FeedPoll {
+    FeedPoll {
+        polled_at,
+        status: "ok".into(),
+        error: None,
+        etag: None,
+        last_modified: None,
+        title: None,
+        site_url: None,
+        next_due_at: due,
+    }
+}
+
+async fn feeds_nobody_polls_for_three_firings_are_overdue(store: Store) -> anyhow::Result<()> {
+    let all = some_feeds(&store, 4).await?;
+    // Every 15 minutes: 50 minutes past due is three firings, 20 minutes one.
+    let now = db_time(Utc::now());
+    let long_ago = now - Duration::minutes(50);
+    store
+        .record_feed_poll(all[0], &polled(long_ago, long_ago))
+        .await?;
+    let lately = now - Duration::minutes(20);
+    store
+        .record_feed_poll(all[1], &polled(lately, lately))
+        .await?;
+    let ahead = now + Duration::minutes(5);
+    store.record_feed_poll(all[2], &polled(now, ahead)).await?;
+    // all[3] was never polled: nothing says it is late.
+    let overdue = store.overdue_feeds(now).await?;
+    assert_eq!(overdue.len(), 1, "{overdue:?}");
+    assert_eq!(overdue[0].name, "feed-00");
+    assert_eq!(overdue[0].due_since, long_ago);
+
+    assert_eq!(
+        overdue_since("*/15 * * * *", Some(long_ago), now),
+        Some(long_ago)
+    );
+    assert_eq!(overdue_since("*/15 * * * *", Some(lately), now), None);
+    assert_eq!(overdue_since("*/15 * * * *", None, now), None);
+    assert_eq!(overdue_since("not a schedule", Some(long_ago), now), None);
+
+    // An inactive feed is nobody's business.
+    let configs: Vec<FeedConfig> = store
+        .feeds()
+        .await?
+        .into_iter()
+        .filter(|feed| feed.id != all[0])
+        .map(|feed| {
+            FeedConfig::new(
+                &feed.name,
+                feed.url.parse().expect("stored URL"),
+                CronSchedule::parse(&feed.schedule).expect("stored schedule"),
+            )
+        })
+        .collect();
+    store.sync_feeds(&configs).await?;
+    assert!(store.overdue_feeds(now).await?.is_empty());
+    Ok(())
+}
+
+/// A process's leases over `db`, `lease_seconds` long, holding its one feed; the feed's id.
+async fn holding_one_feed(db: &TestDb, lease_seconds: i64) -> anyhow::Result<(FeedLeases, i64)> {
+    let config = TestConfig::new(db)
+        .feed("news", "https://news.example.org/feed.xml")
+        .set("daemon", "feed_lease_seconds", lease_seconds)
+        .parse()?;
+    let ctx = gleaner::daemon::prepare(config).await?;
+    let leases = FeedLeases::new(&ctx);
+    let taken = leases.take(10, true).await?;
+    anyhow::ensure!(taken.len() == 1, "took {taken:?}");
+    assert_eq!(leases.polling(), vec![taken[0].id]);
+    Ok((leases, taken[0].id))
+}
+
+/// Whether another replica can lease the feed now.
+async fn another_replica_takes_it(db: &TestDb) -> anyhow::Result<bool> {
+    let at = now();
+    let taken = db
+        .store
+        .lease_feeds("another", at, at + Duration::seconds(30), 10, true)
+        .await?;
+    Ok(!taken.is_empty())
+}
+
+/// The release at the end of a poll fails (every retry): the lease is no longer renewed, so
+/// it lapses and the feed moves on, instead of being held by a process that does not poll it.
+async fn a_lease_that_could_not_be_given_back_lapses(db: TestDb) -> anyhow::Result<()> {
+    let (leases, feed) = holding_one_feed(&db, 2).await?;
+    let renewal = leases.keep_renewed();
+    common::faults::refuse_lease_releases(&db, true).await?;
+    leases.release(Some(feed)).await;
+    assert_eq!(leases.unreleased(), vec![feed]);
+    assert!(leases.polling().is_empty());
+    let deadline = Instant::now() + std::time::Duration::from_secs(20);
+    while !another_replica_takes_it(&db).await? {
+        anyhow::ensure!(
+            Instant::now() < deadline,
+            "a lease nobody polls under was renewed past its lapse"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    }
+    common::faults::refuse_lease_releases(&db, false).await?;
+    renewal.finish().await;
+    Ok(())
+}
+
+/// The release fails; once the database takes writes again, the next take gives the lease
+/// back first, long before it would lapse.
+async fn a_lease_that_could_not_be_given_back_goes_back_at_the_next_take(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let (leases, feed) = holding_one_feed(&db, 600).await?;
+    // The poll recorded when the feed is due next, then could not give it back.
+    let at = now();
+    db.store
+        .record_feed_poll(feed, &polled(at, at + Duration::minutes(15)))
+        .await?;
+    common::faults::refuse_lease_releases(&db, true).await?;
+    leases.release(Some(feed)).await;
+    assert_eq!(leases.unreleased(), vec![feed]);
+    assert!(!another_replica_takes_it(&db).await?, "still held");
+    common::faults::refuse_lease_releases(&db, false).await?;
+    assert!(leases.take(10, false).await?.is_empty(), "nothing is due");
+    assert!(leases.unreleased().is_empty());
+    assert!(another_replica_takes_it(&db).await?, "given back");
     Ok(())
 }

@@ -1,4 +1,9 @@
 //! The unauthenticated operator routes: `/healthz` and Prometheus `/metrics`.
+//!
+//! `/healthz` answers 503 only when the database does not answer: a liveness probe that
+//! restarts nothing a restart would not fix. A service that runs but falls short (feeds
+//! overdue, a kind of write failing) answers 200 with `"status": "degraded"` and names what;
+//! alert on that, or on the matching gauges of `/metrics`.
 
 use std::time::Duration;
 
@@ -11,6 +16,7 @@ use serde_json::json;
 use super::ApiState;
 use crate::metrics;
 use crate::store::claims::QueueDepth;
+use crate::store::{FailingWrite, OVERDUE_FIRINGS, OverdueFeed, now};
 
 /// A per-consumer gauge: name, help, and the value it shows.
 type QueueGauge = (&'static str, &'static str, fn(&QueueDepth) -> i64);
@@ -18,10 +24,15 @@ type QueueGauge = (&'static str, &'static str, fn(&QueueDepth) -> i64);
 /// How long a health check or a scrape waits for the database.
 const DATABASE_WAIT: Duration = Duration::from_secs(5);
 
-/// `GET /healthz`: 200 when the database answers, 503 otherwise.
+/// `GET /healthz`: 200 when the database answers, 503 otherwise; the body says `ok`, or
+/// `degraded` with the overdue feeds and the failing kinds of write.
 pub async fn healthz(State(state): State<ApiState>) -> Response {
-    match tokio::time::timeout(DATABASE_WAIT, state.store.ping()).await {
-        Ok(Ok(())) => Json(json!({ "status": "ok" })).into_response(),
+    let read = async {
+        state.store.ping().await?;
+        state.store.overdue_feeds(now()).await
+    };
+    match tokio::time::timeout(DATABASE_WAIT, read).await {
+        Ok(Ok(overdue)) => Json(health(&overdue, &state.store.failing_writes())).into_response(),
         Ok(Err(error)) => {
             tracing::warn!(error = %error, "health check: the database does not answer");
             unavailable()
@@ -31,6 +42,16 @@ pub async fn healthz(State(state): State<ApiState>) -> Response {
             unavailable()
         }
     }
+}
+
+/// The body of a `/healthz` whose database answered.
+fn health(overdue: &[OverdueFeed], failing: &[FailingWrite]) -> serde_json::Value {
+    let status = if overdue.is_empty() && failing.is_empty() {
+        "ok"
+    } else {
+        "degraded"
+    };
+    json!({ "status": status, "overdue_feeds": overdue, "failing_writes": failing })
 }
 
 fn unavailable() -> Response {
@@ -48,7 +69,8 @@ pub async fn metrics(State(state): State<ApiState>) -> Response {
     let read = async {
         let counts = state.store.counts().await?;
         let queues = state.store.queue_depths().await?;
-        Ok::<_, crate::store::StoreError>((counts, queues))
+        let overdue = state.store.overdue_feeds(now()).await?;
+        Ok::<_, crate::store::StoreError>((counts, queues, overdue.len()))
     };
     let read = match tokio::time::timeout(DATABASE_WAIT, read).await {
         Ok(Ok(read)) => Some(read),
@@ -66,7 +88,22 @@ pub async fn metrics(State(state): State<ApiState>) -> Response {
         "Whether the database answered this scrape (1) or not (0).",
         if read.is_some() { 1.0 } else { 0.0 },
     );
-    if let Some((counts, queues)) = read {
+    out.gauge(
+        "gleaner_store_writes_failing",
+        "Kinds of database write whose last attempt failed (/healthz names them).",
+        state.store.failing_writes().len() as f64,
+    );
+    out.family(
+        "gleaner_store_connections_discarded_total",
+        "counter",
+        "Database connections closed because they were given back inside a transaction.",
+    );
+    out.sample(
+        "gleaner_store_connections_discarded_total",
+        &[],
+        state.store.discarded_connections() as f64,
+    );
+    if let Some((counts, queues, overdue)) = read {
         out.gauge(
             "gleaner_articles",
             "Articles stored in the database.",
@@ -87,6 +124,14 @@ pub async fn metrics(State(state): State<ApiState>) -> Response {
             "gleaner_feeds_failing",
             "Active feeds whose last poll failed.",
             counts.feeds_failing as f64,
+        );
+        out.gauge(
+            "gleaner_feeds_overdue",
+            &format!(
+                "Active feeds nobody has polled for {OVERDUE_FIRINGS} firings of their schedule \
+                 since they were due (/healthz names them)."
+            ),
+            overdue as f64,
         );
         let families: [QueueGauge; 3] = [
             (

@@ -6,7 +6,7 @@ use serde::Serialize;
 use super::{CliError, Context, open_store, print_json, table};
 use crate::config::Config;
 use crate::pipeline::Stage;
-use crate::store::{FailureFilter, FeedRecord};
+use crate::store::{FailureFilter, FeedRecord, now, overdue_since};
 
 /// The stages `failures --stage` accepts.
 const STAGES: [Stage; 5] = [
@@ -32,6 +32,9 @@ struct FeedRow {
     last_error: Option<String>,
     /// `enabled = false` in the configuration: not polled.
     enabled: bool,
+    /// When the feed was due, if nobody has polled it for `store::OVERDUE_FIRINGS` firings
+    /// of its schedule since: a poller stopped or stuck (`null` otherwise).
+    overdue_since: Option<DateTime<Utc>>,
 }
 
 /// Lists every configured feed, joined with what the database knows of it.
@@ -39,6 +42,7 @@ pub async fn list(config: &Config, json: bool) -> Result<(), CliError> {
     let store = open_store(config).await?;
     let stored = store.feeds().await.context("reading feed state")?;
     store.close().await;
+    let at = now();
     let rows: Vec<FeedRow> = config
         .feeds
         .iter()
@@ -55,6 +59,9 @@ pub async fn list(config: &Config, json: bool) -> Result<(), CliError> {
                 articles: state.map_or(0, |s| s.articles),
                 last_error: state.and_then(|s| s.last_error.clone()),
                 enabled: feed.enabled,
+                overdue_since: state
+                    .filter(|s| s.active && feed.enabled)
+                    .and_then(|s| overdue_since(&s.schedule, s.next_due_at, at)),
             }
         })
         .collect();
@@ -71,11 +78,7 @@ pub async fn list(config: &Config, json: bool) -> Result<(), CliError> {
                 time_cell(row.last_polled_at, "never"),
                 status_cell(row),
                 row.error_count.to_string(),
-                if row.enabled {
-                    time_cell(row.next_due_at, "on next run")
-                } else {
-                    "disabled".to_string()
-                },
+                next_due_cell(row),
                 row.articles.to_string(),
             ]
         })
@@ -92,6 +95,18 @@ pub async fn list(config: &Config, json: bool) -> Result<(), CliError> {
     ];
     print!("{}", table::render(&header, &cells, 60));
     Ok(())
+}
+
+/// When the feed is due next; flagged when it is overdue.
+fn next_due_cell(row: &FeedRow) -> String {
+    if !row.enabled {
+        return "disabled".to_string();
+    }
+    let due = time_cell(row.next_due_at, "on next run");
+    match row.overdue_since {
+        Some(_) => format!("OVERDUE: {due}"),
+        None => due,
+    }
 }
 
 /// The last status, flagged when the feed keeps failing.

@@ -1,7 +1,7 @@
 //! Articles and their images: the one-transaction write, reads, listings and search.
 
 use super::model::*;
-use super::{Backend, QueryContext, Store, StoreError, db_time, now, on_pool, sql};
+use super::{Backend, QueryContext, Store, StoreError, Write, db_time, now, on_pool, sql};
 
 /// An image row as written: its bytes' identity when downloaded now or before.
 struct ImageRow<'a> {
@@ -244,7 +244,7 @@ impl Store {
 
     /// Writes a batch, then tells each caller its outcome.
     async fn write_queued(&self, batch: Vec<QueuedWrite>) {
-        match self.write_batch(&batch).await {
+        match self.write_batch_noted(&batch).await {
             Ok(outcomes) => {
                 for (write, outcome) in batch.into_iter().zip(outcomes) {
                     let _ = write.done.send(Ok(outcome));
@@ -259,7 +259,7 @@ impl Store {
                 tracing::warn!(articles = batch.len(), %error, "a batch of articles failed; writing them one by one");
                 for write in batch {
                     let result = self
-                        .write_batch(std::slice::from_ref(&write))
+                        .write_batch_noted(std::slice::from_ref(&write))
                         .await
                         .map(|outcomes| outcomes[0]);
                     let _ = write.done.send(result);
@@ -367,6 +367,14 @@ impl Store {
             tx.commit().await.context("committing articles")?;
             Ok(outcomes)
         })
+    }
+
+    /// [`Store::write_batch`], its outcome noted (`health.rs`).
+    async fn write_batch_noted(
+        &self,
+        batch: &[QueuedWrite],
+    ) -> Result<Vec<InsertOutcome>, StoreError> {
+        self.noted(Write::Articles, self.write_batch(batch).await)
     }
 
     /// Replaces the extracted text, HTML and images of a stored article in one transaction

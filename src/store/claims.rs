@@ -21,7 +21,7 @@ use serde::Serialize;
 use sqlx::types::Json;
 
 use super::model::Article;
-use super::{Dialects, QueryContext, Store, StoreError, db_time, now, on_pool};
+use super::{Dialects, QueryContext, Store, StoreError, Write, db_time, now, on_pool};
 
 /// An article handed to a consumer's worker, with the lease that covers it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -176,7 +176,7 @@ impl Store {
         let claimed_at = now();
         let lease_until = db_time(claimed_at + lease);
         let statement = self.sql(&CLAIM);
-        let mut claimed: Vec<(i64, i64)> = on_pool!(self, pool => {
+        let claimed = async { on_pool!(self, pool => {
             let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a claim")?;
             let rows = sqlx::query_as(statement)
                 .bind(consumer)
@@ -187,8 +187,10 @@ impl Store {
                 .await
                 .context("claiming articles")?;
             tx.commit().await.context("committing a claim")?;
-            Ok::<_, StoreError>(rows)
-        })?;
+            Ok::<Vec<(i64, i64)>, StoreError>(rows)
+        }) }
+        .await;
+        let mut claimed = self.noted(Write::Claims, claimed)?;
         claimed.sort_unstable();
         let mut articles = Vec::with_capacity(claimed.len());
         for (id, lease) in claimed {

@@ -1,10 +1,46 @@
-//! Feeds with their polling state, and the failure record.
+//! Feeds with their polling state and leases, which feeds are overdue, and the failure
+//! record.
 
 use chrono::{DateTime, Utc};
+use serde::Serialize;
 
 use super::model::*;
-use super::{QueryContext, Store, StoreError, db_time, now, on_pool, sql};
+use super::{QueryContext, Store, StoreError, Write, db_time, now, on_pool, sql};
 use crate::config::FeedConfig;
+use crate::schedule::CronSchedule;
+
+/// A feed is overdue once this many firings of its schedule have passed since it was due
+/// and nobody polled it: late enough that a slow poll or a full polling slot does not
+/// count, early enough to be seen within a few periods.
+pub const OVERDUE_FIRINGS: usize = 3;
+
+/// An active feed that nobody has polled for [`OVERDUE_FIRINGS`] firings of its schedule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OverdueFeed {
+    pub name: String,
+    /// When it was due.
+    pub due_since: DateTime<Utc>,
+}
+
+/// When a feed due at `next_due_at` on `schedule` was due, if it is overdue at `at`
+/// ([`OVERDUE_FIRINGS`] firings have passed since); `None` when it is not. A schedule that
+/// does not parse, or never fires again, makes no feed overdue.
+pub fn overdue_since(
+    schedule: &str,
+    next_due_at: Option<DateTime<Utc>>,
+    at: DateTime<Utc>,
+) -> Option<DateTime<Utc>> {
+    let due = next_due_at.filter(|due| *due < at)?;
+    let schedule = CronSchedule::parse(schedule).ok()?;
+    let mut firing = due;
+    for _ in 0..OVERDUE_FIRINGS {
+        firing = schedule.next_after(firing)?;
+        if firing >= at {
+            return None;
+        }
+    }
+    Some(due)
+}
 
 impl Store {
     /// Makes the feeds table match the configuration in one transaction: configured feeds
@@ -12,7 +48,7 @@ impl Store {
     /// false`, become inactive, keeping their articles. Returns every feed row.
     pub async fn sync_feeds(&self, feeds: &[FeedConfig]) -> Result<Vec<FeedRecord>, StoreError> {
         let created_at = now();
-        on_pool!(self, pool => {
+        let synced = async { on_pool!(self, pool => {
             let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
             sqlx::query(sql::DEACTIVATE_ALL_FEEDS)
                 .execute(&mut *tx)
@@ -31,7 +67,9 @@ impl Store {
             }
             tx.commit().await.context("committing the feed list")?;
             Ok::<(), StoreError>(())
-        })?;
+        }) }
+        .await;
+        self.noted(Write::FeedList, synced)?;
         self.feeds().await
     }
 
@@ -58,7 +96,7 @@ impl Store {
             self.sql(&sql::LOCK_FEED_LEASES),
             self.sql(&sql::LEASE_FEEDS),
         );
-        let mut feeds: Vec<FeedRecord> = on_pool!(self, pool => {
+        let leased = async { on_pool!(self, pool => {
             let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
             sqlx::query(lock).execute(&mut *tx).await.context("waiting to lease feeds")?;
             let feeds = sqlx::query_as(lease)
@@ -71,28 +109,38 @@ impl Store {
                 .await
                 .context("leasing due feeds")?;
             tx.commit().await.context("committing feed leases")?;
-            Ok::<_, StoreError>(feeds)
-        })?;
+            Ok::<Vec<FeedRecord>, StoreError>(feeds)
+        }) }
+        .await;
+        let mut feeds = self.noted(Write::Leases, leased)?;
         // RETURNING keeps no order: restore the scheduler's.
         feeds.sort_by_key(|f| (f.next_due_at.is_some(), f.next_due_at, f.id));
         Ok(feeds)
     }
 
-    /// Extends every lease `owner` holds until `until`; returns how many it holds.
+    /// Extends until `until` the leases `owner` holds on `feed_ids` (the feeds it is
+    /// polling); returns how many it still holds. Other feeds it holds are left to lapse.
     pub async fn renew_feed_leases(
         &self,
         owner: &str,
+        feed_ids: &[i64],
         until: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
-        on_pool!(self, pool => {
-            sqlx::query(sql::RENEW_FEED_LEASES)
+        if feed_ids.is_empty() {
+            return Ok(0);
+        }
+        let ids = serde_json::Value::from(feed_ids).to_string();
+        let renewed = on_pool!(self, pool => {
+            sqlx::query(self.sql(&sql::RENEW_FEED_LEASES))
                 .bind(owner)
                 .bind(db_time(until))
+                .bind(&ids)
                 .execute(pool)
                 .await
                 .map(|done| done.rows_affected())
         })
-        .context("renewing feed leases")
+        .context("renewing feed leases");
+        self.noted(Write::Leases, renewed)
     }
 
     /// Gives one feed back (when `owner` still holds it), or every feed `owner` holds.
@@ -101,7 +149,7 @@ impl Store {
         owner: &str,
         feed_id: Option<i64>,
     ) -> Result<(), StoreError> {
-        on_pool!(self, pool => {
+        let released = on_pool!(self, pool => {
             match feed_id {
                 Some(id) => sqlx::query(sql::RELEASE_FEED_LEASE).bind(id).bind(owner),
                 None => sqlx::query(sql::RELEASE_ALL_FEED_LEASES).bind(owner),
@@ -110,7 +158,23 @@ impl Store {
             .await
             .map(drop)
         })
-        .context("releasing feed leases")
+        .context("releasing feed leases");
+        self.noted(Write::Leases, released)
+    }
+
+    /// The active feeds overdue at `at` (see [`overdue_since`]), the longest overdue first.
+    pub async fn overdue_feeds(&self, at: DateTime<Utc>) -> Result<Vec<OverdueFeed>, StoreError> {
+        let past_due: Vec<(String, String, Option<DateTime<Utc>>)> = on_pool!(self, pool => {
+            sqlx::query_as(sql::SELECT_PAST_DUE_FEEDS).bind(db_time(at)).fetch_all(pool).await
+        })
+        .context("reading past-due feeds")?;
+        Ok(past_due
+            .into_iter()
+            .filter_map(|(name, schedule, next_due_at)| {
+                overdue_since(&schedule, next_due_at, at)
+                    .map(|due_since| OverdueFeed { name, due_since })
+            })
+            .collect())
     }
 
     /// When the next active feed can be leased (it is due and no other replica holds it), if
@@ -130,7 +194,7 @@ impl Store {
     /// Writes the outcome of a poll: status, conditional-GET validators, next due time; the
     /// consecutive error count grows on failure and resets on success.
     pub async fn record_feed_poll(&self, feed_id: i64, poll: &FeedPoll) -> Result<(), StoreError> {
-        on_pool!(self, pool => {
+        let recorded = on_pool!(self, pool => {
             sqlx::query(sql::RECORD_FEED_POLL)
                 .bind(feed_id)
                 .bind(db_time(poll.polled_at))
@@ -145,8 +209,8 @@ impl Store {
                 .await
                 .map(drop)
         })
-        .context("recording a feed poll")?;
-        Ok(())
+        .context("recording a feed poll");
+        self.noted(Write::FeedState, recorded)
     }
 
     pub async fn set_feed_next_due(
@@ -154,7 +218,7 @@ impl Store {
         feed_id: i64,
         next_due_at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        on_pool!(self, pool => {
+        let scheduled = on_pool!(self, pool => {
             sqlx::query(sql::SET_FEED_NEXT_DUE)
                 .bind(feed_id)
                 .bind(db_time(next_due_at))
@@ -162,8 +226,8 @@ impl Store {
                 .await
                 .map(drop)
         })
-        .context("scheduling a feed")?;
-        Ok(())
+        .context("scheduling a feed");
+        self.noted(Write::FeedState, scheduled)
     }
 
     /// Records a failure for operators (`gleaner feeds`, the failures table).
@@ -188,7 +252,7 @@ impl Store {
         statement: &'static str,
         failure: &NewFailure,
     ) -> Result<u64, StoreError> {
-        let rows = on_pool!(self, pool => {
+        let inserted = on_pool!(self, pool => {
             sqlx::query(statement)
                 .bind(now())
                 .bind(failure.feed_id)
@@ -200,8 +264,8 @@ impl Store {
                 .await
                 .map(|done| done.rows_affected())
         })
-        .context("recording a failure")?;
-        Ok(rows)
+        .context("recording a failure");
+        self.noted(Write::Failures, inserted)
     }
 
     /// The most recent failures, newest first.

@@ -15,6 +15,7 @@ mod articles;
 pub mod claims;
 mod entries;
 mod feeds;
+mod health;
 pub mod model;
 mod record;
 mod retention;
@@ -25,6 +26,8 @@ mod templates;
 mod webhooks;
 
 use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::Duration;
 
 use chrono::{DateTime, SubsecRound, Utc};
@@ -37,6 +40,8 @@ use crate::config::DatabaseTarget;
 
 pub use api_reads::StoreCounts;
 pub use articles::Reextraction;
+pub use feeds::{OVERDUE_FIRINGS, OverdueFeed, overdue_since};
+pub use health::{FailingWrite, Write, WriteFailureKind};
 pub use model::*;
 pub use record::{ArticleRecord, ImageRecord};
 pub use retention::Pruned;
@@ -221,6 +226,38 @@ pub struct Store {
     writes: std::sync::Arc<articles::ArticleWrites>,
     /// Site template models parsed last (`templates.rs`).
     templates: std::sync::Arc<templates::TemplateCache>,
+    /// The kinds of write failing now, and the connections thrown away (`health.rs`).
+    health: Arc<health::WriteHealth>,
+    /// SQLite: the size cap every connection applies when it is handed out
+    /// ([`Store::cap_sqlite_size`]); [`SizeCap::NEVER_SET`] in service.
+    size_cap: Arc<AtomicU8>,
+}
+
+/// A cap on an SQLite file's size ([`Store::cap_sqlite_size`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeCap {
+    /// The file cannot grow: a write that needs a new page fails as on a full disk.
+    AtCurrentSize = 1,
+    /// The file grows again as the disk allows.
+    Lifted = 2,
+}
+
+impl SizeCap {
+    /// No cap was ever set: nothing to apply.
+    const NEVER_SET: u8 = 0;
+}
+
+/// Applies the cap of [`Store::cap_sqlite_size`], when one was ever set.
+async fn apply_size_cap(
+    connection: &mut sqlx::SqliteConnection,
+    cap: &AtomicU8,
+) -> Result<(), sqlx::Error> {
+    let statement = match cap.load(Ordering::Relaxed) {
+        SizeCap::NEVER_SET => return Ok(()),
+        state if state == SizeCap::AtCurrentSize as u8 => sql::CAP_SIZE_AT_CURRENT,
+        _ => sql::LIFT_SIZE_CAP,
+    };
+    sqlx::query(statement).execute(connection).await.map(drop)
 }
 
 /// Runs `$body` with `$pool` bound to the backend's pool; the body is written once and
@@ -283,6 +320,8 @@ impl Store {
             search_budget: search::DEFAULT_SEARCH_BUDGET,
             writes: Default::default(),
             templates: Default::default(),
+            health: Default::default(),
+            size_cap: Default::default(),
         };
         if store.schema_is_current().await {
             tracing::debug!(database = %store.target, "opened read-only");
@@ -316,6 +355,8 @@ impl Store {
             target: described.clone(),
             source,
         };
+        let health = Arc::new(health::WriteHealth::default());
+        let size_cap = Arc::new(AtomicU8::new(SizeCap::NEVER_SET));
         let pool = match target {
             DatabaseTarget::Sqlite { path } => {
                 if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -331,9 +372,21 @@ impl Store {
                     .synchronous(SqliteSynchronous::Normal)
                     .foreign_keys(true)
                     .busy_timeout(BUSY_TIMEOUT);
+                let (cap_on_connect, cap_on_acquire) = (size_cap.clone(), size_cap.clone());
                 let pool = SqlitePoolOptions::new()
                     .max_connections(8)
                     .acquire_timeout(Duration::from_secs(30))
+                    .after_connect(move |connection, _| {
+                        let cap = cap_on_connect.clone();
+                        Box::pin(async move { apply_size_cap(connection, &cap).await })
+                    })
+                    .before_acquire(move |connection, _| {
+                        let cap = cap_on_acquire.clone();
+                        Box::pin(
+                            async move { apply_size_cap(connection, &cap).await.map(|()| true) },
+                        )
+                    })
+                    .after_release(discard_unsettled(health.clone()))
                     .connect_with(options)
                     .await
                     .map_err(connect_error)?;
@@ -372,6 +425,7 @@ impl Store {
                         })
                     })
                     .acquire_timeout(Duration::from_secs(30))
+                    .after_release(discard_unsettled(health.clone()))
                     .connect_with(options)
                     .await
                     .map_err(connect_error)?;
@@ -384,6 +438,8 @@ impl Store {
             search_budget: search::DEFAULT_SEARCH_BUDGET,
             writes: Default::default(),
             templates: Default::default(),
+            health,
+            size_cap,
         })
     }
 
@@ -425,6 +481,42 @@ impl Store {
         Ok(())
     }
 
+    /// Caps an SQLite file at its size, or lifts the cap: while capped, a write that would
+    /// grow the file fails with "database or disk is full", as on a full disk. Every
+    /// connection applies it when it is next handed out. For fault tests; nothing on
+    /// PostgreSQL.
+    pub async fn cap_sqlite_size(&self, cap: SizeCap) -> Result<(), StoreError> {
+        let Pool::Sqlite(pool) = &self.pool else {
+            return Ok(());
+        };
+        self.size_cap.store(cap as u8, Ordering::Relaxed);
+        // Through the pool, so that the connection that answers has the cap too.
+        pool.acquire()
+            .await
+            .map(drop)
+            .context("capping the database's size")
+    }
+
+    /// The kinds of write whose last attempt failed, with when and why.
+    pub fn failing_writes(&self) -> Vec<FailingWrite> {
+        self.health.failing_writes()
+    }
+
+    /// Connections closed because they were given back with a transaction in an unknown
+    /// state, since the store was opened.
+    pub fn discarded_connections(&self) -> u64 {
+        self.health.discarded_connections()
+    }
+
+    /// Notes how an attempt of `write` went (see `health.rs`); the result passes through.
+    pub(crate) fn noted<T>(
+        &self,
+        write: Write,
+        result: Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        self.health.note(write, result)
+    }
+
     /// Closes the pool, waiting for connections to be returned.
     pub async fn close(&self) {
         on_pool!(self, pool => pool.close().await)
@@ -442,6 +534,32 @@ impl Store {
             Backend::Sqlite => dialects.sqlite,
             Backend::Postgres => dialects.postgres,
         }
+    }
+}
+
+/// The pool's `after_release` check: a connection given back with a transaction still
+/// counted open is closed, and counted, instead of failing every later `BEGIN`.
+fn discard_unsettled<C: sqlx::Connection>(
+    health: Arc<health::WriteHealth>,
+) -> impl for<'c> Fn(
+    &'c mut C,
+    sqlx::pool::PoolConnectionMetadata,
+) -> futures::future::BoxFuture<'c, Result<bool, sqlx::Error>>
++ Send
++ Sync
++ 'static {
+    move |connection, _| {
+        let health = health.clone();
+        Box::pin(async move {
+            let settled = health::transaction_settled(connection).await;
+            if !matches!(settled, Ok(true)) {
+                health.connection_discarded();
+                tracing::warn!(
+                    "a database connection was given back inside a transaction; closed, a new one replaces it"
+                );
+            }
+            settled
+        })
     }
 }
 

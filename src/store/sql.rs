@@ -150,9 +150,15 @@ pub(super) const LOCK_FEED_LEASES: Dialects = Dialects {
     postgres: "SELECT pg_advisory_xact_lock(7460032165418218)",
 };
 
-/// Extends every lease owner `$1` holds to `$2`.
-pub(super) const RENEW_FEED_LEASES: &str =
-    "UPDATE feeds SET lease_until = $2 WHERE lease_owner = $1";
+/// Extends to `$2` the leases owner `$1` holds on the feeds of `$3`, a JSON array of ids: the
+/// feeds it is polling, never every row it owns (a lease it could not give back must lapse).
+pub(super) const RENEW_FEED_LEASES: Dialects = Dialects {
+    sqlite: "UPDATE feeds SET lease_until = $2
+             WHERE lease_owner = $1 AND id IN (SELECT value FROM json_each($3))",
+    postgres: "UPDATE feeds SET lease_until = $2
+               WHERE lease_owner = $1
+                 AND id IN (SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST($3 AS json)))",
+};
 
 /// Gives feed `$1` back, if owner `$2` still holds it.
 pub(super) const RELEASE_FEED_LEASE: &str =
@@ -168,6 +174,12 @@ pub(super) const SELECT_NEXT_DUE: &str = "
     SELECT MIN(CASE WHEN lease_until IS NOT NULL AND lease_until > next_due_at
                     THEN lease_until ELSE next_due_at END)
     FROM feeds WHERE active AND next_due_at IS NOT NULL";
+
+/// Active feeds due before `$1`: the candidates for being overdue.
+pub(super) const SELECT_PAST_DUE_FEEDS: &str = "
+    SELECT name, schedule, next_due_at FROM feeds
+    WHERE active AND next_due_at < $1
+    ORDER BY next_due_at, name";
 
 pub(super) const RECORD_FEED_POLL: &str = "
     UPDATE feeds SET
@@ -400,6 +412,13 @@ pub(super) const SET_STATEMENT_TIMEOUT: &str = "SELECT set_config('statement_tim
 
 /// Gives this session back the configured statement timeout (PostgreSQL).
 pub(super) const RESET_STATEMENT_TIMEOUT: &str = "RESET statement_timeout";
+
+/// SQLite: this connection may not grow the file past its size (`max_page_count` is never
+/// set below the file's size). A PRAGMA takes no bound value, hence two constants.
+pub(super) const CAP_SIZE_AT_CURRENT: &str = "PRAGMA max_page_count = 1";
+
+/// SQLite: the largest `max_page_count`, as when no cap was set.
+pub(super) const LIFT_SIZE_CAP: &str = "PRAGMA max_page_count = 4294967294";
 
 /// The migrations applied so far, in order: version and checksum.
 pub(super) const APPLIED_MIGRATIONS: &str =

@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod farm;
+pub mod faults;
 
 use std::io::Write;
 use std::path::PathBuf;
