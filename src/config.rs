@@ -227,6 +227,9 @@ pub struct ExtractConfig {
     /// `site_templates`: learn each site's template from its stored pages and remove it
     /// from the next ones (`extract::template`).
     pub site_templates: bool,
+    /// `max_text_bytes`: the most text, and the most HTML, stored per article; past it
+    /// both are cut at a paragraph (`pipeline::page`). 1 MiB: a book chapter is a tenth of it.
+    pub max_text_bytes: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -911,6 +914,7 @@ struct RawExtract {
     algorithm: Spanned<String>,
     timeout_seconds: f64,
     site_templates: bool,
+    max_text_bytes: usize,
 }
 
 impl Default for RawExtract {
@@ -919,6 +923,7 @@ impl Default for RawExtract {
             algorithm: Spanned::new(0..0, "auto".to_string()),
             timeout_seconds: 20.0,
             site_templates: true,
+            max_text_bytes: 1 << 20,
         }
     }
 }
@@ -943,10 +948,18 @@ impl RawExtract {
                 format!("must be more than 0 and at most {max}"),
             ));
         }
+        // Room for a paragraph and its markup.
+        if !(1024..=MAX_BYTES).contains(&wide(self.max_text_bytes)) {
+            return Err(error(
+                "max_text_bytes",
+                format!("must be at least 1024 and at most {MAX_BYTES}"),
+            ));
+        }
         Ok(ExtractConfig {
             algorithm,
             timeout: std::time::Duration::from_secs_f64(self.timeout_seconds),
             site_templates: self.site_templates,
+            max_text_bytes: self.max_text_bytes,
         })
     }
 }

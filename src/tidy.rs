@@ -429,12 +429,82 @@ pub fn parse(text: &str) -> Html {
 /// Parses decoded text into a DOM; `attributes` says which attributes it keeps
 /// ([`crate::html_depth::prepare_for_parsing`]).
 pub fn parse_with(text: &str, attributes: ParsedAttributes) -> Html {
-    use html5ever::tendril::TendrilSink as _;
+    parse_bounded(text, attributes, ParseBounds::NONE).document
+}
+
+/// What [`parse_bounded`] stops the parser at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParseBounds {
+    /// Nodes of the tree: a DOM node takes about 130 bytes and its copy in the sanitizer's tree
+    /// about as much again, so a page of `w<br>` (two nodes per five bytes) would take 100
+    /// times its size.
+    pub max_nodes: usize,
+    /// Bytes of the text given to the parser (scripts, styles and comments left out): a page
+    /// of text alone is held by the tree, the statistics pass, the rendered text and HTML.
+    pub max_bytes: usize,
+}
+
+impl ParseBounds {
+    /// No bound.
+    pub const NONE: ParseBounds = ParseBounds {
+        max_nodes: usize::MAX,
+        max_bytes: usize::MAX,
+    };
+}
+
+/// Which of its [`ParseBounds`] stopped the parser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParseStop {
+    Nodes,
+    Bytes,
+}
+
+/// A DOM built within [`ParseBounds`] ([`parse_bounded`]).
+pub struct BoundedParse {
+    pub document: Html,
+    /// When a bound stopped the parser: which, and the bytes of the prepared text it had
+    /// parsed (the page ends there, as if it had been cut).
+    pub stopped: Option<(ParseStop, usize)>,
+}
+
+/// The text is given to the parser in pieces of this size, the tree's node count checked
+/// after each. One piece adds at most a few hundred nodes per four bytes (a `<p>` makes the
+/// tree builder reopen every formatting element still active, and the nesting cap keeps
+/// those below [`crate::html_depth::MAX_DEPTH`]), so a small piece keeps the overshoot small;
+/// each costs the parser a call and the text a copy it made anyway.
+pub const PARSE_PIECE_BYTES: usize = 1024;
+
+/// [`parse_with`], the parser stopped once the tree holds more than `bounds.max_nodes`
+/// nodes (give or take what one [`PARSE_PIECE_BYTES`] piece adds) or has read
+/// `bounds.max_bytes` of the prepared text.
+pub fn parse_bounded(
+    text: &str,
+    attributes: ParsedAttributes,
+    bounds: ParseBounds,
+) -> BoundedParse {
+    use html5ever::tendril::{StrTendril, TendrilSink as _};
     let prepared = crate::html_depth::prepare_for_parsing(text, attributes);
     let mut document = Html::new_document();
     document.tree = ego_tree::Tree::with_capacity(Node::Document, node_capacity(&prepared));
-    html5ever::driver::parse_document(scraper::HtmlTreeSink::new(document), Default::default())
-        .one(&*prepared)
+    let mut parser =
+        html5ever::driver::parse_document(scraper::HtmlTreeSink::new(document), Default::default());
+    let readable = prepared.floor_char_boundary(bounds.max_bytes);
+    let mut stopped = (readable < prepared.len()).then_some((ParseStop::Bytes, readable));
+    let mut fed = 0;
+    while fed < readable {
+        let end = prepared.ceil_char_boundary((fed + PARSE_PIECE_BYTES).min(readable));
+        parser.process(StrTendril::from_slice(&prepared[fed..end]));
+        fed = end;
+        let nodes = parser.tokenizer.sink.sink.0.borrow().tree.values().len();
+        if nodes > bounds.max_nodes && fed < prepared.len() {
+            stopped = Some((ParseStop::Nodes, fed));
+            break;
+        }
+    }
+    BoundedParse {
+        document: parser.finish(),
+        stopped,
+    }
 }
 
 /// Most nodes allocated before parsing (about 4 MB of them); a larger tree grows as it goes.

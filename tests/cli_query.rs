@@ -528,6 +528,48 @@ fn opml_round_trips() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// An OPML file of `depth` folders nested in one another, a feed in the innermost.
+fn nested_opml(depth: usize) -> String {
+    format!(
+        "<?xml version=\"1.0\"?>\n<opml version=\"2.0\"><head><title>t</title></head><body>{}\
+         <outline text=\"Deep\" type=\"rss\" xmlUrl=\"https://deep.example/feed\"/>{}</body></opml>",
+        "<outline text=\"Folder\">".repeat(depth),
+        "</outline>".repeat(depth),
+    )
+}
+
+/// Outlines nested 10,000 deep are refused with a clear error (the recursive OPML parser
+/// would overflow the stack); a list nested a few folders deep imports.
+#[test]
+fn opml_nested_past_the_limit_is_refused_not_a_crash() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    std::fs::write(dir.path().join("config.toml"), CONFIG)?;
+    let deep = dir.path().join("deep.opml");
+    std::fs::write(&deep, nested_opml(10_000))?;
+    let output = Command::new(BINARY)
+        .current_dir(dir.path())
+        .args(["feeds", "import-opml"])
+        .arg(&deep)
+        .output()?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(stderr.contains("nest more than 64 levels"), "{stderr}");
+    let config = std::fs::read_to_string(dir.path().join("config.toml"))?;
+    assert_eq!(config, CONFIG, "nothing imported");
+
+    let nested = dir.path().join("nested.opml");
+    std::fs::write(&nested, nested_opml(20))?;
+    let output = Command::new(BINARY)
+        .current_dir(dir.path())
+        .args(["feeds", "import-opml"])
+        .arg(&nested)
+        .output()?;
+    assert!(output.status.success(), "{output:?}");
+    let config = std::fs::read_to_string(dir.path().join("config.toml"))?;
+    assert!(config.contains("https://deep.example/feed"), "{config}");
+    Ok(())
+}
+
 /// Terminal escapes in stored titles, authors and texts are printed escaped; a reader that
 /// goes away (`| head -c 16`) ends the command quietly; a search beyond the bounds is a
 /// usage error.

@@ -1,7 +1,8 @@
 //! No article is lost: entries remembered before the feed's validators are saved, retried on
 //! later polls (304 or not) with backoff, given up after `article_retries`, kept across a cut
 //! short poll and a failing database; plus the page checks of the pipeline (extraction
-//! budget, binary pages, control characters, entries per document). Both databases.
+//! budget, binary pages, control characters, entries per document, the size of what is
+//! stored). Both databases.
 
 mod common;
 
@@ -24,6 +25,7 @@ on_both_databases!(
     a_binary_page_served_as_html_is_not_stored,
     control_characters_are_stripped_at_ingestion,
     a_huge_feed_gives_at_most_max_entries_per_feed_entries,
+    text_and_html_past_max_text_bytes_are_stored_cut_and_noted,
 );
 
 const ETAG: &str = "\"v1\"";
@@ -390,5 +392,54 @@ async fn a_huge_feed_gives_at_most_max_entries_per_feed_entries(db: TestDb) -> a
         .filter(|n| farm.hits(&format!("/item/{n}")) > 0)
         .collect();
     assert_eq!(taken, (1975..2000).collect::<Vec<_>>(), "the newest 25");
+    Ok(())
+}
+
+/// A long article is stored with at most `max_text_bytes` of text and of HTML, cut after a
+/// paragraph; a page of a million nodes is extracted from its start. Both are stored, each
+/// noted in the failures table against its page.
+async fn text_and_html_past_max_text_bytes_are_stored_cut_and_noted(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    const MAX: usize = 8192;
+    let farm = Farm::start().await?;
+    let long: Vec<String> = (0..400).flat_map(farm::paragraphs).collect();
+    let feed = farm.story_feed(1, 2, false, farm::html_route);
+    farm.html(&story_path(100), &farm::article_page("Long", &long, None));
+    let mut huge = String::from("<html><head><title>Huge</title></head><body>");
+    huge.push_str(&"w<br>".repeat(500_000));
+    farm.html(&story_path(101), &huge);
+    let config = config(&db, feed).set("extract", "max_text_bytes", MAX as i64);
+    let ctx = daemon::prepare(config.parse()?).await?;
+    let (summary, report) = poll(&ctx).await?;
+    assert_eq!(summary.new_articles, 2, "{report:?}");
+
+    for article in common::distinct_articles(&db.store).await? {
+        let article = db.store.article(article.id).await?.context("the article")?;
+        assert!(article.text.len() <= MAX, "{}", article.text.len());
+        assert!(article.html.len() <= MAX, "{}", article.html.len());
+        assert!(article.text.len() > MAX / 2, "{}", article.text.len());
+        assert!(article.html.len() > MAX / 2, "{}", article.html.len());
+        if article.url.ends_with(&story_path(100)) {
+            assert!(article.text.contains("Paragraph 0 of story 0"));
+            assert!(
+                article.text.ends_with("in the spring."),
+                "after a paragraph"
+            );
+            assert!(article.html.ends_with("</p>"), "{}", article.html);
+        }
+    }
+    let notes: Vec<(String, String)> = db
+        .store
+        .recent_failures(10)
+        .await?
+        .into_iter()
+        .map(|f| (f.kind, f.article_url.unwrap_or_default()))
+        .collect();
+    let noted = |kind: &str, path: &str| notes.contains(&(kind.to_string(), farm.url(path)));
+    assert!(noted("truncated", &story_path(100)), "{notes:?}");
+    assert!(noted("truncated", &story_path(101)), "{notes:?}");
+    assert!(noted("too_complex", &story_path(101)), "{notes:?}");
+    assert_eq!(notes.len(), 3, "{notes:?}");
     Ok(())
 }

@@ -111,10 +111,16 @@ pub fn remove(config: &Config, name: &str) -> Result<(), CliError> {
     Ok(())
 }
 
+/// The deepest element nesting `feeds import-opml` reads. The OPML parser recurses once per
+/// level (thousands of nested outlines overflow the stack); real lists nest a folder or two.
+pub const MAX_OPML_DEPTH: usize = 64;
+
 /// `feeds import-opml FILE`: every outline with an `xmlUrl`, skipping feeds already configured.
 pub fn import_opml(config: &Config, file: &Path) -> Result<(), CliError> {
     let text =
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
+    check_opml_depth(&text)
+        .map_err(|e| CliError::Usage(format!("{}: not imported: {e}", file.display())))?;
     let document = opml::OPML::from_str(&text)
         .map_err(|e| CliError::Usage(format!("{}: not an OPML file ({e})", file.display())))?;
     let mut outlines = Vec::new();
@@ -188,12 +194,49 @@ fn opml_document(config: &Config) -> String {
     xml
 }
 
+/// Why an OPML file is not handed to the parser.
+#[derive(Debug, thiserror::Error)]
+enum OpmlShapeError {
+    #[error("its elements nest more than {MAX_OPML_DEPTH} levels deep")]
+    TooDeep,
+    #[error("not an OPML file ({0})")]
+    NotXml(#[from] quick_xml::Error),
+}
+
+/// Refuses a document nested deeper than [`MAX_OPML_DEPTH`] before the recursive parser
+/// sees it: one pass of a streaming reader that counts open elements, in constant stack.
+fn check_opml_depth(text: &str) -> Result<(), OpmlShapeError> {
+    use quick_xml::events::Event;
+    let mut reader = quick_xml::Reader::from_str(text);
+    let mut depth = 0usize;
+    loop {
+        match reader.read_event()? {
+            Event::Start(_) => {
+                depth += 1;
+                if depth > MAX_OPML_DEPTH {
+                    return Err(OpmlShapeError::TooDeep);
+                }
+            }
+            Event::End(_) => depth = depth.saturating_sub(1),
+            Event::Eof => return Ok(()),
+            _ => {}
+        }
+    }
+}
+
+/// The outlines with an `xmlUrl`, in document order (depth first, with a stack of its own
+/// rather than the call stack).
 fn collect_outlines<'a>(outlines: &'a [opml::Outline], into: &mut Vec<&'a opml::Outline>) {
-    for outline in outlines {
+    let mut pending = vec![outlines.iter()];
+    while let Some(level) = pending.last_mut() {
+        let Some(outline) = level.next() else {
+            pending.pop();
+            continue;
+        };
         if outline.xml_url.is_some() {
             into.push(outline);
         }
-        collect_outlines(&outline.outlines, into);
+        pending.push(outline.outlines.iter());
     }
 }
 

@@ -209,6 +209,78 @@ impl ExtractError {
     }
 }
 
+/// The tags and line breaks of a page that extraction reads: past them the page is cut (at
+/// the next one), so that the passes over its text (the lines of CETR and DANA, the tokens
+/// of BTE) are bounded whatever its size. The benchmark sets' largest page has 26,480 (a
+/// 1 MB Wikipedia article); a page of `w<br>` has one tag per five bytes.
+pub const MAX_MARKS: usize = 100_000;
+
+/// The most of a page the parser reads ([`tidy::parse_bounded`]); past it the page ends for
+/// every algorithm that reads the DOM. Nodes: the benchmark sets' largest page has 24,258; a
+/// node costs about 400 bytes by the time the article is rendered and sanitized, and a page
+/// whose tags are few may still make many (every `<p>` reopens the formatting elements left
+/// open). Bytes, of the text the parser is given (scripts and styles emptied): the largest
+/// benchmark page gives it 0.4 MB; a page that is all text is held five times over.
+pub const PARSE_BOUNDS: tidy::ParseBounds = tidy::ParseBounds {
+    max_nodes: 100_000,
+    max_bytes: 4 << 20,
+};
+
+/// Which bound cut a page ([`PageCut`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CutBy {
+    /// [`MAX_MARKS`]: the page's tags and line breaks.
+    Marks,
+    /// [`PARSE_BOUNDS`]: the nodes of its DOM.
+    Nodes,
+    /// [`PARSE_BOUNDS`]: the bytes the parser reads.
+    Bytes,
+}
+
+impl CutBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CutBy::Marks => "tags and line breaks",
+            CutBy::Nodes => "DOM nodes",
+            CutBy::Bytes => "bytes of markup and text",
+        }
+    }
+}
+
+/// A page longer than extraction reads: what was read is its start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageCut {
+    pub by: CutBy,
+    /// Bytes of the decoded page read (when the parser stopped, of the text it was given,
+    /// scripts and styles emptied: about).
+    pub read: usize,
+    /// Bytes of the decoded page.
+    pub total: usize,
+}
+
+impl fmt::Display for PageCut {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "extraction read the first {} of {} bytes of the page (it has more {} than \
+             extraction reads)",
+            self.read,
+            self.total,
+            self.by.as_str()
+        )
+    }
+}
+
+/// Where `text` is cut to hold at most [`MAX_MARKS`] tags and line breaks: the offset of the
+/// first one past them (a `<` or a newline, so a character boundary); `None` when it holds
+/// no more. A page of fewer bytes than that cannot, and costs no scan.
+pub fn marks_end(text: &str, max_marks: usize) -> Option<usize> {
+    if text.len() <= max_marks {
+        return None;
+    }
+    memchr::memchr2_iter(b'<', b'\n', text.as_bytes()).nth(max_marks)
+}
+
 /// A decoded, parsed and analysed page: the input every [`Extractor`] reads.
 pub struct Page {
     /// The decoded text of the page.
@@ -226,6 +298,9 @@ pub struct Page {
     /// The feed entry's own text (its summary or content, as plain text), when it has one:
     /// a second hint of where the article stands, and what the page should hold.
     pub feed_text: Option<String>,
+    /// Set when the page was longer than extraction reads: `source` and `document` hold its
+    /// start.
+    pub cut: Option<PageCut>,
 }
 
 impl Page {
@@ -254,11 +329,30 @@ impl Page {
         attributes: tidy::ParsedAttributes,
     ) -> Page {
         let decoded = tidy::decode(raw, http_charset);
-        let document = tidy::parse_with(&decoded.text, attributes);
+        let mut source = decoded.text;
+        let total = source.len();
+        let mut cut = marks_end(&source, MAX_MARKS).map(|end| {
+            source.truncate(end);
+            source.shrink_to_fit();
+            PageCut {
+                by: CutBy::Marks,
+                read: end,
+                total,
+            }
+        });
+        let parsed = tidy::parse_bounded(&source, attributes, PARSE_BOUNDS);
+        if let Some((stop, read)) = parsed.stopped {
+            let by = match stop {
+                tidy::ParseStop::Nodes => CutBy::Nodes,
+                tidy::ParseStop::Bytes => CutBy::Bytes,
+            };
+            cut = Some(PageCut { by, read, total });
+        }
+        let document = parsed.document;
         let base = tidy::base_url(&document, page_url);
         let stats = dom::analyze(&document, base.as_ref());
         Page {
-            source: decoded.text,
+            source,
             encoding: decoded.encoding,
             document,
             base,
@@ -268,6 +362,7 @@ impl Page {
                 .filter(|t| !t.is_empty())
                 .map(str::to_string),
             feed_text: None,
+            cut,
         }
     }
 
@@ -397,6 +492,8 @@ pub struct SitePageExtraction {
     pub applied: Option<template::Applied>,
     /// The site's `content` rule matched nothing: the generic algorithm decided.
     pub rule_missed: bool,
+    /// Set when extraction read only the start of the page ([`Page::cut`]).
+    pub cut: Option<PageCut>,
 }
 
 /// What the feed entry says about its page: the hints extraction takes from it.
@@ -480,5 +577,6 @@ pub fn extract_site_page(
         observation,
         applied,
         rule_missed,
+        cut: page.cut,
     }
 }

@@ -51,6 +51,13 @@ pub enum FailureKind {
     BadUrl,
     /// An entry failed `[fetch] article_retries` + 1 times, or in a way that would fail again.
     GivenUp,
+    /// A page longer than extraction reads (`extract::MAX_MARKS`, `extract::PARSE_BOUNDS`): its
+    /// article was extracted from its start and stored; recorded as a note, not a failure of
+    /// the entry.
+    TooComplex,
+    /// An article's text or HTML longer than `[extract] max_text_bytes`: stored cut at a
+    /// paragraph; recorded as a note, not a failure of the entry.
+    Truncated,
 }
 
 impl FailureKind {
@@ -67,6 +74,8 @@ impl FailureKind {
             FailureKind::NotImage => "not_image",
             FailureKind::BadUrl => "bad_url",
             FailureKind::GivenUp => "given_up",
+            FailureKind::TooComplex => "too_complex",
+            FailureKind::Truncated => "truncated",
         }
     }
 }

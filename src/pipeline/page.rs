@@ -1,8 +1,11 @@
 //! One article page: download it, check it is a text document, extract it on the blocking
 //! pool within its time budget, download its images, store it.
 //!
-//! Owns the page-level checks (`not_html`, `not_text`, `extract_timeout`) and the cleaning of
-//! stored text ([`strip_controls`]); the entry bookkeeping around it is the parent module's.
+//! Owns the page-level checks (`not_html`, `not_text`, `extract_timeout`), the cleaning of
+//! stored text ([`strip_controls`]) and its size ([`cap_text`], [`cap_html`]: at most
+//! `[extract] max_text_bytes` each); the entry bookkeeping around it is the parent module's.
+//! A page that extraction read only the start of (`too_complex`) and an article stored cut
+//! (`truncated`) are stored all the same, each recorded in the failures table as a note.
 //!
 //! The feed's [`FeedSettings`] choose the algorithm and whether images are downloaded, and
 //! give every request the feed's options. An entry without a summary of its own is judged by
@@ -22,7 +25,9 @@ use super::{Context, FailureKind, FeedSettings, Stage, StepFailure, candidate, r
 use crate::extract::metadata::{MetadataSource, PageMetadata, Sourced};
 use crate::extract::rules::SiteRules;
 use crate::extract::template::{self, Applied, PageObservation, SiteTemplate};
-use crate::extract::{Algorithm, EntryHints, Extraction, SiteKnowledge, extract_site_page};
+use crate::extract::{
+    Algorithm, EntryHints, Extraction, PageCut, SiteKnowledge, extract_site_page,
+};
 use crate::feed::normalize_url;
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, ResourceKind};
 use crate::filter::{Blocked, Verdict};
@@ -46,6 +51,50 @@ pub fn strip_controls(text: &str) -> String {
     text.chars()
         .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
         .collect()
+}
+
+/// `text` cut to at most `max` bytes, when it is longer: at the last paragraph break (a blank
+/// line) in the second half of the allowance, else the last line break or space there, else
+/// at a character boundary.
+pub fn cap_text(text: &str, max: usize) -> Option<String> {
+    if text.len() <= max {
+        return None;
+    }
+    let allowed = &text[..text.floor_char_boundary(max)];
+    let end = ["\n\n", "\n", " "]
+        .iter()
+        .find_map(|separator| {
+            allowed
+                .rfind(separator)
+                .filter(|&at| at >= allowed.len() / 2)
+        })
+        .unwrap_or(allowed.len());
+    Some(allowed[..end].trim_end().to_string())
+}
+
+/// Sanitized `html` cut to at most `max` bytes, when it is longer: after the last closed
+/// paragraph in the second half of the allowance, else before the last tag in it; the
+/// sanitizer then closes the elements left open (and drops a tag cut in an attribute), and
+/// the cut moves back by what that added until the result fits.
+pub fn cap_html(html: &str, max: usize) -> Option<String> {
+    if html.len() <= max {
+        return None;
+    }
+    let mut limit = max;
+    loop {
+        let allowed = &html[..html.floor_char_boundary(limit)];
+        let end = allowed
+            .rfind("</p>")
+            .map(|at| at + "</p>".len())
+            .filter(|&end| end >= allowed.len() / 2)
+            .or_else(|| allowed.rfind('<'))
+            .unwrap_or(0);
+        let capped = crate::tidy::sanitize(&html[..end]);
+        if capped.len() <= max || end == 0 {
+            return Some(capped);
+        }
+        limit = end - (capped.len() - max).min(end);
+    }
 }
 
 /// Fetches through the shared fetcher, recording latency and bytes.
@@ -108,6 +157,7 @@ pub(super) async fn download_and_store(
         metadata: page_metadata,
         observation,
         applied,
+        cut,
     } = extracted;
     // Only an entry without a summary can still be undecided: its text is the article's.
     if entry.summary.is_none()
@@ -130,6 +180,37 @@ pub(super) async fn download_and_store(
     } else {
         entry.title.clone()
     };
+    let max_text = ctx.config.extract.max_text_bytes;
+    let text = strip_controls(&extraction.text);
+    let html = strip_controls(&extraction.html);
+    let capped_text = cap_text(&text, max_text);
+    let capped_html = cap_html(&html, max_text);
+    let mut notes = Vec::new();
+    if let Some(cut) = cut {
+        tracing::warn!(url = %entry.url, %cut, "page longer than extraction reads");
+        notes.push(StepFailure::own(
+            Stage::Extract,
+            FailureKind::TooComplex,
+            format!("{}: {cut}", entry.url),
+        ));
+    }
+    if capped_text.is_some() || capped_html.is_some() {
+        let sizes = format!(
+            "text {} → {} bytes, HTML {} → {} bytes (max_text_bytes {max_text})",
+            text.len(),
+            capped_text.as_ref().map_or(text.len(), String::len),
+            html.len(),
+            capped_html.as_ref().map_or(html.len(), String::len),
+        );
+        tracing::warn!(url = %entry.url, %sizes, "article stored cut");
+        notes.push(StepFailure::own(
+            Stage::Extract,
+            FailureKind::Truncated,
+            format!("{}: {sizes}", entry.url),
+        ));
+    }
+    let text = capped_text.unwrap_or(text);
+    let html = capped_html.unwrap_or(html);
     let author = feed_first(entry.author.clone(), page_metadata.author.clone());
     let author_source = author.as_ref().map(|a| a.source.as_str());
     let published = feed_first(entry.published_at, page_metadata.published_at.clone());
@@ -146,8 +227,8 @@ pub(super) async fn download_and_store(
         language: extraction.language.clone(),
         extractor: extraction.algorithm.name().to_string(),
         confidence: extraction.confidence,
-        text: strip_controls(&extraction.text),
-        html: strip_controls(&extraction.html),
+        text,
+        html,
         raw_page: Some(raw_page),
         raw_content_type: page.content_type,
         images,
@@ -176,7 +257,12 @@ pub(super) async fn download_and_store(
         .insert_entry_article(article, Some((entry.id, &stored)))
         .await
         .map_err(StepFailure::database)?;
-    // A page already stored was learned when it was.
+    // A page already stored was noted and learned when it was.
+    if let InsertOutcome::Inserted(_) = &outcome {
+        for note in &notes {
+            record(ctx, Some(entry.feed_id), Some(&entry.url), note).await;
+        }
+    }
     if let (Some(site), InsertOutcome::Inserted(_)) = (&site, &outcome)
         && let Err(error) = ctx.store.learn_site_page(site, observation, applied).await
     {
@@ -203,6 +289,8 @@ struct SiteLearning {
     metadata: PageMetadata,
     observation: PageObservation,
     applied: Option<Applied>,
+    /// Set when extraction read only the start of the page.
+    cut: Option<PageCut>,
 }
 
 /// Downloads an article page and checks that it is a text document.
@@ -328,7 +416,12 @@ async fn extract_off_runtime(
             ..page
         };
         drop(page_permit);
-        let learning = (site_page.metadata, site_page.observation, site_page.applied);
+        let learning = (
+            site_page.metadata,
+            site_page.observation,
+            site_page.applied,
+            site_page.cut,
+        );
         (extraction, learning, compressed, page)
     });
     let budget = ctx.config.extract.timeout;
@@ -339,13 +432,14 @@ async fn extract_off_runtime(
             format!("{}: extraction took longer than {budget:?}", entry.url),
         )
     })?;
-    let (extraction, (metadata, observation, applied), compressed, page) = joined.map_err(|e| {
-        StepFailure::own(
-            Stage::Extract,
-            FailureKind::Panic,
-            format!("{}: {e}", entry.url),
-        )
-    })?;
+    let (extraction, (metadata, observation, applied, cut), compressed, page) =
+        joined.map_err(|e| {
+            StepFailure::own(
+                Stage::Extract,
+                FailureKind::Panic,
+                format!("{}: {e}", entry.url),
+            )
+        })?;
     let extraction = extraction.map_err(|e| {
         StepFailure::own(
             Stage::Extract,
@@ -360,6 +454,7 @@ async fn extract_off_runtime(
         metadata,
         observation,
         applied,
+        cut,
     };
     Ok((learning, compressed, page))
 }
@@ -454,6 +549,32 @@ mod tests {
             strip_controls("a\u{1b}[31mred\u{7}\u{0}\u{9b}b\n\tc"),
             "a[31mredb\n\tc"
         );
+    }
+
+    #[test]
+    fn long_text_is_cut_at_a_paragraph_and_html_stays_well_formed() {
+        let paragraph = "Ein langer Absatz über Äpfel und Birnen. ".repeat(20);
+        let text = vec![paragraph.trim_end(); 100].join("\n\n");
+        assert_eq!(cap_text(&text, text.len()), None);
+        let Some(cut) = cap_text(&text, 10_000) else {
+            panic!("a longer text is cut");
+        };
+        assert!(cut.len() <= 10_000 && cut.len() > 5_000, "{}", cut.len());
+        assert!(text.starts_with(&cut) && text[cut.len()..].starts_with("\n\n"));
+        let one_word = "ü".repeat(5000);
+        let cut = cap_text(&one_word, 1001).unwrap_or_default();
+        assert_eq!(cut.len(), 1000, "at a character boundary");
+
+        let html = format!(
+            "<ul>{}</ul>",
+            "<li><p>a <a href=\"https://example.org/x\">link</a> and text</p></li>".repeat(500)
+        );
+        let Some(cut) = cap_html(&html, 4_000) else {
+            panic!("a longer HTML is cut");
+        };
+        assert!(cut.len() <= 4_000 && cut.len() > 2_000, "{}", cut.len());
+        assert!(cut.ends_with("</p></li></ul>"), "{cut}");
+        assert_eq!(crate::tidy::sanitize(&cut), cut, "well formed");
     }
 
     #[test]
