@@ -8,8 +8,14 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::LazyLock;
 
+use aho_corasick::AhoCorasick;
+use scraper::{Html, Selector};
+
+use super::dom::TextBlock;
 use super::{Extraction, Page};
+use crate::tidy;
 
 /// What a page was found to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -95,9 +101,834 @@ impl serde::Serialize for Verdict {
 }
 
 /// The verdict on `page`, given what extraction found on it (`None`: nothing).
-pub fn judge(_page: &Page, extraction: Option<&Extraction>) -> Verdict {
-    match extraction {
-        Some(extraction) if !extraction.text.trim().is_empty() => Verdict::Article,
-        _ => Verdict::NotArticle,
+///
+/// Most pages are decided by one comparison: a main text of [`ARTICLE_TEXT`] bytes or more
+/// is an article. Shorter ones are read for the phrases walls are written in (title,
+/// headings, main text), and only when those or the page's size call for it is the source
+/// searched for the markers of the services that serve walls ([`Mark`]).
+pub fn judge(page: &Page, extraction: Option<&Extraction>) -> Verdict {
+    let text = extraction.map_or("", |e| e.text.trim());
+    if text.len() >= ARTICLE_TEXT {
+        return Verdict::Article;
     }
+    let reading = Reading::new(page, text);
+    if reading.tells_the_story() {
+        return if reading.is_teaser() {
+            Verdict::Teaser
+        } else {
+            Verdict::Article
+        };
+    }
+    reading.verdict()
+}
+
+/// Main text at least this long is an article: walls are short. 4,000 bytes: the longest
+/// wall met (a consent dialog listing its purposes) is about 3,000.
+const ARTICLE_TEXT: usize = 4000;
+
+/// Main text below this may be a wall of any kind; between it and [`ARTICLE_TEXT`] only a
+/// consent dialog (whose purposes and partners run long) or a teaser's lead. A page's own
+/// notice (a challenge, a soft 404, a login form) is a few sentences: 200–900 bytes on the
+/// fixtures.
+const SHORT_TEXT: usize = 1500;
+
+/// A page whose text (all of it, furniture included) is below this is small enough to be a
+/// service's challenge or block page: those are a notice and a footer line.
+const SMALL_PAGE: usize = 2500;
+
+/// A page whose text is below this is a shell: nothing a reader could read.
+const EMPTY_PAGE: usize = 200;
+
+/// A teaser's lead: at least this many bytes in at least [`TEASER_PARAGRAPHS`] paragraphs,
+/// and at most [`TEASER_TEXT`] (a longer text is the article, whatever follows it).
+const TEASER_LEAD: usize = 250;
+const TEASER_PARAGRAPHS: usize = 2;
+const TEASER_TEXT: usize = 3000;
+
+/// How far after the lead's last paragraph the subscription prompt may start: blocks, and
+/// bytes of text in between (a share bar, an ad label).
+const PROMPT_BLOCKS: usize = 12;
+const PROMPT_GAP: usize = 400;
+
+/// A title segment or heading names what a page is when it is the phrase and at most this
+/// many bytes more ("Oops! That page can't be found.", "Sign in to your account"): a
+/// headline that quotes the phrase is longer.
+const NAME_SLACK: usize = 24;
+
+/// A heading read for wall phrases is at most this long.
+const HEADING_TEXT: usize = 160;
+
+/// What is known of one short page: its phrases, and (when asked for) its source's markers.
+struct Reading<'a> {
+    page: &'a Page,
+    /// The main text.
+    text: &'a str,
+    /// Phrases in the page's title.
+    title: Cues,
+    /// Phrases in the page's title and headings.
+    headings: Cues,
+    /// Phrases in the main text, paragraph by paragraph.
+    main: Cues,
+    /// Phrases in all of the page's text when the page is small (below [`SMALL_PAGE`]): the
+    /// extraction may have kept none of a challenge's lines, scattered over tiny blocks.
+    page_text: Option<Cues>,
+    /// The markers of the source, searched on the first question about them.
+    marks: std::cell::OnceCell<Marks>,
+}
+
+impl<'a> Reading<'a> {
+    fn new(page: &'a Page, text: &'a str) -> Reading<'a> {
+        let mut title = Cues::default();
+        if let Some(page_title) = page.stats.page_title.as_deref() {
+            title.scan_heading(page_title, true);
+        }
+        let mut headings = title.clone();
+        for block in &page.stats.blocks {
+            if block.is_heading() && block.sl <= HEADING_TEXT {
+                headings.scan_heading(&block.text, false);
+            }
+        }
+        let mut main = Cues::default();
+        for paragraph in text.split("\n\n") {
+            main.scan_paragraph(paragraph);
+        }
+        let page_text = (page.stats.sh < SMALL_PAGE).then(|| {
+            let mut all = Cues::default();
+            for block in &page.stats.blocks {
+                all.scan_paragraph(&block.text);
+            }
+            all
+        });
+        Reading {
+            page,
+            text,
+            title,
+            headings,
+            main,
+            page_text,
+            marks: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn marks(&self) -> Marks {
+        *self.marks.get_or_init(|| Marks::scan(&self.page.source))
+    }
+
+    /// Whether the small page's text holds `cue` (never, on a page that is not small).
+    fn page_has(&self, cue: Cue) -> bool {
+        self.page_text.as_ref().is_some_and(|cues| cues.has(cue))
+    }
+
+    /// The feed entry's own text is in the main text: whatever else the page holds, the
+    /// story is there.
+    fn tells_the_story(&self) -> bool {
+        let Some(feed_text) = self.page.feed_text.as_deref() else {
+            return false;
+        };
+        let opening = opening_words(feed_text, FEED_OPENING);
+        opening.len() >= FEED_OPENING / 2 && collapse(self.text).contains(&opening)
+    }
+
+    /// The rules, strongest evidence first.
+    fn verdict(&self) -> Verdict {
+        let short = self.text.len() < SHORT_TEXT;
+        let page_text = self.page.stats.sh;
+        if short && self.is_blocked() {
+            return Verdict::Blocked;
+        }
+        if page_text < EMPTY_PAGE && self.text.len() < EMPTY_PAGE && self.is_app_shell() {
+            return Verdict::NeedsJavascript;
+        }
+        if short && self.headings.names(Cue::NotFound) {
+            return Verdict::NotFound;
+        }
+        if self.is_consent_wall() {
+            return Verdict::Consent;
+        }
+        if self.is_teaser() {
+            return Verdict::Teaser;
+        }
+        if self.text.len() < LOGIN_TEXT && self.is_login_wall() {
+            return Verdict::Login;
+        }
+        if short && page_text < SMALL_PAGE && self.is_gate() {
+            return Verdict::NotArticle;
+        }
+        if self.text.is_empty() {
+            return Verdict::NotArticle;
+        }
+        Verdict::Article
+    }
+
+    /// A bot challenge, captcha, access-denied or rate-limit page: a service's marker on a
+    /// small page, or a challenge's words as the title or heading of a smaller one.
+    fn is_blocked(&self) -> bool {
+        let page_text = self.page.stats.sh;
+        if page_text >= SMALL_PAGE {
+            return false;
+        }
+        let marks = self.marks();
+        if marks.has(Mark::Challenge) {
+            return true;
+        }
+        if page_text < BLOCK_NOTICE && self.headings.has_any(&[Cue::Challenge, Cue::Denied]) {
+            return true;
+        }
+        // A captcha widget with the words asking to solve it, and little else.
+        page_text < BLOCK_NOTICE && marks.has(Mark::Captcha) && self.page_has(Cue::Challenge)
+    }
+
+    /// An application shell: next to nothing to read, and an application's mount point, or
+    /// a `<noscript>` (or the text) asking for JavaScript.
+    fn is_app_shell(&self) -> bool {
+        let marks = self.marks();
+        (marks.has(Mark::AppRoot) && has_empty_app_root(&self.page.document))
+            || marks.has(Mark::NoscriptJavascript)
+            || self.page_has(Cue::Javascript)
+            || self.headings.has(Cue::Javascript)
+    }
+
+    /// A consent dialog as the main text: its words in most of its paragraphs, several of
+    /// them, from a consent platform or under a consent heading.
+    fn is_consent_wall(&self) -> bool {
+        let main = &self.main;
+        if main.distinct(Cue::Consent) < CONSENT_PHRASES
+            || main.paragraphs(Cue::Consent) * 2 < main.paragraph_count.max(1)
+        {
+            return false;
+        }
+        let consent_host = self
+            .page
+            .base
+            .as_ref()
+            .and_then(|url| url.host_str())
+            .is_some_and(|host| host.starts_with("consent.") || host.starts_with("guce."));
+        consent_host || self.headings.has(Cue::Consent) || self.marks().has(Mark::ConsentPlatform)
+    }
+
+    /// A login wall: the main text opens by asking to sign in (or the title is a sign-in
+    /// page's), and a password field is shown. A login box in a sidebar, or in a dialog
+    /// hidden until a click, is no wall.
+    fn is_login_wall(&self) -> bool {
+        (self.main.opens_with(Cue::Login) || self.title.names(Cue::Login))
+            && self.page.stats.sh < SMALL_PAGE * 2
+            && self.marks().has(Mark::Password)
+            && has_visible_password_field(&self.page.document)
+    }
+
+    /// A parked domain, an age gate or a geo block.
+    fn is_gate(&self) -> bool {
+        const GATES: [Cue; 3] = [Cue::Parked, Cue::AgeGate, Cue::GeoBlock];
+        self.headings.has_any(&GATES)
+            || self.main.has_any(&GATES)
+            || GATES.iter().any(|&cue| self.page_has(cue))
+            || self.marks().has(Mark::Parking)
+    }
+
+    /// A real lead (paragraphs of the article), then a subscription or registration prompt
+    /// right after it.
+    fn is_teaser(&self) -> bool {
+        let text = self.text;
+        if text.len() < TEASER_LEAD || text.len() > TEASER_TEXT {
+            return false;
+        }
+        let mut paragraphs: Vec<&str> = text.split("\n\n").collect();
+        // The prompt may have been kept as the text's last paragraph.
+        let prompt_kept = paragraphs
+            .last()
+            .is_some_and(|last| last.len() <= PROMPT_TEXT && Cues::of(last).has(Cue::Paywall));
+        if prompt_kept {
+            paragraphs.pop();
+        }
+        let lead: usize = paragraphs.iter().map(|p| p.len()).sum();
+        let Some(last) = paragraphs.last() else {
+            return false;
+        };
+        if paragraphs.len() < TEASER_PARAGRAPHS || lead < TEASER_LEAD {
+            return false;
+        }
+        prompt_kept || prompt_follows(&self.page.stats.blocks, last)
+    }
+}
+
+/// Bytes of the feed text's opening compared with the main text.
+const FEED_OPENING: usize = 60;
+
+/// A challenge's words in the title decide a page below this much text.
+const BLOCK_NOTICE: usize = 1500;
+
+/// A login wall's main text is below this: a heading, a line and the form's labels.
+const LOGIN_TEXT: usize = 1000;
+
+/// Distinct consent phrases a consent dialog holds ("cookies", "partners", "consent",
+/// "legitimate interest", "accept all", …).
+const CONSENT_PHRASES: usize = 4;
+
+/// The first `bytes` of `text`, whitespace collapsed, cut at a word's end.
+fn opening_words(text: &str, bytes: usize) -> String {
+    let collapsed = collapse(text);
+    if collapsed.len() <= bytes {
+        return collapsed;
+    }
+    let mut cut = bytes;
+    while !collapsed.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    match collapsed[..cut].rfind(' ') {
+        Some(space) => collapsed[..space].to_string(),
+        None => collapsed[..cut].to_string(),
+    }
+}
+
+fn collapse(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Whether a block with a subscription prompt comes right after the block that holds the
+/// lead's last paragraph.
+fn prompt_follows(blocks: &[TextBlock], last_paragraph: &str) -> bool {
+    let probe = opening_words(last_paragraph, 40);
+    if probe.is_empty() {
+        return false;
+    }
+    let Some(end) = blocks.iter().rposition(|b| b.text.starts_with(&probe)) else {
+        return false;
+    };
+    let mut gap = 0;
+    for block in blocks.iter().skip(end + 1).take(PROMPT_BLOCKS) {
+        if block.sl <= PROMPT_TEXT && Cues::of(&block.text).has(Cue::Paywall) {
+            return true;
+        }
+        gap += block.sl;
+        if gap > PROMPT_GAP {
+            return false;
+        }
+    }
+    false
+}
+
+/// A subscription prompt's block is at most this long.
+const PROMPT_TEXT: usize = 300;
+
+/// What a phrase says about the page it stands on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cue {
+    /// A bot check: "Just a moment…", "verify you are human", "Press & Hold".
+    Challenge,
+    /// A refusal: "Access denied", "you have been blocked", "too many requests".
+    Denied,
+    /// A missing page: "page not found", "doesn't exist" (title segments and headings only,
+    /// and only when the phrase is most of them: [`NAME_SLACK`]).
+    NotFound,
+    /// A consent dialog's vocabulary.
+    Consent,
+    /// An invitation to sign in.
+    Login,
+    /// A subscription or registration prompt.
+    Paywall,
+    /// A domain for sale.
+    Parked,
+    /// An age gate.
+    AgeGate,
+    /// A geo block.
+    GeoBlock,
+    /// A request to turn JavaScript on.
+    Javascript,
+}
+
+impl Cue {
+    const COUNT: usize = 10;
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// The phrases, lowercase; a `'` also stands for `’`. English, then German, French,
+/// Spanish, Italian, Portuguese and Dutch where walls are written in them.
+const PHRASES: &[(&str, Cue)] = &[
+    ("just a moment", Cue::Challenge),
+    ("checking your browser", Cue::Challenge),
+    ("checking if the site connection is secure", Cue::Challenge),
+    ("verify you are human", Cue::Challenge),
+    ("verify that you're not a robot", Cue::Challenge),
+    ("verify you're not a robot", Cue::Challenge),
+    ("are you a robot", Cue::Challenge),
+    ("not a robot", Cue::Challenge),
+    ("confirm you are a human", Cue::Challenge),
+    ("press & hold", Cue::Challenge),
+    ("press and hold", Cue::Challenge),
+    ("attention required", Cue::Challenge),
+    ("security check", Cue::Challenge),
+    ("ddos protection", Cue::Challenge),
+    ("unusual traffic", Cue::Challenge),
+    ("complete the captcha", Cue::Challenge),
+    ("solve the captcha", Cue::Challenge),
+    (
+        "bitte bestätigen sie, dass sie ein mensch sind",
+        Cue::Challenge,
+    ),
+    ("access denied", Cue::Denied),
+    ("access to this page has been denied", Cue::Denied),
+    ("you have been blocked", Cue::Denied),
+    ("you don't have permission to access", Cue::Denied),
+    ("request unsuccessful", Cue::Denied),
+    ("request blocked", Cue::Denied),
+    ("too many requests", Cue::Denied),
+    ("rate limit exceeded", Cue::Denied),
+    ("zugriff verweigert", Cue::Denied),
+    ("accès refusé", Cue::Denied),
+    ("acceso denegado", Cue::Denied),
+    ("page not found", Cue::NotFound),
+    ("not found", Cue::NotFound),
+    ("can't be found", Cue::NotFound),
+    ("cannot be found", Cue::NotFound),
+    ("could not be found", Cue::NotFound),
+    ("couldn't be found", Cue::NotFound),
+    ("couldn't find", Cue::NotFound),
+    ("doesn't exist", Cue::NotFound),
+    ("does not exist", Cue::NotFound),
+    ("no longer exists", Cue::NotFound),
+    ("no longer available", Cue::NotFound),
+    ("error 404", Cue::NotFound),
+    ("404 error", Cue::NotFound),
+    ("nicht gefunden", Cue::NotFound),
+    ("existiert nicht", Cue::NotFound),
+    ("existiert leider nicht", Cue::NotFound),
+    ("nicht mehr verfügbar", Cue::NotFound),
+    ("fehler 404", Cue::NotFound),
+    ("page introuvable", Cue::NotFound),
+    ("page non trouvée", Cue::NotFound),
+    ("n'existe pas", Cue::NotFound),
+    ("n'existe plus", Cue::NotFound),
+    ("erreur 404", Cue::NotFound),
+    ("página no encontrada", Cue::NotFound),
+    ("no se ha encontrado", Cue::NotFound),
+    ("no existe", Cue::NotFound),
+    ("pagina non trovata", Cue::NotFound),
+    ("non esiste", Cue::NotFound),
+    ("página não encontrada", Cue::NotFound),
+    ("não existe", Cue::NotFound),
+    ("pagina niet gevonden", Cue::NotFound),
+    ("bestaat niet", Cue::NotFound),
+    ("cookie", Cue::Consent),
+    ("consent", Cue::Consent),
+    ("your privacy", Cue::Consent),
+    ("privacy settings", Cue::Consent),
+    ("privacy policy", Cue::Consent),
+    ("our partners", Cue::Consent),
+    ("vendors", Cue::Consent),
+    ("legitimate interest", Cue::Consent),
+    ("personalised ads", Cue::Consent),
+    ("personalized ads", Cue::Consent),
+    ("personalised content", Cue::Consent),
+    ("personalized content", Cue::Consent),
+    ("ad and content measurement", Cue::Consent),
+    ("store and/or access information", Cue::Consent),
+    ("accept all", Cue::Consent),
+    ("reject all", Cue::Consent),
+    ("manage preferences", Cue::Consent),
+    ("manage options", Cue::Consent),
+    ("datenschutz", Cue::Consent),
+    ("einwilligung", Cue::Consent),
+    ("alle akzeptieren", Cue::Consent),
+    ("vos données", Cue::Consent),
+    ("tout accepter", Cue::Consent),
+    ("consentement", Cue::Consent),
+    ("aceptar todo", Cue::Consent),
+    ("consentimiento", Cue::Consent),
+    ("accetta tutto", Cue::Consent),
+    ("sign in", Cue::Login),
+    ("log in", Cue::Login),
+    ("login", Cue::Login),
+    ("anmelden", Cue::Login),
+    ("einloggen", Cue::Login),
+    ("se connecter", Cue::Login),
+    ("connectez-vous", Cue::Login),
+    ("iniciar sesión", Cue::Login),
+    ("accedi", Cue::Login),
+    ("inloggen", Cue::Login),
+    ("subscribe to continue", Cue::Paywall),
+    ("subscribe to read", Cue::Paywall),
+    ("subscribe to keep reading", Cue::Paywall),
+    ("subscribe to unlock", Cue::Paywall),
+    ("to continue reading", Cue::Paywall),
+    ("to keep reading", Cue::Paywall),
+    ("to read the full", Cue::Paywall),
+    ("to read the rest", Cue::Paywall),
+    ("to read this article", Cue::Paywall),
+    ("already a subscriber", Cue::Paywall),
+    ("already subscribed", Cue::Paywall),
+    ("subscribers only", Cue::Paywall),
+    ("exclusive to subscribers", Cue::Paywall),
+    ("for subscribers", Cue::Paywall),
+    ("this article is for members", Cue::Paywall),
+    ("unlock this article", Cue::Paywall),
+    ("create a free account to", Cue::Paywall),
+    ("register to continue", Cue::Paywall),
+    ("register for free to", Cue::Paywall),
+    ("jetzt weiterlesen", Cue::Paywall),
+    ("um weiterzulesen", Cue::Paywall),
+    ("bereits abonnent", Cue::Paywall),
+    ("réservé aux abonnés", Cue::Paywall),
+    ("déjà abonné", Cue::Paywall),
+    ("pour lire la suite", Cue::Paywall),
+    ("exclusivo para suscriptores", Cue::Paywall),
+    ("para seguir leyendo", Cue::Paywall),
+    ("ya eres suscriptor", Cue::Paywall),
+    ("per continuare a leggere", Cue::Paywall),
+    ("già abbonato", Cue::Paywall),
+    ("exclusivo para assinantes", Cue::Paywall),
+    ("já é assinante", Cue::Paywall),
+    ("al abonnee", Cue::Paywall),
+    ("domain is for sale", Cue::Parked),
+    ("domain may be for sale", Cue::Parked),
+    ("domain name is for sale", Cue::Parked),
+    ("buy this domain", Cue::Parked),
+    ("this domain is parked", Cue::Parked),
+    ("domain has expired", Cue::Parked),
+    ("domain steht zum verkauf", Cue::Parked),
+    ("legal drinking age", Cue::AgeGate),
+    ("are you over 18", Cue::AgeGate),
+    ("are you 18", Cue::AgeGate),
+    ("are you 21", Cue::AgeGate),
+    ("you must be 18", Cue::AgeGate),
+    ("you must be 21", Cue::AgeGate),
+    ("years or older to enter", Cue::AgeGate),
+    ("verify your age", Cue::AgeGate),
+    ("age verification", Cue::AgeGate),
+    ("not available in your country", Cue::GeoBlock),
+    ("not available in your region", Cue::GeoBlock),
+    ("unavailable in your country", Cue::GeoBlock),
+    ("unavailable in your region", Cue::GeoBlock),
+    ("unavailable in most european countries", Cue::GeoBlock),
+    ("unavailable for legal reasons", Cue::GeoBlock),
+    ("not available in the eu", Cue::GeoBlock),
+    ("in ihrem land nicht verfügbar", Cue::GeoBlock),
+    ("enable javascript", Cue::Javascript),
+    ("javascript is disabled", Cue::Javascript),
+    ("javascript is required", Cue::Javascript),
+    ("requires javascript", Cue::Javascript),
+    ("javascript to run this app", Cue::Javascript),
+    ("turn on javascript", Cue::Javascript),
+    ("javascript aktivieren", Cue::Javascript),
+    ("activer javascript", Cue::Javascript),
+    ("activa javascript", Cue::Javascript),
+];
+
+/// [`PHRASES`], each with an apostrophe also as `’`: the patterns and the cue of each.
+struct PhraseFinder {
+    automaton: Option<AhoCorasick>,
+    cues: Vec<Cue>,
+}
+
+static PHRASE_FINDER: LazyLock<PhraseFinder> = LazyLock::new(|| {
+    let mut patterns = Vec::with_capacity(PHRASES.len() + 16);
+    let mut cues = Vec::with_capacity(PHRASES.len() + 16);
+    for &(phrase, cue) in PHRASES {
+        patterns.push(phrase.to_string());
+        cues.push(cue);
+        if phrase.contains('\'') {
+            patterns.push(phrase.replace('\'', "’"));
+            cues.push(cue);
+        }
+    }
+    assert!(
+        patterns.len() <= SEEN_BITS,
+        "Cues::seen holds one bit per pattern"
+    );
+    PhraseFinder {
+        // Overlapping matches: "page not found" and "not found" are both told.
+        automaton: AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(&patterns)
+            .ok(),
+        cues,
+    }
+});
+
+/// Bits of [`Cues::seen`].
+const SEEN_BITS: usize = 256;
+
+/// The phrases found in some text.
+#[derive(Debug, Default, Clone)]
+struct Cues {
+    /// Which patterns were found (one bit each).
+    seen: [u64; SEEN_BITS / 64],
+    /// Distinct patterns found, per cue.
+    distinct: [u8; Cue::COUNT],
+    /// Paragraphs that hold the cue, per cue.
+    paragraphs: [u16; Cue::COUNT],
+    /// Paragraphs read.
+    paragraph_count: usize,
+    /// The cues of the first paragraph.
+    opening: [bool; Cue::COUNT],
+    /// A title segment or heading that is the cue's phrase and little more
+    /// ([`NAME_SLACK`]).
+    named: [bool; Cue::COUNT],
+}
+
+impl Cues {
+    fn of(text: &str) -> Cues {
+        let mut cues = Cues::default();
+        cues.scan_paragraph(text);
+        cues
+    }
+
+    /// Reads one paragraph.
+    fn scan_paragraph(&mut self, text: &str) {
+        if text.trim().is_empty() {
+            return;
+        }
+        let first = self.paragraph_count == 0;
+        self.paragraph_count += 1;
+        let mut here = [false; Cue::COUNT];
+        for (pattern, cue, _) in find_phrases(text) {
+            self.note(pattern, cue);
+            here[cue.index()] = true;
+        }
+        for (count, found) in self.paragraphs.iter_mut().zip(here) {
+            *count += u16::from(found);
+        }
+        if first {
+            self.opening = here;
+        }
+    }
+
+    /// Reads a title (whose segments, between ` | `, ` – ` and the like, are read one by
+    /// one) or a heading.
+    fn scan_heading(&mut self, text: &str, title: bool) {
+        let segments: Vec<&str> = if title {
+            text.split(['|', '–', '—', '·', '•', '»', ':'])
+                .flat_map(|s| s.split(" - "))
+                .collect()
+        } else {
+            vec![text]
+        };
+        for segment in segments {
+            let segment = segment.trim();
+            if segment == "404" {
+                self.named[Cue::NotFound.index()] = true;
+            }
+            for (pattern, cue, length) in find_phrases(segment) {
+                self.note(pattern, cue);
+                if segment.len() <= length + NAME_SLACK {
+                    self.named[cue.index()] = true;
+                }
+            }
+        }
+    }
+
+    fn note(&mut self, pattern: usize, cue: Cue) {
+        let (word, bit) = (pattern / 64, 1u64 << (pattern % 64));
+        if let Some(seen) = self.seen.get_mut(word)
+            && *seen & bit == 0
+        {
+            *seen |= bit;
+            self.distinct[cue.index()] = self.distinct[cue.index()].saturating_add(1);
+        }
+    }
+
+    fn has(&self, cue: Cue) -> bool {
+        self.distinct[cue.index()] > 0
+    }
+
+    fn has_any(&self, cues: &[Cue]) -> bool {
+        cues.iter().any(|&cue| self.has(cue))
+    }
+
+    fn distinct(&self, cue: Cue) -> usize {
+        usize::from(self.distinct[cue.index()])
+    }
+
+    fn paragraphs(&self, cue: Cue) -> usize {
+        usize::from(self.paragraphs[cue.index()])
+    }
+
+    fn opens_with(&self, cue: Cue) -> bool {
+        self.opening[cue.index()]
+    }
+
+    fn names(&self, cue: Cue) -> bool {
+        self.named[cue.index()]
+    }
+}
+
+/// Every phrase in `text` that starts a word: its pattern, cue and length in bytes ("image
+/// verification" holds no age gate).
+fn find_phrases(text: &str) -> impl Iterator<Item = (usize, Cue, usize)> + '_ {
+    let finder = &*PHRASE_FINDER;
+    finder.automaton.iter().flat_map(move |automaton| {
+        automaton
+            .find_overlapping_iter(text)
+            .filter_map(move |hit| {
+                let starts_word = text[..hit.start()]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| !c.is_alphanumeric());
+                let pattern = hit.pattern().as_usize();
+                let cue = *finder.cues.get(pattern)?;
+                starts_word.then_some((pattern, cue, hit.len()))
+            })
+    })
+}
+
+/// What the source of a page says about the services that built it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    /// A bot-protection service's challenge or block page: Cloudflare, DataDome,
+    /// PerimeterX/HUMAN, Imperva/Incapsula, AWS WAF, Sucuri, Akamai.
+    Challenge,
+    /// A captcha widget (reCAPTCHA, hCaptcha, Turnstile).
+    Captcha,
+    /// A password field.
+    Password,
+    /// A JavaScript application's mount point.
+    AppRoot,
+    /// A `<noscript>` asking for JavaScript (checked after the tag: [`Marks::scan`]).
+    NoscriptJavascript,
+    /// A domain-parking service.
+    Parking,
+    /// A consent management platform (TCF API, OneTrust, Sourcepoint, Didomi, …).
+    ConsentPlatform,
+}
+
+/// The markers, lowercase (matched in any ASCII case). Challenge markers are the vendors'
+/// own: script globals, element ids and asset paths that only their challenge and block
+/// pages carry, except `challenge-platform`, which Cloudflare also injects into ordinary
+/// pages (hence the small-page condition on every mark).
+const MARKERS: &[(&str, Mark)] = &[
+    ("cf-browser-verification", Mark::Challenge),
+    ("cf_chl_opt", Mark::Challenge),
+    ("/cdn-cgi/challenge-platform/h/", Mark::Challenge),
+    ("cf-error-details", Mark::Challenge),
+    ("cf_chl_", Mark::Challenge),
+    ("captcha-delivery.com", Mark::Challenge),
+    ("var dd={", Mark::Challenge),
+    ("px-captcha", Mark::Challenge),
+    ("_pxappid", Mark::Challenge),
+    ("_incapsula_resource", Mark::Challenge),
+    ("incapsula incident id", Mark::Challenge),
+    ("awswaf", Mark::Challenge),
+    ("gokuprops", Mark::Challenge),
+    ("sucuri website firewall", Mark::Challenge),
+    ("sucuri_cloudproxy", Mark::Challenge),
+    ("errors.edgesuite.net", Mark::Challenge),
+    ("g-recaptcha", Mark::Captcha),
+    ("h-captcha", Mark::Captcha),
+    ("hcaptcha.com", Mark::Captcha),
+    ("google.com/recaptcha", Mark::Captcha),
+    ("cf-turnstile", Mark::Captcha),
+    ("type=\"password\"", Mark::Password),
+    ("type='password'", Mark::Password),
+    ("type=password", Mark::Password),
+    ("id=\"root\"", Mark::AppRoot),
+    ("id=\"app\"", Mark::AppRoot),
+    ("id=\"__next\"", Mark::AppRoot),
+    ("id=\"__nuxt\"", Mark::AppRoot),
+    ("id=\"___gatsby\"", Mark::AppRoot),
+    ("id=\"svelte\"", Mark::AppRoot),
+    ("id=root", Mark::AppRoot),
+    ("id=app", Mark::AppRoot),
+    ("<app-root", Mark::AppRoot),
+    ("<noscript", Mark::NoscriptJavascript),
+    ("sedoparking", Mark::Parking),
+    ("parkingcrew", Mark::Parking),
+    ("bodis.com", Mark::Parking),
+    ("parking-lander", Mark::Parking),
+    ("__tcfapi", Mark::ConsentPlatform),
+    ("cookielaw.org", Mark::ConsentPlatform),
+    ("onetrust", Mark::ConsentPlatform),
+    ("sourcepoint", Mark::ConsentPlatform),
+    ("sp_message", Mark::ConsentPlatform),
+    ("didomi", Mark::ConsentPlatform),
+    ("quantcast.mgr", Mark::ConsentPlatform),
+    ("usercentrics", Mark::ConsentPlatform),
+    ("cookiebot", Mark::ConsentPlatform),
+    ("consentmanager", Mark::ConsentPlatform),
+    ("trustarc", Mark::ConsentPlatform),
+];
+
+static MARK_FINDER: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .build(MARKERS.iter().map(|(marker, _)| marker))
+        .ok()
+});
+
+/// How far after `<noscript` its text is read for "javascript".
+const NOSCRIPT_WINDOW: usize = 600;
+
+/// The marks a source holds, one bit each.
+#[derive(Debug, Clone, Copy, Default)]
+struct Marks(u8);
+
+impl Marks {
+    fn scan(source: &str) -> Marks {
+        let Some(finder) = MARK_FINDER.as_ref() else {
+            return Marks::default();
+        };
+        let mut marks = Marks::default();
+        for hit in finder.find_overlapping_iter(source) {
+            let Some(&(_, mark)) = MARKERS.get(hit.pattern().as_usize()) else {
+                continue;
+            };
+            if mark == Mark::NoscriptJavascript {
+                let after = &source.as_bytes()[hit.end()..];
+                let window = &after[..after.len().min(NOSCRIPT_WINDOW)];
+                let end = find_ignore_ascii_case(window, b"</noscript").unwrap_or(window.len());
+                if find_ignore_ascii_case(&window[..end], b"javascript").is_none() {
+                    continue;
+                }
+            }
+            marks.0 |= 1 << mark as u8;
+        }
+        marks
+    }
+
+    fn has(self, mark: Mark) -> bool {
+        self.0 & (1 << mark as u8) != 0
+    }
+}
+
+fn find_ignore_ascii_case(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack
+        .windows(needle.len())
+        .position(|w| w.eq_ignore_ascii_case(needle))
+}
+
+/// The mount points of JavaScript applications.
+static APP_ROOTS: LazyLock<Option<Selector>> = LazyLock::new(|| {
+    Selector::parse("#root, #app, #__next, #__nuxt, #___gatsby, #svelte, app-root").ok()
+});
+
+/// An application root holds no more than this many bytes of text when it is empty (a
+/// "Loading…").
+const EMPTY_ROOT_TEXT: usize = 40;
+
+/// Whether the page has an application's mount point with (next to) no text in it.
+fn has_empty_app_root(document: &Html) -> bool {
+    let Some(selector) = APP_ROOTS.as_ref() else {
+        return false;
+    };
+    document
+        .select(selector)
+        .any(|root| root.text().map(|t| t.trim().len()).sum::<usize>() <= EMPTY_ROOT_TEXT)
+}
+
+static PASSWORD_FIELDS: LazyLock<Option<Selector>> =
+    LazyLock::new(|| Selector::parse("input[type=password i]").ok());
+
+/// Whether a password field is shown: neither it nor an element around it is hidden (a
+/// login dialog hidden until a click is no wall).
+fn has_visible_password_field(document: &Html) -> bool {
+    let Some(selector) = PASSWORD_FIELDS.as_ref() else {
+        return false;
+    };
+    document.select(selector).any(|field| {
+        std::iter::once(*field)
+            .chain(field.ancestors())
+            .filter_map(|node| node.value().as_element())
+            .all(|element| !tidy::is_hidden(element))
+    })
 }
