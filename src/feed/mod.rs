@@ -89,6 +89,9 @@ pub struct FeedEntry {
     pub author: Option<String>,
     pub published: Option<DateTime<Utc>>,
     pub summary: Option<String>,
+    /// The entry's full content as the feed gave it (RSS `content:encoded`, Atom `content`,
+    /// JSON Feed `content_html`), HTML or text.
+    pub content: Option<String>,
     pub enclosures: Vec<Enclosure>,
 }
 
@@ -420,6 +423,13 @@ fn convert_entry(
         .as_ref()
         .map(|text| text.content.trim().to_string())
         .filter(|s| !s.is_empty());
+    let content = entry
+        .content
+        .as_ref()
+        .and_then(|content| content.body.as_deref())
+        .map(str::trim)
+        .filter(|body| !body.is_empty())
+        .map(str::to_string);
     Ok(FeedEntry {
         guid,
         url: normalize_url(&url),
@@ -427,6 +437,7 @@ fn convert_entry(
         author,
         published: entry.published.or(entry.updated),
         summary,
+        content,
         enclosures,
     })
 }
