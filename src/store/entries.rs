@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 use super::model::*;
 use super::{QueryContext, Store, StoreError, db_time, on_pool, sql};
 
-/// The states of an entry that still waits for its article.
+/// The states of an entry that still waits for its article ([`EntryState::is_waiting`]).
 const WAITING: [EntryState; 2] = [EntryState::Pending, EntryState::Retrying];
 
 impl Store {
@@ -39,6 +39,7 @@ impl Store {
                     .bind(entry.published_at.map(db_time))
                     .bind(EntryState::Pending.as_str())
                     .bind(at)
+                    .bind(&entry.content)
                     .execute(&mut *tx)
                     .await
                     .context("remembering a feed entry")?
@@ -99,6 +100,7 @@ impl Store {
                 .bind(attempt.attempts)
                 .bind(db_time(attempt.next_attempt_at))
                 .bind(&attempt.error)
+                .bind(attempt.state.is_waiting())
                 .execute(pool)
                 .await
                 .map(drop)

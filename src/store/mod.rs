@@ -36,7 +36,7 @@ use sqlx::sqlite::{
 use crate::config::DatabaseTarget;
 
 pub use api_reads::StoreCounts;
-pub use articles::Reextraction;
+pub use articles::{Reextraction, word_count};
 pub use model::*;
 pub use record::{ArticleRecord, ImageRecord};
 pub use retention::Pruned;
