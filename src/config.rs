@@ -21,7 +21,7 @@ use crate::filter::Filters;
 use crate::schedule::CronSchedule;
 
 mod feed;
-pub use feed::{BasicAuth, FeedRequest, FiltersConfig, Secret};
+pub use feed::{BasicAuth, FeedRequest, FiltersConfig, Secret, check_feed_name};
 mod sites;
 mod webhooks;
 pub use sites::SiteRulesConfig;
@@ -444,8 +444,8 @@ impl Config {
                     feed.url.span(),
                 ),
             };
-            if name.is_empty() {
-                return Err(at(name_span, "[[feeds]] name: must not be empty".into()));
+            if let Err(problem) = feed::check_feed_name(&name) {
+                return Err(at(name_span, format!("[[feeds]] name: {problem}")));
             }
             if !names.insert(name.clone()) {
                 let hint = if feed.name.is_none() {

@@ -552,7 +552,13 @@ async fn process_entry(
     settings: &FeedSettings<'_>,
     entry: &PendingEntry,
 ) -> EntryOutcome {
-    if let Verdict::Blocked(reason) = settings.config.filters.judge(&candidate(entry, None)) {
+    // The summary is HTML (a text summary escaped: `AT&amp;T`): rules read its words.
+    let summary_text = entry.summary.as_deref().map(crate::feed::plain_text);
+    let judged = Candidate {
+        text: summary_text.as_deref(),
+        ..candidate(entry, None)
+    };
+    if let Verdict::Blocked(reason) = settings.config.filters.judge(&judged) {
         return block(ctx, entry, &reason).await;
     }
     let Some(_claim) = ctx.in_flight.claim(&entry.url) else {
@@ -625,8 +631,8 @@ async fn page_outcome(ctx: &Context, entry: &PendingEntry, page: PageOutcome) ->
     }
 }
 
-/// What the filters read of an entry: its own summary as text, else `article_text` (the
-/// extracted article's, once there is one).
+/// What the filters read of an entry: its own summary, else `article_text` (the extracted
+/// article's, once there is one).
 fn candidate<'a>(entry: &'a PendingEntry, article_text: Option<&'a str>) -> Candidate<'a> {
     Candidate {
         title: &entry.title,

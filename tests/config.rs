@@ -577,3 +577,21 @@ fn check_config_refuses_a_bad_header_with_its_line() {
     let err = String::from_utf8_lossy(&output.stderr);
     assert!(err.contains("config.toml:3:"), "{err}");
 }
+
+#[test]
+fn a_feed_name_with_control_characters_is_refused_where_it_is_written() {
+    for name in ["\"a\\nb\"", "\"tab\\there\"", "\"bell\\u0007\""] {
+        let message = refused(&format!(
+            "[[feeds]]\nurl = \"https://a.example/\"\nname = {name}\n"
+        ));
+        assert!(
+            message.starts_with(
+                "/etc/gleaner/config.toml:3:8: [[feeds]] name: must not contain control characters"
+            ),
+            "{name}: {message}"
+        );
+    }
+    let config = parse("[[feeds]]\nurl = \"https://a.example/\"\nname = \"  spaced  \"\n")
+        .expect("white space around a name is trimmed, not refused");
+    assert_eq!(config.feeds[0].name, "spaced");
+}

@@ -179,3 +179,144 @@ fn a_query_key_without_a_value_is_kept_as_written() {
         "https://q.example/read?a&page=2"
     );
 }
+
+#[test]
+fn rss_content_encoded_is_the_entry_content() {
+    let rss = r#"<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/">
+<channel><title>C</title>
+<item><title>Full</title><link>https://c.example/1</link>
+  <description>Teaser.</description>
+  <content:encoded><![CDATA[<p>The <b>whole</b> story.</p><script>x()</script>]]></content:encoded>
+</item>
+<item><title>Teaser only</title><link>https://c.example/2</link><description>Just this.</description></item>
+</channel></rss>"#;
+    let feed = parse_feed(rss.as_bytes(), None, &base()).expect("valid RSS");
+    assert_eq!(
+        feed.entries[0].content.as_deref(),
+        Some("<p>The <b>whole</b> story.</p><script>x()</script>"),
+        "raw as given: it is sanitized where it is used"
+    );
+    assert_eq!(feed.entries[0].summary.as_deref(), Some("Teaser."));
+    assert_eq!(feed.entries[1].content, None);
+}
+
+#[test]
+fn atom_content_is_the_entry_content_whatever_its_type() {
+    let atom = r#"<feed xmlns="http://www.w3.org/2005/Atom"><title>A</title><id>urn:a</id>
+<updated>2026-11-01T00:00:00Z</updated>
+<entry><title>Html</title><id>urn:a:1</id><link href="https://a.example/1"/>
+  <updated>2026-11-01T00:00:00Z</updated>
+  <content type="html">&lt;p&gt;Escaped &lt;em&gt;HTML&lt;/em&gt;&lt;/p&gt;</content></entry>
+<entry><title>Xhtml</title><id>urn:a:2</id><link href="https://a.example/2"/>
+  <updated>2026-11-01T00:00:00Z</updated>
+  <content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><p>Inline <b>XHTML</b></p></div></content></entry>
+<entry><title>Text</title><id>urn:a:3</id><link href="https://a.example/3"/>
+  <updated>2026-11-01T00:00:00Z</updated>
+  <content type="text">Plain &lt;b&gt; and &amp;
+
+second paragraph</content></entry>
+<entry><title>Elsewhere</title><id>urn:a:4</id><link href="https://a.example/4"/>
+  <updated>2026-11-01T00:00:00Z</updated>
+  <content type="text/html" src="https://a.example/4.html"/></entry>
+</feed>"#;
+    let feed = parse_feed(atom.as_bytes(), None, &base()).expect("valid Atom");
+    let content: Vec<Option<&str>> = feed.entries.iter().map(|e| e.content.as_deref()).collect();
+    assert_eq!(content[0], Some("<p>Escaped <em>HTML</em></p>"));
+    let xhtml = content[1].expect("xhtml content");
+    assert!(xhtml.contains("<p>Inline <b>XHTML</b></p>"), "{xhtml}");
+    assert_eq!(
+        content[2],
+        Some("<p>Plain &lt;b&gt; and &amp;</p><p>second paragraph</p>"),
+        "text is escaped into HTML, its paragraphs kept"
+    );
+    assert_eq!(content[3], None, "out-of-line content is not carried");
+}
+
+#[test]
+fn json_feed_content_html_else_content_text_is_the_entry_content() {
+    let json = r#"{"version": "https://jsonfeed.org/version/1.1", "title": "J", "items": [
+        {"id": "1", "url": "https://j.example/1", "content_html": "<p>Rich</p>",
+         "content_text": "Plain"},
+        {"id": "2", "url": "https://j.example/2", "content_text": "Only <text>"},
+        {"id": "3", "url": "https://j.example/3", "summary": "No body"}
+    ]}"#;
+    let feed = parse_feed(json.as_bytes(), None, &base()).expect("valid JSON Feed");
+    let content: Vec<Option<&str>> = feed.entries.iter().map(|e| e.content.as_deref()).collect();
+    assert_eq!(
+        content,
+        [Some("<p>Rich</p>"), Some("Only &lt;text&gt;"), None]
+    );
+}
+
+#[test]
+fn summaries_are_html_and_plain_text_summaries_are_escaped() {
+    let atom = r#"<feed xmlns="http://www.w3.org/2005/Atom"><title>S</title><id>urn:s</id>
+<updated>2026-11-01T00:00:00Z</updated>
+<entry><title>Html</title><id>urn:s:1</id><link href="https://s.example/1"/>
+  <updated>2026-11-01T00:00:00Z</updated>
+  <summary type="html">&lt;p onclick="x()"&gt;Hi&lt;/p&gt;&lt;script&gt;alert(1)&lt;/script&gt;</summary></entry>
+<entry><title>Text</title><id>urn:s:2</id><link href="https://s.example/2"/>
+  <updated>2026-11-01T00:00:00Z</updated>
+  <summary>Use &lt;b&gt; for bold</summary></entry>
+</feed>"#;
+    let feed = parse_feed(atom.as_bytes(), None, &base()).expect("valid Atom");
+    assert_eq!(
+        feed.entries[0].summary.as_deref(),
+        Some(r#"<p onclick="x()">Hi</p><script>alert(1)</script>"#),
+        "HTML as given: the store sanitizes it"
+    );
+    assert_eq!(
+        feed.entries[1].summary.as_deref(),
+        Some("Use &lt;b&gt; for bold")
+    );
+}
+
+#[test]
+fn an_author_given_as_markup_only_is_no_author() {
+    let rss = r#"<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel><title>M</title>
+<item><title>Scripted</title><link>https://m.example/1</link>
+  <dc:creator>&lt;script&gt;alert(1)&lt;/script&gt;</dc:creator></item>
+<item><title>Named</title><link>https://m.example/2</link>
+  <dc:creator>&lt;b&gt;Ann&lt;/b&gt;</dc:creator></item>
+</channel></rss>"#;
+    let feed = parse_feed(rss.as_bytes(), None, &base()).expect("valid RSS");
+    assert_eq!(feed.entries[0].author, None);
+    assert_eq!(feed.entries[1].author.as_deref(), Some("Ann"));
+}
+
+#[test]
+fn entries_sharing_a_guid_but_not_a_link_are_told_apart() {
+    let items: String = (1..=3)
+        .map(|n| {
+            format!(
+                "<item><title>Story {n}</title><link>https://g.example/{n}</link>\
+                 <guid isPermaLink=\"false\">same</guid></item>"
+            )
+        })
+        .collect();
+    let rss = format!(
+        "<rss version=\"2.0\"><channel><title>G</title>{items}\
+         <item><title>Alone</title><link>https://g.example/4</link><guid>own</guid></item>\
+         <item><title>Twice</title><link>https://g.example/5</link><guid>twice</guid></item>\
+         <item><title>Twice</title><link>https://g.example/5#again</link><guid>twice</guid></item>\
+         </channel></rss>"
+    );
+    let feed = parse_feed(rss.as_bytes(), None, &base()).expect("valid RSS");
+    let guids: Vec<&str> = feed
+        .entries
+        .iter()
+        .filter_map(|e| e.guid.as_deref())
+        .collect();
+    assert_eq!(
+        guids,
+        [
+            "same https://g.example/1",
+            "same https://g.example/2",
+            "same https://g.example/3",
+            "own",
+            "twice",
+            "twice",
+        ],
+        "a GUID repeated with the same link is one entry, and keeps its GUID"
+    );
+}

@@ -238,6 +238,46 @@ fn bare_ampersands_and_html_entities_do_not_cost_the_feed() {
     );
 }
 
+#[test]
+fn a_json_feed_value_of_the_wrong_type_costs_that_value_or_that_item() {
+    let feed = parse_fixture("json_odd_types.json", None);
+    assert_eq!(feed.title.as_deref(), Some("Odd values"));
+    assert_eq!(
+        urls(&feed),
+        [
+            "https://odd.example/1",
+            "https://odd.example/2",
+            "https://odd.example/3",
+            "https://odd.example/4"
+        ]
+    );
+    let guids: Vec<Option<&str>> = feed.entries.iter().map(|e| e.guid.as_deref()).collect();
+    assert_eq!(
+        guids,
+        [Some("odd-1"), Some("12345"), Some("odd-3"), Some("odd-4")],
+        "a numeric id is coerced to its string, as JSON Feed 1.1 says"
+    );
+    assert_eq!(
+        titles(&feed),
+        ["Nothing odd", "A numeric id", "", "Authors as a string"]
+    );
+    assert_eq!(feed.entries[3].author, None);
+    assert_eq!(feed.entries[3].summary, None);
+    assert_eq!(feed.entries[2].published, None);
+    let unusable: Vec<(&str, &str)> = feed
+        .unusable
+        .iter()
+        .map(|e| (e.name.as_str(), e.reason.kind()))
+        .collect();
+    assert_eq!(
+        unusable,
+        [
+            ("odd-5", "no_article_link"),
+            ("An id that is a list", "unreadable_entry")
+        ]
+    );
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
 

@@ -10,7 +10,7 @@ use chrono::Utc;
 use common::farm::{self, Farm, Item, Route};
 use common::{TestConfig, TestDb, poll};
 use gleaner::daemon;
-use gleaner::store::{ArticleFilter, PageEncoding};
+use gleaner::store::{ArticleFilter, EntryAttempt, EntryState, NewEntry, PageEncoding};
 use tokio_util::sync::CancellationToken;
 
 on_both_databases!(
@@ -24,6 +24,11 @@ on_both_databases!(
     a_gzip_encoded_page_is_stored_as_it_came,
     the_guard_and_robots_txt_hold_inside_the_pipeline,
     feeds_with_entries_never_poll_ok_with_nothing_stored_or_said,
+    a_json_feed_with_odd_items_stores_every_usable_one,
+    items_sharing_a_guid_with_different_links_are_each_stored_once,
+    entries_an_older_version_folded_into_one_guid_are_stored_after_the_upgrade,
+    feed_summaries_are_stored_sanitized_with_their_text,
+    a_text_rule_reads_the_words_of_a_summary_not_its_markup,
 );
 
 /// A configuration for the farm: loopback allowed, no politeness delay, no robots.txt.
@@ -788,5 +793,242 @@ async fn feeds_with_entries_never_poll_ok_with_nothing_stored_or_said(
     let (_, again) = poll(&ctx).await?;
     assert!(again.iter().all(|r| r.failed_articles == 0), "{again:#?}");
     assert_eq!(db.store.recent_failures(100).await?.len(), failures.len());
+    Ok(())
+}
+
+/// A JSON Feed of six items, four with a value of the wrong type: the numeric id is read as
+/// its string, the odd optional fields are dropped, and the two items left without an article
+/// (a numeric URL, an id that is a list) are recorded as failures, never downloaded.
+async fn a_json_feed_with_odd_items_stores_every_usable_one(db: TestDb) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    for n in 1..=6 {
+        serve_article(&farm, n, false);
+    }
+    let url = |n: usize| farm.url(&format!("/a/{n}.html"));
+    let document = serde_json::json!({
+        "version": "https://jsonfeed.org/version/1.1",
+        "title": "Odd values",
+        "items": [
+            {"id": "urn:odd:1", "url": url(1), "title": "Story number 1"},
+            {"id": 12345, "url": url(2), "title": "Story number 2"},
+            {"id": "urn:odd:3", "url": url(3), "title": ["x"]},
+            {"id": "urn:odd:4", "url": url(4), "title": "Story number 4", "authors": "bob"},
+            {"id": "urn:odd:5", "url": 5, "title": "Story number 5"},
+            {"id": ["urn:odd:6"], "url": url(6), "title": "Story number 6"},
+        ]
+    });
+    farm.route(
+        "/odd.json",
+        farm::ok("application/feed+json", document.to_string().into()),
+    );
+    let ctx = daemon::prepare(config(&db, &[("odd", farm.url("/odd.json"))]).parse()?).await?;
+    let (summary, reports) = poll(&ctx).await?;
+    assert_eq!(
+        (
+            summary.new_articles,
+            summary.failed_articles,
+            summary.errors
+        ),
+        (4, 2, 0),
+        "{reports:#?}"
+    );
+    let mut kinds: Vec<String> = db
+        .store
+        .recent_failures(10)
+        .await?
+        .into_iter()
+        .map(|f| f.kind)
+        .collect();
+    kinds.sort();
+    assert_eq!(kinds, ["no_article_link", "unreadable_entry"]);
+    for n in [5, 6] {
+        assert_eq!(farm.hits(&format!("/a/{n}.html")), 0, "story {n}");
+    }
+    let mut guids = Vec::new();
+    for row in common::distinct_articles(&db.store).await? {
+        let article = db.store.article(row.id).await?.context("stored")?;
+        guids.push(article.guid.unwrap_or_default());
+    }
+    guids.sort();
+    assert_eq!(guids, ["12345", "urn:odd:1", "urn:odd:3", "urn:odd:4"]);
+    Ok(())
+}
+
+/// The feed of `n` items that all carry the GUID `urn:farm:same`, story 1 first.
+fn same_guid_feed(farm: &Farm, stories: std::ops::RangeInclusive<usize>) -> Route {
+    let items: Vec<Item> = stories
+        .map(|n| Item {
+            guid: "urn:farm:same".into(),
+            ..item(farm, n)
+        })
+        .collect();
+    farm::ok("application/rss+xml", farm::rss(&items).into())
+}
+
+/// A feed that gives one GUID to ten items with ten links (a known publisher bug): ten
+/// articles, each page downloaded once, and nothing new on the next poll.
+async fn items_sharing_a_guid_with_different_links_are_each_stored_once(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    for n in 1..=10 {
+        serve_article(&farm, n, false);
+    }
+    farm.route("/same.xml", same_guid_feed(&farm, 1..=10));
+    let ctx = daemon::prepare(config(&db, &[("same", farm.url("/same.xml"))]).parse()?).await?;
+    let (first, reports) = poll(&ctx).await?;
+    assert_eq!(
+        (first.new_articles, first.failed_articles),
+        (10, 0),
+        "{reports:#?}"
+    );
+    assert_eq!(common::distinct_articles(&db.store).await?.len(), 10);
+    let (second, reports) = poll(&ctx).await?;
+    assert_eq!(
+        (second.new_articles, second.failed_articles),
+        (0, 0),
+        "{reports:#?}"
+    );
+    assert_eq!(reports[0].known_articles, 10);
+    for n in 1..=10 {
+        assert_eq!(farm.hits(&format!("/a/{n}.html")), 1, "story {n}");
+    }
+    assert!(db.store.recent_failures(10).await?.is_empty());
+    Ok(())
+}
+
+/// A store as an older version left it: story 1 stored under the shared GUID, the entries of
+/// stories 2–10 remembered under it too and settled as stored, their pages never downloaded.
+/// The next poll stores each of them, and story 1 neither again nor twice.
+async fn entries_an_older_version_folded_into_one_guid_are_stored_after_the_upgrade(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    for n in 1..=10 {
+        serve_article(&farm, n, false);
+    }
+    farm.route("/same.xml", same_guid_feed(&farm, 1..=1));
+    let ctx = daemon::prepare(config(&db, &[("same", farm.url("/same.xml"))]).parse()?).await?;
+    let (first, _) = poll(&ctx).await?;
+    assert_eq!(first.new_articles, 1);
+    let feed = db.store.feed_by_name("same").await?.context("feed row")?;
+    let folded: Vec<NewEntry> = (2..=10)
+        .map(|n| NewEntry {
+            guid: Some("urn:farm:same".into()),
+            url: farm.url(&format!("/a/{n}.html")),
+            title: format!("Story number {n}"),
+            author: None,
+            summary: None,
+            content: None,
+            published_at: None,
+        })
+        .collect();
+    db.store
+        .remember_entries(feed.id, &folded, Utc::now())
+        .await?;
+    for entry in db.store.due_entries(feed.id, Utc::now(), 100).await? {
+        db.store
+            .record_entry_attempt(entry.id, &EntryAttempt::stored(0, Utc::now()))
+            .await?;
+    }
+    assert_eq!(
+        db.store.count_entries(feed.id, EntryState::Stored).await?,
+        10
+    );
+
+    farm.route("/same.xml", same_guid_feed(&farm, 1..=10));
+    let (upgraded, reports) = poll(&ctx).await?;
+    assert_eq!(
+        (upgraded.new_articles, upgraded.failed_articles),
+        (9, 0),
+        "{reports:#?}"
+    );
+    assert_eq!(common::distinct_articles(&db.store).await?.len(), 10);
+    for n in 1..=10 {
+        assert_eq!(farm.hits(&format!("/a/{n}.html")), 1, "story {n}");
+    }
+    let (again, _) = poll(&ctx).await?;
+    assert_eq!(again.new_articles, 0);
+    Ok(())
+}
+
+/// An Atom summary of `type="html"` carries a script and an event handler, and the author's
+/// name is nothing but a script: the stored summary is sanitized like the article, its plain
+/// text stored beside it (and exported), and the author is no one rather than "".
+async fn feed_summaries_are_stored_sanitized_with_their_text(db: TestDb) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    serve_article(&farm, 1, false);
+    let atom = format!(
+        r#"<feed xmlns="http://www.w3.org/2005/Atom"><title>Scripted</title><id>urn:s</id>
+<updated>2026-11-01T00:00:00Z</updated>
+<entry><title>Story number 1</title><id>urn:s:1</id><link href="{}"/>
+<updated>2026-11-01T00:00:00Z</updated>
+<author><name>&lt;script&gt;steal()&lt;/script&gt;</name></author>
+<summary type="html">&lt;p onclick="steal()"&gt;Read &lt;b&gt;this&lt;/b&gt;&lt;/p&gt;&lt;script&gt;steal()&lt;/script&gt;&lt;a href="javascript:steal()"&gt;now&lt;/a&gt;</summary>
+</entry></feed>"#,
+        farm.url("/a/1.html")
+    );
+    farm.route("/s.xml", farm::ok("application/atom+xml", atom.into()));
+    let ctx = daemon::prepare(config(&db, &[("scripted", farm.url("/s.xml"))]).parse()?).await?;
+    let (summary, reports) = poll(&ctx).await?;
+    assert_eq!(summary.new_articles, 1, "{reports:#?}");
+    let id = common::distinct_articles(&db.store).await?[0].id;
+    let record = db.store.article_record(id).await?.context("stored")?;
+    let stored = record.summary.as_deref().context("a summary")?;
+    for word in ["script", "steal", "onclick", "javascript"] {
+        assert!(!stored.contains(word), "{word} in {stored}");
+    }
+    assert!(stored.contains("<b>this</b>"), "{stored}");
+    assert_eq!(record.summary_text.as_deref(), Some("Read this\nnow"));
+    let exported = serde_json::to_value(&record)?;
+    assert_eq!(exported["summary_text"], "Read this\nnow");
+    assert_ne!(record.author.as_deref(), Some(""));
+    assert_ne!(record.metadata.author_source.as_deref(), Some("feed"));
+    let served = serde_json::to_value(db.store.article(id).await?.context("stored")?)?;
+    assert_eq!(
+        served["summary_text"], "Read this\nnow",
+        "the API's article JSON"
+    );
+    Ok(())
+}
+
+/// Summaries are HTML (an Atom text summary escaped: `AT&amp;T`); a `text:` rule reads their
+/// words, as a person does.
+async fn a_text_rule_reads_the_words_of_a_summary_not_its_markup(db: TestDb) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    for n in 1..=3 {
+        serve_article(&farm, n, false);
+    }
+    let entry = |n: usize, summary: &str| {
+        format!(
+            r#"<entry><title>Story number {n}</title><id>urn:t:{n}</id><link href="{}"/>
+<updated>2026-11-01T00:00:00Z</updated>{summary}</entry>"#,
+            farm.url(&format!("/a/{n}.html"))
+        )
+    };
+    let atom = format!(
+        r#"<feed xmlns="http://www.w3.org/2005/Atom"><title>Rules</title><id>urn:t</id>
+<updated>2026-11-01T00:00:00Z</updated>{}{}{}</feed>"#,
+        entry(1, "<summary>AT&amp;T raises prices</summary>"),
+        entry(
+            2,
+            r#"<summary type="html">&lt;b class="ad"&gt;Sponsored&lt;/b&gt;</summary>"#
+        ),
+        entry(3, "<summary>Nothing to see</summary>"),
+    );
+    farm.route("/t.xml", farm::ok("application/atom+xml", atom.into()));
+    let ctx = daemon::prepare(
+        config(&db, &[("rules", farm.url("/t.xml"))])
+            .feed_set("block", vec!["text:AT&T", "text:^Sponsored$"])
+            .parse()?,
+    )
+    .await?;
+    let (summary, reports) = poll(&ctx).await?;
+    assert_eq!(
+        (summary.new_articles, summary.blocked),
+        (1, 2),
+        "{reports:#?}"
+    );
+    assert_eq!(farm.hits("/a/3.html"), 1);
     Ok(())
 }

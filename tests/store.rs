@@ -95,7 +95,9 @@ async fn migrations_are_idempotent(store: Store) -> anyhow::Result<()> {
             "blocked entries".to_string(),
             "webhooks".to_string(),
             "text compression".to_string(),
-            "search index per batch".to_string()
+            "search index per batch".to_string(),
+            "summary text".to_string(),
+            "verdict quality".to_string(),
         ]
     );
     store.ping().await?;

@@ -49,6 +49,11 @@ pub fn add(
     schedule: Option<&str>,
     discovery: Discovery,
 ) -> Result<(), CliError> {
+    // Before any discovery fetch: a name that cannot be saved is refused at once.
+    if let Some(name) = name {
+        crate::config::check_feed_name(name.trim())
+            .map_err(|problem| CliError::Usage(format!("feed name {name:?}: {problem}")))?;
+    }
     let parsed = url::Url::parse(url.trim())
         .map_err(|e| CliError::Usage(format!("`{url}` is not a valid URL ({e})")))?;
     let parsed = match discovery {
@@ -312,4 +317,43 @@ fn replace_keeping_metadata(target: &Path, text: &str) -> Result<(), CliError> {
     std::fs::rename(&temporary, target)
         .with_context(|| format!("replacing {}", target.display()))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_with_control_characters_is_refused_and_the_file_kept() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let path = dir.path().join("config.toml");
+        let text = "[[feeds]]\nname = \"one\"\nurl = \"https://a.example/feed\"\n";
+        std::fs::write(&path, text).expect("written");
+        let config = Config::parse(text, &path, None).expect("valid");
+        for name in ["two\nlines", "bell\u{7}", "tab\there"] {
+            let refused = add(
+                &config,
+                "https://b.example/feed",
+                Some(name),
+                None,
+                Discovery::Off,
+            );
+            assert!(
+                matches!(&refused, Err(CliError::Usage(message)) if message.contains("control characters")),
+                "{name:?}: {refused:?}"
+            );
+        }
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
+    }
+
+    #[test]
+    fn imported_names_keep_no_control_characters() {
+        let url = url::Url::parse("https://c.example/feed").expect("URL");
+        assert_eq!(
+            slug("Night\nnews \u{7}\u{202e}daily", &url),
+            "night-news-daily"
+        );
+        assert_eq!(slug("\u{1b}[2J", &url), "2j");
+        assert_eq!(slug("\t\u{7}", &url), "c.example");
+    }
 }

@@ -1,22 +1,31 @@
 //! Plain-text tables for human output: left-aligned columns separated by two spaces, so that
 //! `grep`, `awk` and `cut` still work on them. Stored text is printed inert: control
-//! characters (terminal escapes among them) are shown escaped, never sent raw.
+//! characters (terminal escapes among them) and bidirectional formatting characters (which
+//! reorder what follows them on the line) are shown escaped, never sent raw.
 
 use std::borrow::Cow;
 
-/// `text` on one line: every control character (C0, DEL, C1, newline and tab included)
-/// escaped as `\u{..}`.
+/// `text` on one line: every control character (C0, DEL, C1, newline and tab included) and
+/// bidirectional formatting character escaped as `\u{..}`.
 pub fn one_line(text: &str) -> Cow<'_, str> {
     escape_controls(text, |_| true)
 }
 
-/// `text` as a block: control characters escaped, except newlines and tabs.
+/// `text` as a block: control and bidirectional formatting characters escaped, except
+/// newlines and tabs.
 pub fn text_block(text: &str) -> Cow<'_, str> {
     escape_controls(text, |c| c != '\n' && c != '\t')
 }
 
+/// Whether a character changes the direction of the text around it: the marks (U+200E,
+/// U+200F), embeddings and overrides (U+202A–U+202E) and isolates (U+2066–U+2069). An
+/// override in a title can make the rest of a table row read backwards.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
 fn escape_controls(text: &str, escaped: impl Fn(char) -> bool) -> Cow<'_, str> {
-    let needs = |c: char| c.is_control() && escaped(c);
+    let needs = |c: char| (c.is_control() && escaped(c)) || is_bidi_control(c);
     if !text.chars().any(needs) {
         return Cow::Borrowed(text);
     }
@@ -87,5 +96,20 @@ mod tests {
         let out = super::render(&["T"], &[vec!["a\u{1b}[2Jb\nc\u{9b}".into()]], 40);
         assert_eq!(out, "T\na\\u{1b}[2Jb\\u{a}c\\u{9b}\n");
         assert_eq!(super::text_block("x\ty\nz\r\u{7}"), "x\ty\nz\\u{d}\\u{7}");
+    }
+
+    #[test]
+    fn bidirectional_formatting_characters_are_escaped() {
+        let out = super::render(
+            &["T"],
+            &[vec!["gnp.\u{202e}exe\u{2066}x\u{200f}".into()]],
+            40,
+        );
+        assert_eq!(out, "T\ngnp.\\u{202e}exe\\u{2066}x\\u{200f}\n");
+        assert_eq!(
+            super::text_block("a\u{202a}b\u{2069}\n"),
+            "a\\u{202a}b\\u{2069}\n"
+        );
+        assert_eq!(super::one_line("plain שלום"), "plain שלום");
     }
 }

@@ -19,6 +19,19 @@ use super::{ConfigError, MAX_USER_AGENT_CHARS};
 use crate::extract::Algorithm;
 use crate::filter::{Filters, Rule};
 
+/// Why a feed name (trimmed) cannot name a feed: empty, or with a control character (a
+/// newline, a tab, a bell), which would split log lines and make `export-opml` write XML
+/// that does not parse. Checked on loading and by `feeds add`.
+pub fn check_feed_name(name: &str) -> Result<(), &'static str> {
+    if name.is_empty() {
+        return Err("must not be empty");
+    }
+    if name.chars().any(char::is_control) {
+        return Err("must not contain control characters");
+    }
+    Ok(())
+}
+
 /// A value that must not be shown: `Debug` and `Display` print `***`.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Secret(String);

@@ -2,18 +2,23 @@
 //! 1.0/1.1.
 //!
 //! Owns [`parse_feed`], which turns the bytes of a feed into [`FeedEntry`] values (guid, URL,
-//! title, author, published time, summary, enclosures) and says of every entry it cannot use
-//! why ([`UnusableEntry`]), and [`normalize_url`], the identity of an article across feeds:
-//! fragment and tracking parameters dropped. Pure: no I/O.
+//! title, author, published time, summary, content, enclosures) and says of every entry it
+//! cannot use why ([`UnusableEntry`]), and the identity of an article: [`normalize_url`]
+//! across feeds (fragment and tracking parameters dropped), and within a feed its GUID, made
+//! distinct when a document gives one GUID to entries with different links. Pure: no I/O.
 //!
 //! The steps: the bytes are decoded like a page (`tidy::decode_markup`: byte order mark, XML
 //! declaration, HTTP charset, detection); `normalize` rewrites what `feed-rs` cannot read
-//! (old namespaces, a missing RSS version, odd text types); `feed-rs` parses. When it still
-//! refuses the document for one element, the feed's fields and each entry are parsed alone,
-//! without the element it names: one odd element costs that element, not the feed.
+//! (old namespaces, a missing RSS version, odd text types), and `json` makes the values of a
+//! JSON Feed the types `feed-rs` expects; `feed-rs` parses. When it still refuses an XML
+//! document for one element, the feed's fields and each entry are parsed alone, without the
+//! element it names: one odd element or value costs that element or value, not the feed.
 
 pub mod discover;
+mod json;
 mod normalize;
+
+use std::collections::{HashMap, HashSet};
 
 use chrono::{DateTime, Utc};
 use url::Url;
@@ -80,17 +85,24 @@ impl std::fmt::Display for UnusableEntry {
 /// One entry: what the pipeline needs to download and store an article.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FeedEntry {
-    /// The entry's id in the feed (RSS guid, Atom id, JSON Feed id), when it has one.
+    /// The entry's id in the feed (RSS guid, Atom id, JSON Feed id), when it has one. When
+    /// the document gives the same id to entries with different links (a publisher's bug:
+    /// one id for the whole feed, or for a day), each of them has its id and its link, with
+    /// a space between: they are different articles.
     pub guid: Option<String>,
     /// The article's URL, absolute and normalized.
     pub url: Url,
     /// Plain text (markup removed); empty when the feed gave none.
     pub title: String,
+    /// Plain text; `None` when the feed names no one (or only markup).
     pub author: Option<String>,
     pub published: Option<DateTime<Utc>>,
+    /// The entry's summary as HTML, not sanitized (the store sanitizes it): HTML as the feed
+    /// gave it, plain text (Atom `type="text"`, JSON Feed `summary`) escaped.
     pub summary: Option<String>,
-    /// The entry's full content as the feed gave it (RSS `content:encoded`, Atom `content`,
-    /// JSON Feed `content_html`), HTML or text.
+    /// The entry's full content when the feed carries it (RSS `content:encoded`, Atom
+    /// `<content>`, JSON Feed `content_html`, else `content_text`), as HTML in the same way
+    /// as `summary`: not sanitized, to be sanitized where it is used.
     pub content: Option<String>,
     pub enclosures: Vec<Enclosure>,
 }
@@ -188,7 +200,22 @@ pub fn parse_feed(
     feed_url: &Url,
 ) -> Result<ParsedFeed, FeedError> {
     let decoded = crate::tidy::decode_markup(bytes, http_charset, crate::tidy::Markup::Xml);
-    let normalized = normalize::normalize(&decoded.text);
+    let mut parsed = match json::clean(&decoded.text) {
+        Some(json) => {
+            let feed = read(&json.document, feed_url)?;
+            let mut parsed = read_entries(feed, feed_url);
+            parsed.unusable.extend(json.unusable);
+            parsed
+        }
+        None => parse_xml(bytes, &decoded.text, feed_url)?,
+    };
+    distinguish_repeated_guids(&mut parsed.entries);
+    Ok(parsed)
+}
+
+/// An XML feed (or text that is no JSON Feed), normalized then parsed.
+fn parse_xml(bytes: &[u8], text: &str, feed_url: &Url) -> Result<ParsedFeed, FeedError> {
+    let normalized = normalize::normalize(text);
     let feed = match read(&normalized.document, feed_url) {
         Ok(feed) => feed,
         Err(FeedError::Malformed(message)) if !normalized.entries.is_empty() => {
@@ -205,14 +232,7 @@ pub fn parse_feed(
         }
         Err(error) => return Err(error),
     };
-    let mut parsed = feed_fields(&feed, feed_url);
-    let feed_type = feed.feed_type.clone();
-    for (position, entry) in feed.entries.into_iter().enumerate() {
-        match convert_entry(entry, &feed_type, feed_url) {
-            Ok(entry) => parsed.entries.push(entry),
-            Err(reason) => parsed.unusable.push(reason.named(position)),
-        }
-    }
+    let mut parsed = read_entries(feed, feed_url);
     // Entries in a vocabulary the parser skipped without a word: said, not lost in silence.
     let unread = normalized
         .entries
@@ -225,6 +245,45 @@ pub fn parse_feed(
         });
     }
     Ok(parsed)
+}
+
+/// The feed's fields and its entries, each usable or said why not.
+fn read_entries(feed: feed_rs::model::Feed, feed_url: &Url) -> ParsedFeed {
+    let mut parsed = feed_fields(&feed, feed_url);
+    let feed_type = feed.feed_type.clone();
+    for (position, entry) in feed.entries.into_iter().enumerate() {
+        match convert_entry(entry, &feed_type, feed_url) {
+            Ok(entry) => parsed.entries.push(entry),
+            Err(reason) => parsed.unusable.push(reason.named(position)),
+        }
+    }
+    parsed
+}
+
+/// Gives the entries of one document that share a GUID but not a link each its GUID and its
+/// link as GUID (see [`FeedEntry::guid`]), so that neither the pipeline's dedup by GUID nor
+/// the store's unique (feed, GUID) folds different articles into one. Entries that share
+/// both stay one entry.
+fn distinguish_repeated_guids(entries: &mut [FeedEntry]) {
+    let mut first_link: HashMap<&str, &str> = HashMap::new();
+    let mut repeated: HashSet<String> = HashSet::new();
+    for entry in entries.iter() {
+        let Some(guid) = entry.guid.as_deref() else {
+            continue;
+        };
+        let link = *first_link.entry(guid).or_insert(entry.url.as_str());
+        if link != entry.url.as_str() {
+            repeated.insert(guid.to_string());
+        }
+    }
+    if repeated.is_empty() {
+        return;
+    }
+    for entry in entries {
+        if let Some(guid) = entry.guid.as_mut().filter(|guid| repeated.contains(*guid)) {
+            *guid = format!("{guid} {}", entry.url);
+        }
+    }
 }
 
 /// Why an entry the parser passed over gives nothing.
@@ -412,24 +471,24 @@ fn convert_entry(
         });
     };
     let enclosures = entry_enclosures(&entry, feed_url);
+    // A name that is only markup (`<script>…</script>`) names no one.
     let author = entry
         .authors
         .iter()
-        .filter_map(|person| person.name.as_deref().map(str::trim))
-        .find(|name| !name.is_empty())
-        .map(plain_text);
+        .filter_map(|person| person.name.as_deref())
+        .map(plain_text)
+        .find(|name| !name.is_empty());
     let summary = entry
         .summary
         .as_ref()
-        .map(|text| text.content.trim().to_string())
-        .filter(|s| !s.is_empty());
-    let content = entry
-        .content
-        .as_ref()
-        .and_then(|content| content.body.as_deref())
-        .map(str::trim)
-        .filter(|body| !body.is_empty())
-        .map(str::to_string);
+        .and_then(|text| html_of(&text.content, text.content_type.as_ref(), feed_type));
+    let content = entry.content.as_ref().and_then(|content| {
+        html_of(
+            content.body.as_deref()?,
+            content.content_type.as_ref(),
+            feed_type,
+        )
+    });
     Ok(FeedEntry {
         guid,
         url: normalize_url(&url),
@@ -440,6 +499,51 @@ fn convert_entry(
         content,
         enclosures,
     })
+}
+
+/// A summary's or content's text as HTML: HTML and XHTML as given; plain text escaped, its
+/// blank lines made paragraphs. Atom and JSON Feed say which their text is; an RSS
+/// description is HTML by custom, whatever it is labelled. A media type that is neither text
+/// nor HTML (Atom content may be any) gives nothing; so does empty text.
+fn html_of(text: &str, media_type: &str, feed_type: &feed_rs::model::FeedType) -> Option<String> {
+    use feed_rs::model::FeedType;
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    let essence = media_type.split(';').next().unwrap_or_default().trim();
+    let html = match essence.to_ascii_lowercase().as_str() {
+        // `feed-rs` labels Atom's inline XHTML `application/xhtml`.
+        "text/html" | "application/xhtml+xml" | "application/xhtml" => text.to_string(),
+        _ if matches!(feed_type, FeedType::RSS0 | FeedType::RSS1 | FeedType::RSS2) => {
+            text.to_string()
+        }
+        plain if plain.starts_with("text/") => text_as_html(text),
+        _ => return None,
+    };
+    Some(html)
+}
+
+/// Plain text as HTML: escaped; text in several blocks between blank lines, one paragraph
+/// per block.
+fn text_as_html(text: &str) -> String {
+    let mut html = String::with_capacity(text.len() + 16);
+    let text = text.replace("\r\n", "\n");
+    let blocks: Vec<&str> = text
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|block| !block.is_empty())
+        .collect();
+    if let [block] = blocks.as_slice() {
+        crate::tidy::escape_into(&mut html, block, false);
+        return html;
+    }
+    for block in blocks {
+        html.push_str("<p>");
+        crate::tidy::escape_into(&mut html, block, false);
+        html.push_str("</p>");
+    }
+    html
 }
 
 /// The article an entry points at: its `alternate` link (an HTML one first), else a link
@@ -552,28 +656,93 @@ fn looks_like_html(bytes: &[u8]) -> bool {
 
 /// Text with markup removed, entities decoded (all of HTML's) and white space collapsed:
 /// feeds put HTML in titles and author names more often than they should. html5ever reads it,
-/// so a `<` that starts no tag ("5 < 6") stays text.
+/// so a `<` that starts no tag ("5 < 6") stays text. Blocks (paragraphs, list items, `<br>`)
+/// are parted by a space.
 pub fn plain_text(text: &str) -> String {
     if !text.contains(['<', '&']) {
         return collapse_whitespace(text);
     }
-    let fragment = scraper::Html::parse_fragment(text);
-    let mut out = String::with_capacity(text.len());
-    for node in fragment.tree.root().descendants() {
-        let scraper::Node::Text(piece) = node.value() else {
-            continue;
+    collapse_whitespace(&fragment_text(text, ' '))
+}
+
+/// The text of an HTML fragment (a summary) as lines: one per block, white space collapsed
+/// within each, no empty line.
+pub fn text_lines(html: &str) -> String {
+    let text = fragment_text(html, '\n');
+    let lines: Vec<String> = text
+        .lines()
+        .map(collapse_whitespace)
+        .filter(|line| !line.is_empty())
+        .collect();
+    lines.join("\n")
+}
+
+/// The text of an HTML fragment, with `block_break` where a block opens or closes; the text
+/// of elements a page loses with their content (`script`, `style`, …) left out.
+fn fragment_text(html: &str, block_break: char) -> String {
+    use ego_tree::iter::Edge;
+    let fragment = scraper::Html::parse_fragment(html);
+    let mut out = String::with_capacity(html.len());
+    // How many dropped elements enclose the current node.
+    let mut hidden = 0usize;
+    for edge in fragment.tree.root().traverse() {
+        let (node, opens) = match edge {
+            Edge::Open(node) => (node, true),
+            Edge::Close(node) => (node, false),
         };
-        let hidden = node.ancestors().any(|ancestor| {
-            ancestor
-                .value()
-                .as_element()
-                .is_some_and(|element| crate::tidy::is_dropped(element.name()))
-        });
-        if !hidden {
-            out.push_str(piece);
+        match node.value() {
+            scraper::Node::Text(piece) if opens && hidden == 0 => out.push_str(piece),
+            scraper::Node::Element(element) if crate::tidy::is_dropped(element.name()) => {
+                if opens {
+                    hidden += 1;
+                } else {
+                    hidden = hidden.saturating_sub(1);
+                }
+            }
+            scraper::Node::Element(element) if is_block(element.name()) => out.push(block_break),
+            _ => {}
         }
     }
-    collapse_whitespace(&out)
+    out
+}
+
+/// Whether an element starts a line of its own when rendered.
+fn is_block(name: &str) -> bool {
+    matches!(
+        name,
+        "p" | "div"
+            | "br"
+            | "hr"
+            | "li"
+            | "ul"
+            | "ol"
+            | "dl"
+            | "dt"
+            | "dd"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "blockquote"
+            | "pre"
+            | "table"
+            | "tr"
+            | "td"
+            | "th"
+            | "caption"
+            | "section"
+            | "article"
+            | "header"
+            | "footer"
+            | "aside"
+            | "nav"
+            | "main"
+            | "figure"
+            | "figcaption"
+            | "address"
+    )
 }
 
 #[cfg(test)]
@@ -630,5 +799,15 @@ mod tests {
             "Café © 2026"
         );
         assert_eq!(plain_text("5 < 6 and <b>7</b> > 3"), "5 < 6 and 7 > 3");
+        assert_eq!(plain_text("<p>One</p><p>two</p>"), "One two");
+    }
+
+    #[test]
+    fn a_summary_reads_as_one_line_per_block() {
+        assert_eq!(
+            text_lines("<p>Read <b>this</b></p><a href=\"x\">now</a><br>and  <i>later</i>"),
+            "Read this\nnow\nand later"
+        );
+        assert_eq!(text_lines("<p> </p><script>x()</script>"), "");
     }
 }

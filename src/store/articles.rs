@@ -147,6 +147,9 @@ pub(crate) struct ArticleWrites {
 struct QueuedWrite {
     /// Shared with the caller's task, which queues it again should a writer drop it.
     article: std::sync::Arc<NewArticle>,
+    /// The article's summary as stored, made before the write: sanitizing takes CPU that a
+    /// transaction holding the cursor lock should not wait for.
+    summary: std::sync::Arc<StoredSummary>,
     settled: Option<(i64, EntryAttempt)>,
     done: tokio::sync::oneshot::Sender<Result<InsertOutcome, StoreError>>,
 }
@@ -186,7 +189,8 @@ pub struct Reextraction {
 impl Store {
     /// Stores an article with its images in one transaction. An article already stored (same
     /// normalized URL, or same GUID in the same feed) is left as it is and reported as a
-    /// duplicate. Image bytes are stored once per SHA-256.
+    /// duplicate. Image bytes are stored once per SHA-256. The summary is stored sanitized,
+    /// with its plain text ([`StoredSummary`]).
     pub async fn insert_article(&self, article: &NewArticle) -> Result<InsertOutcome, StoreError> {
         self.insert_entry_article(article.clone(), None).await
     }
@@ -207,11 +211,13 @@ impl Store {
         article: NewArticle,
         settled: Option<(i64, &EntryAttempt)>,
     ) -> Result<InsertOutcome, StoreError> {
+        let summary = std::sync::Arc::new(StoredSummary::of(article.summary.as_deref()));
         let article = std::sync::Arc::new(article);
         loop {
             let (done, mut outcome) = tokio::sync::oneshot::channel();
             self.writes.queue(QueuedWrite {
                 article: article.clone(),
+                summary: summary.clone(),
                 settled: settled.map(|(id, attempt)| (id, attempt.clone())),
                 done,
             });
@@ -302,7 +308,7 @@ impl Store {
                     .bind(&article.canonical_url)
                     .bind(&article.title)
                     .bind(&article.author)
-                    .bind(&article.summary)
+                    .bind(&write.summary.html)
                     .bind(article.published_at.map(db_time))
                     .bind(db_time(article.fetched_at))
                     .bind(&article.language)
@@ -321,6 +327,7 @@ impl Store {
                     .bind(&article.metadata.lead_image_source)
                     .bind(&article.metadata.site_name)
                     .bind(&article.metadata.site_name_source)
+                    .bind(&write.summary.text)
                     .bind(article.verdict.as_str())
                     .bind(article.quality)
                     .fetch_optional(&mut *tx)

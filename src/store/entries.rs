@@ -17,7 +17,9 @@ const WAITING: [EntryState; 2] = [EntryState::Pending, EntryState::Retrying];
 
 impl Store {
     /// Remembers a feed's entries (pending, due at once) in one transaction; entries the feed
-    /// already has keep their state. Returns how many were new.
+    /// already has keep their state, unless their GUID became distinct (see
+    /// `sql::INSERT_FEED_ENTRY`): they are then due again. Returns how many were new or due
+    /// again.
     pub async fn remember_entries(
         &self,
         feed_id: i64,
@@ -39,6 +41,8 @@ impl Store {
                     .bind(entry.published_at.map(db_time))
                     .bind(EntryState::Pending.as_str())
                     .bind(at)
+                    .bind(EntryState::Retrying.as_str())
+                    .bind(EntryState::Stored.as_str())
                     .bind(&entry.content)
                     .execute(&mut *tx)
                     .await

@@ -123,7 +123,8 @@ pub struct NewArticle {
     pub canonical_url: Option<String>,
     pub title: String,
     pub author: Option<String>,
-    /// The entry's summary as the feed gave it.
+    /// The entry's summary as HTML, as the feed gave it: the store sanitizes it
+    /// ([`StoredSummary`]).
     pub summary: Option<String>,
     pub published_at: Option<DateTime<Utc>>,
     pub fetched_at: DateTime<Utc>,
@@ -145,6 +146,32 @@ pub struct NewArticle {
     pub images: Vec<NewImage>,
     /// Where `author` and `published_at` were read, and what the page adds.
     pub metadata: ArticleMetadata,
+}
+
+/// An entry's summary as stored: its HTML sanitized like an article's (`tidy::sanitize`),
+/// and its plain text, one line per block, for consumers that show text.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct StoredSummary {
+    pub html: Option<String>,
+    pub text: Option<String>,
+}
+
+impl StoredSummary {
+    /// The summary as stored: no HTML when nothing is left of it (a summary of a script
+    /// only), no text when it holds none (an image only).
+    pub fn of(summary: Option<&str>) -> StoredSummary {
+        let Some(html) = summary
+            .map(crate::tidy::sanitize)
+            .filter(|html| !html.trim().is_empty())
+        else {
+            return StoredSummary::default();
+        };
+        let text = Some(crate::feed::text_lines(&html)).filter(|text| !text.is_empty());
+        StoredSummary {
+            html: Some(html),
+            text,
+        }
+    }
 }
 
 /// What the page says about itself, next to the feed's values: where the author and the
@@ -206,7 +233,11 @@ pub struct Article {
     pub canonical_url: Option<String>,
     pub title: String,
     pub author: Option<String>,
+    /// The entry's summary, sanitized like the article's HTML (articles stored before
+    /// migration 0012 have it as the feed gave it).
     pub summary: Option<String>,
+    /// The summary's plain text (none for articles stored before migration 0012).
+    pub summary_text: Option<String>,
     pub published_at: Option<DateTime<Utc>>,
     pub fetched_at: DateTime<Utc>,
     pub language: Option<String>,

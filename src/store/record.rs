@@ -30,7 +30,10 @@ pub struct ArticleRecord {
     pub quality: Option<f64>,
     pub word_count: i64,
     pub content_hash: String,
+    /// The feed's summary, sanitized HTML (before migration 0012: as the feed gave it).
     pub summary: Option<String>,
+    /// The summary's plain text.
+    pub summary_text: Option<String>,
     pub text: String,
     pub html: String,
     pub images: Vec<ImageRecord>,
@@ -71,6 +74,7 @@ impl ArticleRecord {
             word_count: article.word_count,
             content_hash: article.content_hash,
             summary: article.summary,
+            summary_text: article.summary_text,
             text: article.text,
             html: article.html,
             images: images

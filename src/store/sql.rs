@@ -186,13 +186,26 @@ pub(super) const SET_FEED_NEXT_DUE: &str = "UPDATE feeds SET next_due_at = $2 WH
 
 // --- feed entries ---
 
-/// Remembers entry `$2`..`$7` and `$10` (its content) of feed `$1` as `$8` (pending), due at
-/// `$9`; an entry the feed already has (same URL) keeps its state.
+/// Remembers entry `$2`..`$7` (guid, url, title, author, summary, published) and `$12` (its
+/// content) of feed `$1` in state `$8` (pending), due at `$9`. An entry the feed already has
+/// (same URL) keeps its state, with one exception: while it waits (`$8`, `$10`: retrying) or
+/// was settled as stored (`$11`) under a GUID that its new one (`$2`) extends with its URL.
+/// Older versions took entries that share a GUID but not a link for one entry, and stored
+/// one article for all of them; each is now due again under its own identity (the one
+/// already stored is found by its URL, and not downloaded again).
 pub(super) const INSERT_FEED_ENTRY: &str = "
     INSERT INTO feed_entries (feed_id, guid, url, title, author, summary, published_at, state,
                               attempts, next_attempt_at, first_seen_at, content)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $9, $10)
-    ON CONFLICT (feed_id, url) DO NOTHING";
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $9, $12)
+    ON CONFLICT (feed_id, url) DO UPDATE SET
+        guid = excluded.guid,
+        state = excluded.state,
+        attempts = 0,
+        next_attempt_at = excluded.next_attempt_at,
+        last_error = NULL,
+        content = excluded.content
+    WHERE feed_entries.state IN ($8, $10, $11)
+      AND excluded.guid = feed_entries.guid || ' ' || feed_entries.url";
 
 /// Feed `$1`'s entries in state `$2` or `$3` whose attempt time has come by `$4`, in the
 /// order they were first seen (oldest first), at most `$5`.
@@ -269,9 +282,10 @@ macro_rules! insert_article {
                                published_at, fetched_at, language, extractor, confidence, text,
                                html, word_count, content_hash, raw_page, raw_content_type,
                                raw_encoding, author_source, published_source, lead_image_url,
-                               lead_image_source, site_name, site_name_source, verdict, quality)
+                               lead_image_source, site_name, site_name_source, summary_text,
+                               verdict, quality)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-                 $19, $20, $21, $22, $23, $24, $25, $26, $27)
+                 $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)
          ON CONFLICT DO NOTHING
          RETURNING id"
     };
@@ -344,10 +358,10 @@ pub(super) const DELETE_ARTICLE_IMAGES: &str = "DELETE FROM images WHERE article
 
 pub(super) const SELECT_ARTICLE: &str = "
     SELECT a.id, a.feed_id, f.name AS feed, a.guid, a.url, a.canonical_url, a.title, a.author,
-           a.summary, a.published_at, a.fetched_at, a.language, a.extractor, a.confidence,
-           a.verdict, a.quality, a.text, a.html, a.word_count, a.content_hash, a.author_source,
-           a.published_source, a.lead_image_url, a.lead_image_source, a.site_name,
-           a.site_name_source
+           a.summary, a.summary_text, a.published_at, a.fetched_at, a.language, a.extractor,
+           a.confidence, a.verdict, a.quality, a.text, a.html, a.word_count, a.content_hash,
+           a.author_source, a.published_source, a.lead_image_url, a.lead_image_source,
+           a.site_name, a.site_name_source
     FROM articles a
     JOIN feeds f ON f.id = a.feed_id
     WHERE a.id = $1";
