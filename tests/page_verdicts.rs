@@ -310,6 +310,25 @@ async fn pages_that_are_not_articles_fail_by_their_verdict_or_give_way_to_the_fe
         shown.contains(&format!("the feed's own text (page: {verdict})")),
         "{shown}"
     );
+    let output = common::gleaner_in(dir.path())
+        .args(["articles", "list"])
+        .output()?;
+    let listed = String::from_utf8(output.stdout)?;
+    assert!(
+        listed.contains(&format!("[feed: {verdict}] Story /a/shell-full")),
+        "{listed}"
+    );
+    // The feed's own text is given 0.9: above a bound of 0.9, it is left out.
+    let output = common::gleaner_in(dir.path())
+        .args(["export", "--min-quality", "0.95"])
+        .output()?;
+    assert!(output.status.success(), "{output:?}");
+    let urls = String::from_utf8(output.stdout)?;
+    assert!(!urls.contains(&farm.url("/a/shell-full")), "{urls}");
+    let output = common::gleaner_in(dir.path())
+        .args(["articles", "list", "--min-quality", "1.5"])
+        .output()?;
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
     Ok(())
 }
 
