@@ -34,13 +34,21 @@ pub fn article_stored() {
     REGISTRY.articles_stored.inc(&[], 1);
 }
 
+/// A new article was stored from its feed entry's own text instead of its page, which was
+/// judged `verdict` (`blocked`, `teaser`, …; a page never had counts as `blocked` or
+/// `not_found`).
+pub fn article_from_feed_text(verdict: &str) {
+    REGISTRY.articles_from_feed_text.inc(&[verdict], 1);
+}
+
 /// A feed entry was turned away by its feed's filters.
 pub fn entry_blocked() {
     REGISTRY.entries_blocked.inc(&[], 1);
 }
 
 /// Something failed at pipeline `stage` (`feed`, `page`, `extract`, `image`, `store`) with a
-/// short `kind` (`timeout`, `http_status`, …).
+/// short `kind` (`timeout`, `http_status`, …; at `extract`, the verdict on a page that is not
+/// an article: `blocked`, `not_found`, …).
 pub fn failure(stage: &str, kind: &str) {
     REGISTRY.failures.inc(&[stage, kind], 1);
 }
@@ -74,6 +82,7 @@ pub fn render() -> Exposition {
     let registry = &*REGISTRY;
     registry.feed_polls.render(&mut out);
     registry.articles_stored.render(&mut out);
+    registry.articles_from_feed_text.render(&mut out);
     registry.entries_blocked.render(&mut out);
     registry.failures.render(&mut out);
     registry.fetch_seconds.render(&mut out);
@@ -148,6 +157,7 @@ fn escape_help(text: &str) -> String {
 struct Registry {
     feed_polls: CounterFamily,
     articles_stored: CounterFamily,
+    articles_from_feed_text: CounterFamily,
     entries_blocked: CounterFamily,
     failures: CounterFamily,
     fetch_seconds: HistogramFamily,
@@ -168,6 +178,12 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| Registry {
         "New articles stored by this process.",
         &[],
     ),
+    articles_from_feed_text: CounterFamily::new(
+        "gleaner_articles_from_feed_text_total",
+        "New articles stored from their feed entry's own text instead of their page, by the \
+         verdict on the page.",
+        &["verdict"],
+    ),
     entries_blocked: CounterFamily::new(
         "gleaner_entries_blocked_total",
         "Feed entries turned away by their feed's keep/block filters.",
@@ -175,7 +191,8 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| Registry {
     ),
     failures: CounterFamily::new(
         "gleaner_failures_total",
-        "Recorded failures, by pipeline stage and kind.",
+        "Recorded failures, by pipeline stage and kind (at stage extract, the verdict on a page \
+         that is not an article).",
         &["stage", "kind"],
     ),
     fetch_seconds: HistogramFamily::new(

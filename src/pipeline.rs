@@ -20,6 +20,7 @@
 //! after an error, or the first entry due again.
 
 mod failure;
+mod feed_text;
 mod page;
 
 use failure::StepFailure;
@@ -37,7 +38,7 @@ use tokio_util::sync::CancellationToken;
 use chrono::{DateTime, Utc};
 
 use crate::config::{Config, EntriesConfig, FeedConfig};
-use crate::extract::Algorithm;
+use crate::extract::{Algorithm, Verdict as PageVerdict};
 use crate::feed::{FeedEntry, ParsedFeed, UnusableEntry, parse_feed};
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, Fetcher, RequestOptions, ResourceKind};
 use crate::filter::{Blocked, Candidate, Verdict};
@@ -47,7 +48,7 @@ use crate::store::{
     EntryAttempt, EntryState, FeedPoll, FeedRecord, InsertOutcome, NewEntry, NewFailure,
     PendingEntry, PollStatus, Store, now,
 };
-use page::{PageOutcome, download_and_store, fetch_timed};
+use page::{PageOutcome, download_and_store, fetch_timed, store_instead_of_page};
 
 /// Articles of one feed processed at the same time (the fetcher's per-host limits still apply).
 const ARTICLES_IN_PARALLEL: usize = 4;
@@ -415,6 +416,7 @@ fn new_entry(entry: FeedEntry) -> NewEntry {
         title: strip_controls(&entry.title),
         author: entry.author.as_deref().map(strip_controls),
         summary: entry.summary.as_deref().map(strip_controls),
+        content: entry.content.as_deref().map(strip_controls),
         published_at: entry.published,
     }
 }
@@ -573,27 +575,59 @@ async fn process_entry(
         Err(error) => Err(StepFailure::database(error)),
     };
     match outcome {
+        Ok(page) => page_outcome(ctx, entry, page).await,
+        Err(failure) => entry_failed(ctx, settings, entry, failure).await,
+    }
+}
+
+/// Records a failed attempt and writes what it makes of the entry. An entry given up whose
+/// feed entry carries enough text of its own is stored from that text instead of being lost,
+/// with the verdict the failures gave the page (`not_found` after a 404 or 410, else
+/// `blocked`: the page could not be had).
+async fn entry_failed(
+    ctx: &Context,
+    settings: &FeedSettings<'_>,
+    entry: &PendingEntry,
+    failure: StepFailure,
+) -> EntryOutcome {
+    tracing::warn!(url = %entry.url, stage = failure.stage.as_str(), kind = failure.kind, error = %failure.message, "article failed");
+    record(ctx, Some(entry.feed_id), Some(&entry.url), &failure).await;
+    let mut attempt = after_failure(&ctx.config.entries, entry, &failure, now());
+    if attempt.state == EntryState::GivenUp {
+        let verdict = failure.verdict.unwrap_or(PageVerdict::Blocked);
+        match store_instead_of_page(ctx, settings, entry, verdict).await {
+            Some(Ok(page)) => return page_outcome(ctx, entry, page).await,
+            Some(Err(other)) => {
+                record(ctx, Some(entry.feed_id), Some(&entry.url), &other).await;
+                // A database that failed the store leaves the entry due, uncounted.
+                if other.is_database() {
+                    attempt = after_failure(&ctx.config.entries, entry, &other, now());
+                }
+            }
+            None => {}
+        }
+    }
+    if attempt.state == EntryState::GivenUp {
+        give_up(ctx, entry, &attempt, &failure).await;
+    }
+    settle(ctx, entry, attempt).await;
+    EntryOutcome::Failed
+}
+
+/// What a stored (or blocked) page makes of its entry.
+async fn page_outcome(ctx: &Context, entry: &PendingEntry, page: PageOutcome) -> EntryOutcome {
+    match page {
         // The article's transaction settled the entry too.
-        Ok(PageOutcome::Stored(InsertOutcome::Inserted(id), failed_images)) => {
+        PageOutcome::Stored(InsertOutcome::Inserted(id), failed_images) => {
             metrics::article_stored();
             tracing::debug!(article = id, url = %entry.url, "article stored");
             EntryOutcome::Stored { failed_images }
         }
-        Ok(PageOutcome::Stored(InsertOutcome::Duplicate(_), _)) => {
+        PageOutcome::Stored(InsertOutcome::Duplicate(_), _) => {
             settle(ctx, entry, EntryAttempt::stored(entry.attempts, now())).await;
             EntryOutcome::Known
         }
-        Ok(PageOutcome::Blocked(reason)) => block(ctx, entry, &reason).await,
-        Err(failure) => {
-            tracing::warn!(url = %entry.url, stage = failure.stage.as_str(), kind = failure.kind, error = %failure.message, "article failed");
-            record(ctx, Some(entry.feed_id), Some(&entry.url), &failure).await;
-            let attempt = after_failure(&ctx.config.entries, entry, &failure, now());
-            if attempt.state == EntryState::GivenUp {
-                give_up(ctx, entry, &attempt, &failure).await;
-            }
-            settle(ctx, entry, attempt).await;
-            EntryOutcome::Failed
-        }
+        PageOutcome::Blocked(reason) => block(ctx, entry, &reason).await,
     }
 }
 
@@ -651,7 +685,9 @@ fn after_failure(
         };
     }
     let attempts = entry.attempts + 1;
-    let state = if failure.is_final() || attempts > i64::from(config.retries) {
+    let exhausted = attempts > i64::from(config.retries)
+        || failure.attempts_cap().is_some_and(|cap| attempts >= cap);
+    let state = if failure.is_final() || exhausted {
         EntryState::GivenUp
     } else {
         EntryState::Retrying
@@ -727,6 +763,7 @@ mod tests {
             title: String::new(),
             author: None,
             summary: None,
+            content: None,
             published_at: None,
             attempts,
         }
@@ -758,6 +795,34 @@ mod tests {
                 (EntryState::GivenUp, 1200),
             ]
         );
+    }
+
+    #[test]
+    fn pages_that_are_not_articles_are_retried_as_their_verdict_allows() {
+        let at = now();
+        let given_up_after = |verdict: PageVerdict| {
+            let failure = StepFailure::not_an_article(verdict, "not an article");
+            (0..10)
+                .find(|&attempts| {
+                    after_failure(&config(), &entry(attempts), &failure, at).state
+                        == EntryState::GivenUp
+                })
+                .map(|attempts| attempts + 1)
+        };
+        // A challenge may clear: the whole policy (`article_retries` = 2 retries).
+        assert_eq!(given_up_after(PageVerdict::Blocked), Some(3));
+        for verdict in [
+            PageVerdict::NotFound,
+            PageVerdict::NeedsJavascript,
+            PageVerdict::Consent,
+            PageVerdict::Login,
+            PageVerdict::NotArticle,
+        ] {
+            assert_eq!(given_up_after(verdict), Some(2), "{verdict}");
+        }
+        let failure = StepFailure::not_an_article(PageVerdict::NotFound, "gone");
+        assert_eq!(failure.kind, "not_found");
+        assert_eq!(failure.stage, Stage::Extract);
     }
 
     #[test]

@@ -177,7 +177,8 @@ async fn migrate_creates_the_postgres_schema_through_the_url_override() -> anyho
             "webhooks".to_string(),
             "text compression".to_string(),
             "search index per batch".to_string(),
-            "summary text".to_string()
+            "summary text".to_string(),
+            "verdict quality".to_string(),
         ]
     );
     Ok(())

@@ -100,6 +100,8 @@ async fn seed(db: &TestDb) -> anyhow::Result<(tempfile::TempDir, Vec<i64>)> {
             language: None,
             extractor: "cuter".into(),
             confidence: 0.9,
+            verdict: gleaner::store::Verdict::Article,
+            quality: 0.9,
             text: text.into(),
             html: format!("<p>{text}</p>"),
             // The first page as pages were stored before zstd: `reextract` reads both.
@@ -590,6 +592,8 @@ async fn stored_text_prints_inert_and_a_closed_pipe_ends_quietly(db: TestDb) -> 
         language: None,
         extractor: "cuter".into(),
         confidence: 0.5,
+        verdict: gleaner::store::Verdict::Article,
+        quality: 0.5,
         text: format!("Clear\u{1b}[2J screen\n{body}"),
         html: "<p>x</p>".into(),
         raw_page: None,

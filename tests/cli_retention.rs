@@ -77,6 +77,8 @@ async fn seed(store: &Store) -> anyhow::Result<(tempfile::TempDir, Vec<i64>)> {
             language: None,
             extractor: "cuter".into(),
             confidence: 0.9,
+            verdict: gleaner::store::Verdict::Article,
+            quality: 0.9,
             text: body.clone(),
             html: format!("<p>{body}</p>"),
             raw_page: Some(CompressedPage::compress(

@@ -441,7 +441,8 @@ async fn bad_pages_are_recorded_and_the_rest_goes_on(db: TestDb) -> anyhow::Resu
     assert_eq!(kind("500").as_deref(), Some("http_status"));
     assert_eq!(kind("endless").as_deref(), Some("too_large"));
     assert_eq!(kind("bomb").as_deref(), Some("too_large"));
-    assert_eq!(kind("empty").as_deref(), Some("no_content"));
+    // A page with nothing on it is judged, and fails by its verdict.
+    assert_eq!(kind("empty").as_deref(), Some("not_article"));
     assert_eq!(kind("badgzip").as_deref(), Some("decode"));
     assert!(kind("slow").is_some() && kind("loop").is_some());
     assert_eq!(
@@ -918,6 +919,7 @@ async fn entries_an_older_version_folded_into_one_guid_are_stored_after_the_upgr
             title: format!("Story number {n}"),
             author: None,
             summary: None,
+            content: None,
             published_at: None,
         })
         .collect();

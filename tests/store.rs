@@ -61,6 +61,8 @@ fn article(feed_id: i64, n: u32) -> NewArticle {
         language: None,
         extractor: "cuter".to_string(),
         confidence: 0.5,
+        verdict: gleaner::store::Verdict::Article,
+        quality: 0.5,
         text: format!("The body of article {n}.\n\nA second paragraph."),
         html: format!("<p>The body of article {n}.</p><p>A second paragraph.</p>"),
         raw_page: None,
@@ -94,7 +96,8 @@ async fn migrations_are_idempotent(store: Store) -> anyhow::Result<()> {
             "webhooks".to_string(),
             "text compression".to_string(),
             "search index per batch".to_string(),
-            "summary text".to_string()
+            "summary text".to_string(),
+            "verdict quality".to_string(),
         ]
     );
     store.ping().await?;
@@ -618,6 +621,8 @@ async fn articles_written_together_are_all_found_by_search(store: Store) -> anyh
     let replaced = Reextraction {
         extractor: "cuter".to_string(),
         confidence: 0.9,
+        verdict: gleaner::store::Verdict::Article,
+        quality: 0.9,
         text: "The keeper now counts echidnas.".to_string(),
         html: "<p>The keeper now counts echidnas.</p>".to_string(),
         images: Vec::new(),

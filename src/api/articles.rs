@@ -59,7 +59,9 @@ pub async fn feeds(State(state): State<ApiState>) -> Result<Response, ApiError> 
     Ok(Json(json!({ "feeds": feeds })).into_response())
 }
 
-/// `GET /articles?feed=&since=&after_id=&limit=`: ascending ids, the consumers' cursor.
+/// `GET /articles?feed=&since=&after_id=&limit=&min_quality=`: ascending ids, the consumers'
+/// cursor; with `min_quality`, articles whose quality is below it are left out (the cursor
+/// still moves past them).
 pub async fn list(
     State(state): State<ApiState>,
     RawQuery(query): RawQuery,
@@ -69,6 +71,7 @@ pub async fn list(
     let after_id = params.get("after_id").map(parse_cursor).transpose()?;
     let since = params.get("since").map(parse_time).transpose()?;
     let feed = params.get("feed").map(str::to_string);
+    let min_quality = params.get("min_quality").map(parse_quality).transpose()?;
     if let Some(name) = &feed
         && state.store.feed_by_name(name).await?.is_none()
     {
@@ -83,6 +86,7 @@ pub async fn list(
             // One more than asked tells whether another page follows.
             limit: limit + 1,
             ascending: true,
+            min_quality,
         })
         .await?;
     let more = articles.len() as i64 > limit;
@@ -103,6 +107,15 @@ fn parse_cursor(text: &str) -> Result<i64, ApiError> {
             "after_id must be an article id (an integer of 0 or more), not {text:?}"
         ))),
     }
+}
+
+fn parse_quality(text: &str) -> Result<f64, ApiError> {
+    let value = text.trim().parse::<f64>().map_err(|_| {
+        ApiError::bad_request(format!(
+            "min_quality must be a number from 0 to 1, not {text:?}"
+        ))
+    })?;
+    super::claims::check_quality("min_quality", value)
 }
 
 fn parse_time(text: &str) -> Result<DateTime<Utc>, ApiError> {

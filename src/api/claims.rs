@@ -29,6 +29,9 @@ pub struct ClaimRequest {
     consumer: String,
     limit: Option<i64>,
     lease_seconds: Option<i64>,
+    /// Only articles whose quality is at least this, in [0, 1] (articles stored before
+    /// quality was estimated have none and pass).
+    min_quality: Option<f64>,
 }
 
 #[derive(Deserialize)]
@@ -57,6 +60,17 @@ fn check_consumer(name: &str) -> Result<&str, ApiError> {
     }
 }
 
+/// A quality bound: a number from 0 to 1.
+pub fn check_quality(name: &str, value: f64) -> Result<f64, ApiError> {
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(ApiError::bad_request(format!(
+            "{name} must be a number from 0 to 1, not {value}"
+        )))
+    }
+}
+
 fn in_range(name: &str, value: Option<i64>, default: i64, max: i64) -> Result<i64, ApiError> {
     match value {
         None => Ok(default),
@@ -67,7 +81,7 @@ fn in_range(name: &str, value: Option<i64>, default: i64, max: i64) -> Result<i6
     }
 }
 
-/// `POST /claims {"consumer", "limit", "lease_seconds"}`
+/// `POST /claims {"consumer", "limit", "lease_seconds", "min_quality"}`
 pub async fn claim(
     State(state): State<ApiState>,
     JsonBody(request): JsonBody<ClaimRequest>,
@@ -80,9 +94,18 @@ pub async fn claim(
         DEFAULT_LEASE_SECONDS,
         MAX_LEASE_SECONDS,
     )?;
+    let min_quality = request
+        .min_quality
+        .map(|value| check_quality("min_quality", value))
+        .transpose()?;
     let claims = state
         .store
-        .claim(consumer, limit, Duration::seconds(lease_seconds))
+        .claim(
+            consumer,
+            limit,
+            Duration::seconds(lease_seconds),
+            min_quality,
+        )
         .await?;
     tracing::debug!(consumer, claimed = claims.len(), "articles claimed");
     Ok(Json(json!({ "consumer": consumer, "claims": claims })).into_response())

@@ -6,9 +6,9 @@ use chrono::{DateTime, Utc};
 
 use super::feeds::time_cell;
 use super::table::{one_line, text_block};
-use super::{CliError, Context, open_store, print_json, table};
+use super::{CliError, Context, ExportArgs, ListArgs, open_store, print_json, table};
 use crate::config::Config;
-use crate::store::{ArticleFilter, ArticleRecord, SearchQuery, Store};
+use crate::store::{ArticleFilter, ArticleRecord, FEED_EXTRACTOR, SearchQuery, Store, Verdict};
 
 /// The largest page a listing or search returns at once.
 const MAX_LIMIT: i64 = 10_000;
@@ -64,20 +64,14 @@ pub(super) fn parse_since(since: Option<&str>) -> Result<Option<DateTime<Utc>>, 
 }
 
 /// `articles list`: newest first.
-pub async fn list(
-    config: &Config,
-    feed: Option<String>,
-    since: Option<&str>,
-    after_id: Option<i64>,
-    limit: i64,
-    json: bool,
-) -> Result<(), CliError> {
+pub async fn list(config: &Config, args: &ListArgs) -> Result<(), CliError> {
     let filter = ArticleFilter {
-        feed,
-        since: parse_since(since)?,
-        after_id,
-        limit: check_limit(limit)?,
+        feed: args.feed.clone(),
+        since: parse_since(args.since.as_deref())?,
+        after_id: args.after_id,
+        limit: check_limit(args.limit)?,
         ascending: false,
+        min_quality: args.min_quality,
     };
     let store = open_store(config).await?;
     let rows = store
@@ -85,7 +79,7 @@ pub async fn list(
         .await
         .context("listing articles")?;
     store.close().await;
-    if json {
+    if args.output.is_json() {
         return print_json(&rows);
     }
     let cells: Vec<Vec<String>> = rows
@@ -96,15 +90,38 @@ pub async fn list(
                 a.feed.clone(),
                 time_cell(a.published_at.or(Some(a.fetched_at)), "-"),
                 a.word_count.to_string(),
-                a.title.clone(),
+                quality_cell(a.quality),
+                title_cell(&a.title, &a.verdict, &a.extractor),
             ]
         })
         .collect();
     print!(
         "{}",
-        table::render(&["ID", "FEED", "PUBLISHED", "WORDS", "TITLE"], &cells, 70)
+        table::render(
+            &["ID", "FEED", "PUBLISHED", "WORDS", "Q", "TITLE"],
+            &cells,
+            70
+        )
     );
     Ok(())
+}
+
+/// The quality with two decimals, `-` when it was never estimated.
+fn quality_cell(quality: Option<f64>) -> String {
+    quality.map_or_else(|| "-".to_string(), |q| format!("{q:.2}"))
+}
+
+/// The title, after what sets the article apart: `[teaser]`, or `[feed: blocked]` when the
+/// text is the feed entry's own because the page was not an article.
+fn title_cell(title: &str, verdict: &str, extractor: &str) -> String {
+    match (
+        extractor == FEED_EXTRACTOR,
+        verdict == Verdict::Article.as_str(),
+    ) {
+        (true, _) => format!("[feed: {verdict}] {title}"),
+        (false, false) => format!("[{verdict}] {title}"),
+        (false, true) => title.to_string(),
+    }
 }
 
 async fn record(store: &Store, id: i64) -> Result<Option<ArticleRecord>, CliError> {
@@ -144,7 +161,8 @@ pub async fn show(config: &Config, id: i64, format: &str) -> Result<(), CliError
                     .published_at
                     .map(|t| t.format("%Y-%m-%d").to_string()),
                 Some(format!("{} words", article.word_count)),
-                Some(format!("extracted by {}", article.extractor)),
+                Some(source_line(&article)),
+                article.quality.map(|q| format!("quality {q:.2}")),
             ]
             .into_iter()
             .flatten()
@@ -153,6 +171,19 @@ pub async fn show(config: &Config, id: i64, format: &str) -> Result<(), CliError
             println!("{}", text_block(&article.text));
             Ok(())
         }
+    }
+}
+
+/// Where the text comes from, and what the page was when that is not simply an article.
+fn source_line(article: &ArticleRecord) -> String {
+    let verdict = article.verdict.as_str();
+    match (
+        article.extractor == FEED_EXTRACTOR,
+        verdict == Verdict::Article.as_str(),
+    ) {
+        (true, _) => format!("the feed's own text (page: {verdict})"),
+        (false, false) => format!("extracted by {} ({verdict})", article.extractor),
+        (false, true) => format!("extracted by {}", article.extractor),
     }
 }
 
@@ -179,18 +210,20 @@ pub async fn search(config: &Config, query: &str, limit: i64, json: bool) -> Res
     Ok(())
 }
 
-/// `export`: one JSON object per line, ascending id, from `after_id` on. Reads in batches so
-/// that any database size streams in constant memory.
-pub async fn export(config: &Config, after_id: i64) -> Result<(), CliError> {
+/// `export`: one JSON object per line, ascending id, from `--after-id` on (with
+/// `--min-quality`, articles below it are left out). Reads in batches so that any database
+/// size streams in constant memory.
+pub async fn export(config: &Config, args: &ExportArgs) -> Result<(), CliError> {
     let store = open_store(config).await?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut cursor = after_id;
+    let mut cursor = args.after_id;
     loop {
         let filter = ArticleFilter {
             after_id: Some(cursor),
             limit: EXPORT_BATCH,
             ascending: true,
+            min_quality: args.min_quality,
             ..Default::default()
         };
         let batch = store

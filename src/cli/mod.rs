@@ -252,22 +252,7 @@ pub enum FeedsCommand {
 #[derive(Debug, Subcommand)]
 pub enum ArticlesCommand {
     /// List articles, newest first.
-    List {
-        /// Only articles of this feed.
-        #[arg(long)]
-        feed: Option<String>,
-        /// Only articles fetched at or after this time (RFC 3339).
-        #[arg(long)]
-        since: Option<String>,
-        /// Only articles with an id greater than this.
-        #[arg(long)]
-        after_id: Option<i64>,
-        /// At most this many rows.
-        #[arg(long, default_value_t = 50)]
-        limit: i64,
-        #[command(flatten)]
-        output: OutputArgs,
-    },
+    List(ListArgs),
     /// Show one article.
     Show {
         /// The article's id.
@@ -292,13 +277,47 @@ pub enum ArticlesCommand {
 }
 
 #[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Only articles of this feed.
+    #[arg(long)]
+    pub feed: Option<String>,
+    /// Only articles fetched at or after this time (RFC 3339).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Only articles with an id greater than this.
+    #[arg(long)]
+    pub after_id: Option<i64>,
+    /// Only articles whose quality is at least this, from 0 to 1 (articles stored before
+    /// quality was estimated have none and are listed).
+    #[arg(long, value_parser = parse_quality)]
+    pub min_quality: Option<f64>,
+    /// At most this many rows.
+    #[arg(long, default_value_t = 50)]
+    pub limit: i64,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
 pub struct ExportArgs {
     /// Only articles with an id greater than this.
     #[arg(long, default_value_t = 0)]
     pub after_id: i64,
+    /// Only articles whose quality is at least this, from 0 to 1 (articles stored before
+    /// quality was estimated have none and are exported).
+    #[arg(long, value_parser = parse_quality)]
+    pub min_quality: Option<f64>,
     /// Output format.
     #[arg(long, default_value = "jsonl", value_parser = ["jsonl"])]
     pub format: String,
+}
+
+/// `--min-quality`: a number from 0 to 1.
+fn parse_quality(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(value) if (0.0..=1.0).contains(&value) => Ok(value),
+        _ => Err(format!("a number from 0 to 1, not `{text}`")),
+    }
 }
 
 #[derive(Debug, Args)]
@@ -396,20 +415,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Poll(PollArgs { all, output, .. }) => {
             block_on(poll::poll_once(config, *all, output.is_json()))
         }
-        Command::Articles(ArticlesCommand::List {
-            feed,
-            since,
-            after_id,
-            limit,
-            output,
-        }) => block_on(articles::list(
-            &config,
-            feed.clone(),
-            since.as_deref(),
-            *after_id,
-            *limit,
-            output.is_json(),
-        )),
+        Command::Articles(ArticlesCommand::List(args)) => block_on(articles::list(&config, args)),
         Command::Articles(ArticlesCommand::Show { id, format, json }) => {
             let format = if *json { "json" } else { format.as_str() };
             block_on(articles::show(&config, *id, format))
@@ -419,7 +425,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             limit,
             output,
         }) => block_on(articles::search(&config, query, *limit, output.is_json())),
-        Command::Export(ExportArgs { after_id, .. }) => block_on(articles::export(&config, *after_id)),
+        Command::Export(args) => block_on(articles::export(&config, args)),
         Command::Reextract(ReextractArgs { algorithm, feed }) => block_on(reextract::run(
             &config,
             algorithm.as_deref(),

@@ -6,7 +6,10 @@
 //! With `[extract] site_templates` on, each page is extracted with its site's current
 //! template model, so older articles lose the boilerplate learned since they were stored; a
 //! site with `[[sites]]` rules is extracted by them. Without `--algorithm`, each article is
-//! extracted with its feed's `algorithm`, else `[extract] algorithm`.
+//! extracted with its feed's `algorithm`, else `[extract] algorithm`. The new verdict and
+//! quality are stored with the text, whatever the verdict: an article stored from a page the
+//! current rules judge `blocked` says so. An article stored from its feed entry's own text
+//! (`extractor = feed`) keeps no raw page and is left as it is.
 
 use futures::StreamExt;
 
@@ -149,6 +152,8 @@ async fn reextract_one(store: &Store, id: i64, algorithm: Algorithm, config: &Co
     let replacement = Reextraction {
         extractor: extraction.algorithm.name().to_string(),
         confidence: extraction.confidence,
+        verdict: extraction.verdict,
+        quality: extraction.quality,
         text: extraction.text,
         html: extraction.html,
         images: extraction

@@ -2,6 +2,20 @@
 //!
 //! Owns [`Stage`] and [`FailureKind`] (stored vocabulary, as enums) and `StepFailure`, one
 //! failure of one step, which also decides how an entry's retries treat it.
+//!
+//! A page judged not to be an article fails at stage `extract` with its verdict's name as the
+//! kind (`blocked`, `not_found`, …; `extract::Verdict::as_str`). A bot challenge or a rate
+//! limit may clear: it is retried like any failure. Every other verdict is the page's own
+//! answer and would be the same again: given up after [`VERDICT_ATTEMPTS`] attempts.
+
+use crate::extract::Verdict;
+use crate::fetch::FetchError;
+
+/// Attempts at a page judged `not_found`, `needs_javascript`, `consent`, `login` or
+/// `not_article` before its entry is given up: one more try covers an article whose page went
+/// live after its feed entry, and a wall shown once; more would ask the same of a page that
+/// answered.
+pub(super) const VERDICT_ATTEMPTS: i64 = 2;
 
 /// The step of the pipeline a failure is recorded against (`failures.stage`, a metric label).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,6 +100,9 @@ pub(super) struct StepFailure {
     pub(super) stage: Stage,
     pub(super) kind: &'static str,
     pub(super) message: String,
+    /// What the failure says the page is: the verdict on a page that is not an article, or
+    /// what an HTTP status tells of it (`blocked`, `not_found`); `None` when it says nothing.
+    pub(super) verdict: Option<Verdict>,
 }
 
 impl StepFailure {
@@ -94,6 +111,29 @@ impl StepFailure {
             stage,
             kind,
             message: message.to_string(),
+            verdict: None,
+        }
+    }
+
+    /// A page judged `verdict`, which is not an article.
+    pub(super) fn not_an_article(verdict: Verdict, message: impl ToString) -> Self {
+        StepFailure {
+            verdict: Some(verdict),
+            ..StepFailure::new(Stage::Extract, verdict.as_str(), message)
+        }
+    }
+
+    /// A page that could not be downloaded; a status of a bot wall, access denial or rate
+    /// limit says `blocked`, a 404 or 410 says `not_found`.
+    pub(super) fn page_fetch(error: &FetchError) -> Self {
+        let verdict = match error.status() {
+            Some(404 | 410) => Some(Verdict::NotFound),
+            Some(401 | 403 | 429 | 451 | 503) => Some(Verdict::Blocked),
+            _ => None,
+        };
+        StepFailure {
+            verdict,
+            ..StepFailure::new(Stage::Page, error.kind(), error)
         }
     }
 
@@ -115,5 +155,17 @@ impl StepFailure {
         [FailureKind::ExtractTimeout, FailureKind::BadUrl]
             .iter()
             .any(|kind| self.kind == kind.as_str())
+    }
+
+    /// The attempts after which an entry that failed so is given up, when fewer than
+    /// `[fetch] article_retries` allow: a page judged not an article for a reason that waiting
+    /// does not change ([`VERDICT_ATTEMPTS`]).
+    pub(super) fn attempts_cap(&self) -> Option<i64> {
+        match (self.stage, self.verdict) {
+            (Stage::Extract, Some(verdict)) if verdict != Verdict::Blocked => {
+                Some(VERDICT_ATTEMPTS)
+            }
+            _ => None,
+        }
     }
 }

@@ -21,7 +21,9 @@ use std::time::Instant;
 use futures::{FutureExt, StreamExt};
 use url::Url;
 
+use super::feed_text::{self, FeedText, Source};
 use super::{Context, FailureKind, FeedSettings, Stage, StepFailure, candidate, record};
+use crate::extract::Verdict as PageVerdict;
 use crate::extract::metadata::{MetadataSource, PageMetadata, Sourced};
 use crate::extract::rules::SiteRules;
 use crate::extract::template::{self, Applied, PageObservation, SiteTemplate};
@@ -33,10 +35,14 @@ use crate::fetch::{FetchOutcome, FetchRequest, Fetched, ResourceKind};
 use crate::filter::{Blocked, Verdict};
 use crate::metrics;
 use crate::store::{
-    ArticleMetadata, CompressedPage, EntryAttempt, ImageContent, InsertOutcome, NewArticle,
-    NewImage, PageEncoding, PendingEntry, now,
+    ArticleMetadata, CompressedPage, EntryAttempt, FEED_EXTRACTOR, ImageContent, InsertOutcome,
+    NewArticle, NewImage, PageEncoding, PendingEntry, now,
 };
 
+/// The quality given to an article stored from its feed entry's own text: the publisher's
+/// text, with nothing of a page around it to tell apart, only what feeds append to it
+/// (sharing links, an "appeared first on" line).
+const FEED_TEXT_QUALITY: f64 = 0.9;
 /// Images of one article downloaded at the same time.
 const IMAGES_IN_PARALLEL: usize = 4;
 /// The first bytes of a page inspected to tell text from binary garbage.
@@ -124,7 +130,8 @@ pub(super) enum PageOutcome {
     Blocked(Blocked),
 }
 
-/// Stores the entry's article, unless its extracted text gets it blocked.
+/// Stores the entry's article, unless its text gets it blocked: the page's extraction, or the
+/// entry's own text when the page is not an article ([`feed_text::choose`]).
 pub(super) async fn download_and_store(
     ctx: &Context,
     settings: &FeedSettings<'_>,
@@ -153,38 +160,245 @@ pub(super) async fn download_and_store(
     let (extracted, raw_page, page) =
         extract_off_runtime(ctx, settings.algorithm, entry, page, model, page_permit).await?;
     let SiteLearning {
-        extraction,
-        metadata: page_metadata,
+        source,
+        metadata,
         observation,
         applied,
         cut,
     } = extracted;
-    // Only an entry without a summary can still be undecided: its text is the article's.
-    if entry.summary.is_none()
-        && let Verdict::Blocked(reason) = settings
-            .config
-            .filters
-            .judge(&candidate(entry, Some(&extraction.text)))
-    {
+    if let Some(reason) = blocked_by_text(settings, entry, source.text()) {
         return Ok(PageOutcome::Blocked(reason));
     }
-    let images = download_images(ctx, settings, &extraction).await;
-    let failed_images = if settings.download_images {
-        images.iter().filter(|i| i.content.is_none()).count()
-    } else {
-        0
+    let from_page = matches!(source, Source::Page(_));
+    let (article, failed_images) = match source {
+        Source::Page(extraction) => {
+            let (images, failed) = download_images(ctx, settings, &extraction.images).await;
+            let mut article = page_article(entry, &page, extraction, &metadata, raw_page);
+            article.images = images;
+            (article, failed)
+        }
+        Source::Feed(feed, verdict) => {
+            // A teaser is the article's page: what it says of itself holds.
+            let metadata = if verdict.is_article() {
+                metadata
+            } else {
+                PageMetadata::default()
+            };
+            store_feed_text(ctx, settings, entry, (feed, verdict), &metadata).await?
+        }
     };
+    let page_cut = if from_page { cut } else { None };
+    let outcome = store_article(ctx, entry, article, page_cut).await?;
+    // A page already stored was learned when it was; a page that was not taken teaches
+    // nothing of its site's articles.
+    if let (true, Some(site), InsertOutcome::Inserted(_)) = (from_page, &site, &outcome)
+        && let Err(error) = ctx.store.learn_site_page(site, observation, applied).await
+    {
+        tracing::warn!(site, %error, "cannot update the site template");
+    }
+    Ok(PageOutcome::Stored(outcome, failed_images))
+}
+
+/// Stores the entry's own text in place of a page that could not be had at all (given up
+/// after its retries), when it has [`feed_text::MIN_FEED_WORDS`]; `verdict` says what the
+/// failures told of the page. `None` when the entry has no such text.
+pub(super) async fn store_instead_of_page(
+    ctx: &Context,
+    settings: &FeedSettings<'_>,
+    entry: &PendingEntry,
+    verdict: PageVerdict,
+) -> Option<Result<PageOutcome, StepFailure>> {
+    if entry.content.is_none() && entry.summary.is_none() {
+        return None;
+    }
+    let (content, summary) = (entry.content.clone(), entry.summary.clone());
+    let base = Url::parse(&entry.url).ok();
+    let rendered = tokio::task::spawn_blocking(move || {
+        FeedText::of_entry(content.as_deref(), summary.as_deref(), base.as_ref())
+    })
+    .await;
+    let feed = match rendered {
+        Ok(feed) => feed.filter(FeedText::is_enough)?,
+        Err(error) => {
+            let message = format!("{}: rendering the feed's text: {error}", entry.url);
+            let failure = StepFailure::own(Stage::Extract, FailureKind::Panic, message);
+            return Some(Err(failure));
+        }
+    };
+    if let Some(reason) = blocked_by_text(settings, entry, &feed.text) {
+        return Some(Ok(PageOutcome::Blocked(reason)));
+    }
+    let stored = async {
+        let feed = (feed, verdict);
+        let (article, failed_images) =
+            store_feed_text(ctx, settings, entry, feed, &PageMetadata::default()).await?;
+        let outcome = store_article(ctx, entry, article, None).await?;
+        Ok(PageOutcome::Stored(outcome, failed_images))
+    };
+    Some(stored.await)
+}
+
+/// The filters' reason to turn the entry away once its text is known. Only an entry without
+/// a summary can still be undecided: its text is the article's.
+fn blocked_by_text(
+    settings: &FeedSettings<'_>,
+    entry: &PendingEntry,
+    text: &str,
+) -> Option<Blocked> {
+    if entry.summary.is_some() {
+        return None;
+    }
+    match settings.config.filters.judge(&candidate(entry, Some(text))) {
+        Verdict::Blocked(reason) => Some(reason),
+        Verdict::Pass | Verdict::NeedsText => None,
+    }
+}
+
+/// The article of the entry's own text (its images downloaded), with how many of its images
+/// failed; `metadata` is what the page says of itself, when that holds.
+async fn store_feed_text(
+    ctx: &Context,
+    settings: &FeedSettings<'_>,
+    entry: &PendingEntry,
+    (feed, verdict): (FeedText, PageVerdict),
+    metadata: &PageMetadata,
+) -> Result<(NewArticle, usize), StepFailure> {
+    let (images, failed_images) = download_images(ctx, settings, &feed.images).await;
+    let facts = Facts::of(entry, metadata);
+    let article = NewArticle {
+        feed_id: entry.feed_id,
+        guid: entry.guid.clone(),
+        url: entry.url.clone(),
+        canonical_url: None,
+        title: entry.title.clone(),
+        author: facts.author,
+        summary: entry.summary.clone(),
+        published_at: facts.published_at,
+        fetched_at: now(),
+        language: feed.language,
+        extractor: FEED_EXTRACTOR.to_string(),
+        // Nothing was chosen from a page: the text is the entry's, whole.
+        confidence: 1.0,
+        verdict,
+        quality: FEED_TEXT_QUALITY,
+        text: strip_controls(&feed.text),
+        html: strip_controls(&feed.html),
+        // The page is not the article's: nothing in it to extract again.
+        raw_page: None,
+        raw_content_type: None,
+        images,
+        metadata: facts.metadata,
+    };
+    tracing::info!(url = %entry.url, verdict = verdict.as_str(), words = feed.words, "article stored from the feed's text");
+    metrics::article_from_feed_text(verdict.as_str());
+    Ok((article, failed_images))
+}
+
+/// The article of the page's extraction; its images are the caller's to download.
+fn page_article(
+    entry: &PendingEntry,
+    page: &Fetched,
+    extraction: Extraction,
+    metadata: &PageMetadata,
+    raw_page: CompressedPage,
+) -> NewArticle {
     let final_url = normalize_url(&page.final_url);
     let title = if entry.title.is_empty() {
         strip_controls(extraction.title.as_deref().unwrap_or_default())
     } else {
         entry.title.clone()
     };
+    let facts = Facts::of(entry, metadata);
+    NewArticle {
+        feed_id: entry.feed_id,
+        guid: entry.guid.clone(),
+        url: entry.url.clone(),
+        canonical_url: (final_url.as_str() != entry.url).then(|| final_url.to_string()),
+        title,
+        author: facts.author,
+        summary: entry.summary.clone(),
+        published_at: facts.published_at,
+        fetched_at: now(),
+        language: extraction.language,
+        extractor: extraction.algorithm.name().to_string(),
+        confidence: extraction.confidence,
+        verdict: extraction.verdict,
+        quality: extraction.quality,
+        text: strip_controls(&extraction.text),
+        html: strip_controls(&extraction.html),
+        raw_page: Some(raw_page),
+        raw_content_type: page.content_type.clone(),
+        images: Vec::new(),
+        metadata: facts.metadata,
+    }
+}
+
+/// Author and date (the feed's, else the page's) and what the page says of itself.
+struct Facts {
+    author: Option<String>,
+    published_at: Option<chrono::DateTime<chrono::Utc>>,
+    metadata: ArticleMetadata,
+}
+
+impl Facts {
+    fn of(entry: &PendingEntry, page: &PageMetadata) -> Facts {
+        let author = feed_first(entry.author.clone(), page.author.clone());
+        let published = feed_first(entry.published_at, page.published_at.clone());
+        Facts {
+            metadata: ArticleMetadata {
+                author_source: source_of(&author),
+                published_source: source_of(&published),
+                lead_image_url: page.lead_image.as_ref().map(|i| i.value.clone()),
+                lead_image_source: source_of(&page.lead_image),
+                site_name: page.site_name.as_ref().map(|n| strip_controls(&n.value)),
+                site_name_source: source_of(&page.site_name),
+            },
+            author: author.map(|a| strip_controls(&a.value)),
+            published_at: published.map(|p| p.value),
+        }
+    }
+}
+
+/// Where a value was read, as stored.
+fn source_of<T>(value: &Option<Sourced<T>>) -> Option<String> {
+    value.as_ref().map(|v| v.source.as_str().to_string())
+}
+
+/// Stores the article, the entry becoming `stored` in the article's own transaction: one
+/// commit for both.
+async fn store_article(
+    ctx: &Context,
+    entry: &PendingEntry,
+    mut article: NewArticle,
+    cut: Option<PageCut>,
+) -> Result<InsertOutcome, StepFailure> {
+    let notes = cap_article(ctx, entry, &mut article, cut);
+    let stored = EntryAttempt::stored(entry.attempts, now());
+    let outcome = ctx
+        .store
+        .insert_entry_article(article, Some((entry.id, &stored)))
+        .await
+        .map_err(StepFailure::database)?;
+    // A page already stored was noted when it was.
+    if let InsertOutcome::Inserted(_) = &outcome {
+        for note in &notes {
+            record(ctx, Some(entry.feed_id), Some(&entry.url), note).await;
+        }
+    }
+    Ok(outcome)
+}
+
+/// The article's text and HTML cut to `[extract] max_text_bytes`, with a note (a failure row
+/// once it is stored) for each cut: the page read only in part, the article stored cut.
+fn cap_article(
+    ctx: &Context,
+    entry: &PendingEntry,
+    article: &mut NewArticle,
+    cut: Option<PageCut>,
+) -> Vec<StepFailure> {
     let max_text = ctx.config.extract.max_text_bytes;
-    let text = strip_controls(&extraction.text);
-    let html = strip_controls(&extraction.html);
-    let capped_text = cap_text(&text, max_text);
-    let capped_html = cap_html(&html, max_text);
+    let capped_text = cap_text(&article.text, max_text);
+    let capped_html = cap_html(&article.html, max_text);
     let mut notes = Vec::new();
     if let Some(cut) = cut {
         tracing::warn!(url = %entry.url, %cut, "page longer than extraction reads");
@@ -197,10 +411,10 @@ pub(super) async fn download_and_store(
     if capped_text.is_some() || capped_html.is_some() {
         let sizes = format!(
             "text {} → {} bytes, HTML {} → {} bytes (max_text_bytes {max_text})",
-            text.len(),
-            capped_text.as_ref().map_or(text.len(), String::len),
-            html.len(),
-            capped_html.as_ref().map_or(html.len(), String::len),
+            article.text.len(),
+            capped_text.as_ref().map_or(article.text.len(), String::len),
+            article.html.len(),
+            capped_html.as_ref().map_or(article.html.len(), String::len),
         );
         tracing::warn!(url = %entry.url, %sizes, "article stored cut");
         notes.push(StepFailure::own(
@@ -209,66 +423,13 @@ pub(super) async fn download_and_store(
             format!("{}: {sizes}", entry.url),
         ));
     }
-    let text = capped_text.unwrap_or(text);
-    let html = capped_html.unwrap_or(html);
-    let author = feed_first(entry.author.clone(), page_metadata.author.clone());
-    let author_source = author.as_ref().map(|a| a.source.as_str());
-    let published = feed_first(entry.published_at, page_metadata.published_at.clone());
-    let article = NewArticle {
-        feed_id: entry.feed_id,
-        guid: entry.guid.clone(),
-        url: entry.url.clone(),
-        canonical_url: (final_url.as_str() != entry.url).then(|| final_url.to_string()),
-        title,
-        author: author.map(|a| strip_controls(&a.value)),
-        summary: entry.summary.clone(),
-        published_at: published.as_ref().map(|p| p.value),
-        fetched_at: now(),
-        language: extraction.language.clone(),
-        extractor: extraction.algorithm.name().to_string(),
-        confidence: extraction.confidence,
-        text,
-        html,
-        raw_page: Some(raw_page),
-        raw_content_type: page.content_type,
-        images,
-        metadata: ArticleMetadata {
-            author_source: author_source.map(str::to_string),
-            published_source: published.map(|p| p.source.as_str().to_string()),
-            lead_image_url: page_metadata.lead_image.as_ref().map(|i| i.value.clone()),
-            lead_image_source: page_metadata
-                .lead_image
-                .as_ref()
-                .map(|i| i.source.as_str().to_string()),
-            site_name: page_metadata
-                .site_name
-                .as_ref()
-                .map(|n| strip_controls(&n.value)),
-            site_name_source: page_metadata
-                .site_name
-                .as_ref()
-                .map(|n| n.source.as_str().to_string()),
-        },
-    };
-    // The entry becomes `stored` in the article's own transaction: one commit for both.
-    let stored = EntryAttempt::stored(entry.attempts, now());
-    let outcome = ctx
-        .store
-        .insert_entry_article(article, Some((entry.id, &stored)))
-        .await
-        .map_err(StepFailure::database)?;
-    // A page already stored was noted and learned when it was.
-    if let InsertOutcome::Inserted(_) = &outcome {
-        for note in &notes {
-            record(ctx, Some(entry.feed_id), Some(&entry.url), note).await;
-        }
+    if let Some(text) = capped_text {
+        article.text = text;
     }
-    if let (Some(site), InsertOutcome::Inserted(_)) = (&site, &outcome)
-        && let Err(error) = ctx.store.learn_site_page(site, observation, applied).await
-    {
-        tracing::warn!(site, %error, "cannot update the site template");
+    if let Some(html) = capped_html {
+        article.html = html;
     }
-    Ok(PageOutcome::Stored(outcome, failed_images))
+    notes
 }
 
 /// A site's model, or none when it has none or it cannot be read.
@@ -284,7 +445,8 @@ async fn site_model(ctx: &Context, site: &str) -> Option<std::sync::Arc<SiteTemp
 
 /// One extraction with what it teaches the site's model.
 struct SiteLearning {
-    extraction: Extraction,
+    /// The page's extraction, or the entry's own text.
+    source: Source,
     /// What the page says about itself.
     metadata: PageMetadata,
     observation: PageObservation,
@@ -309,7 +471,7 @@ async fn fetch_page(
                 "unexpected 304 without a validator",
             ));
         }
-        Err(error) => return Err(StepFailure::new(Stage::Page, error.kind(), &error)),
+        Err(error) => return Err(StepFailure::page_fetch(&error)),
     };
     if let Some(media_type) = page.media_type().filter(|m| !is_html(m)) {
         return Err(StepFailure::own(
@@ -360,11 +522,12 @@ pub(crate) fn report_rule_miss(rules: Option<&SiteRules>, missed: bool) {
     }
 }
 
-/// Extraction and compression (zstd, for a page that did not come gzip-encoded) are CPU
-/// work: they run on the blocking pool so that they never stall the async runtime. A panic
-/// in an extractor becomes a recorded failure; so does an extraction that runs past
-/// `[extract] timeout_seconds` (its thread cannot be stopped and finishes on its own, its
-/// result dropped).
+/// Extraction, the rendering of the entry's own text and compression (zstd, for a page that
+/// did not come gzip-encoded) are CPU work: they run on the blocking pool so that they never
+/// stall the async runtime. A panic in an extractor becomes a recorded failure; so does an
+/// extraction that runs past `[extract] timeout_seconds` (its thread cannot be stopped and
+/// finishes on its own, its result dropped). The entry's text is the extraction's hint, and
+/// the second source of the article ([`feed_text::choose`]).
 async fn extract_off_runtime(
     ctx: &Context,
     algorithm: Algorithm,
@@ -374,17 +537,24 @@ async fn extract_off_runtime(
     page_permit: Option<tokio::sync::OwnedSemaphorePermit>,
 ) -> Result<(SiteLearning, CompressedPage, Fetched), StepFailure> {
     let title = entry.title.clone();
+    let (content, summary) = (entry.content.clone(), entry.summary.clone());
+    let entry_url = Url::parse(&entry.url).ok();
     let rules = ctx.config.sites.for_url(&page.final_url);
     // Held by the blocking thread until it finishes, also past the budget.
     let permit = ctx.in_flight.extraction_permit().await;
     let joined = tokio::task::spawn_blocking(move || {
         let _permit = permit;
+        let feed = FeedText::of_entry(content.as_deref(), summary.as_deref(), entry_url.as_ref());
         let started = Instant::now();
+        let hints = EntryHints {
+            title: Some(title.as_str()).filter(|t| !t.is_empty()),
+            feed_text: feed.as_ref().map(|feed| feed.text.as_str()),
+        };
         let site_page = extract_site_page(
             &page.bytes,
             page.charset(),
             Some(&page.final_url),
-            EntryHints::title(Some(title.as_str()).filter(|t| !t.is_empty())),
+            hints,
             algorithm,
             SiteKnowledge {
                 template: model.as_deref(),
@@ -403,18 +573,7 @@ async fn extract_off_runtime(
                 fell_back,
             );
         }
-        // A page that came gzip-encoded is stored as it came: compressing it again would
-        // cost more CPU than anything else in storing it (docs/performance.md).
-        let compressed = match page.gzip {
-            Some(gzip) => Ok(CompressedPage::from_stored(PageEncoding::Gzip, gzip)),
-            None => CompressedPage::compress(&page.bytes),
-        };
-        // The compressed copy is what is stored: the page's bytes need not wait with it.
-        let page = Fetched {
-            bytes: Vec::new(),
-            gzip: None,
-            ..page
-        };
+        let (compressed, page) = compress_for_storage(page);
         drop(page_permit);
         let learning = (
             site_page.metadata,
@@ -422,7 +581,7 @@ async fn extract_off_runtime(
             site_page.applied,
             site_page.cut,
         );
-        (extraction, learning, compressed, page)
+        ((extraction, feed), learning, compressed, page)
     });
     let budget = ctx.config.extract.timeout;
     let joined = tokio::time::timeout(budget, joined).await.map_err(|_| {
@@ -432,7 +591,7 @@ async fn extract_off_runtime(
             format!("{}: extraction took longer than {budget:?}", entry.url),
         )
     })?;
-    let (extraction, (metadata, observation, applied, cut), compressed, page) =
+    let ((extraction, feed), (metadata, observation, applied, cut), compressed, page) =
         joined.map_err(|e| {
             StepFailure::own(
                 Stage::Extract,
@@ -440,23 +599,34 @@ async fn extract_off_runtime(
                 format!("{}: {e}", entry.url),
             )
         })?;
-    let extraction = extraction.map_err(|e| {
-        StepFailure::own(
-            Stage::Extract,
-            FailureKind::NoContent,
-            format!("{}: {e}", entry.url),
-        )
-    })?;
+    let source = feed_text::choose(extraction, feed, &entry.url)?;
     let compressed =
         compressed.map_err(|e| StepFailure::own(Stage::Store, FailureKind::Compress, e))?;
     let learning = SiteLearning {
-        extraction,
+        source,
         metadata,
         observation,
         applied,
         cut,
     };
     Ok((learning, compressed, page))
+}
+
+/// The page compressed as it is stored, and the page without its bytes: the compressed copy is
+/// what is stored, and the bytes need not wait with it. A page that came gzip-encoded is
+/// stored as it came: compressing it again would cost more CPU than anything else in storing
+/// it (docs/performance.md).
+fn compress_for_storage(page: Fetched) -> (std::io::Result<CompressedPage>, Fetched) {
+    let compressed = match page.gzip {
+        Some(gzip) => Ok(CompressedPage::from_stored(PageEncoding::Gzip, gzip)),
+        None => CompressedPage::compress(&page.bytes),
+    };
+    let page = Fetched {
+        bytes: Vec::new(),
+        gzip: None,
+        ..page
+    };
+    (compressed, page)
 }
 
 /// The feed's value when it has one, else the page's.
@@ -469,20 +639,20 @@ fn feed_first<T>(feed: Option<T>, page: Option<Sourced<T>>) -> Option<Sourced<T>
 }
 
 /// The article's images, in document order, up to `[images].max_per_article`; their bytes
-/// when the feed downloads images. An image that fails is kept without bytes and recorded.
+/// when the feed downloads images. An image that fails is kept without bytes and recorded,
+/// and counted in the second value.
 async fn download_images(
     ctx: &Context,
     settings: &FeedSettings<'_>,
-    extraction: &Extraction,
-) -> Vec<NewImage> {
+    images: &[crate::extract::Image],
+) -> (Vec<NewImage>, usize) {
     let download = settings.download_images;
-    let wanted: Vec<(crate::extract::Image, Url)> = extraction
-        .images
+    let wanted: Vec<(crate::extract::Image, Url)> = images
         .iter()
         .filter_map(|image| Url::parse(&image.url).ok().map(|url| (image.clone(), url)))
         .take(ctx.config.images.max_per_article)
         .collect();
-    futures::stream::iter(wanted)
+    let images = futures::stream::iter(wanted)
         .map(|(image, url)| {
             async move {
                 let content = if download {
@@ -502,8 +672,14 @@ async fn download_images(
             .boxed()
         })
         .buffered(IMAGES_IN_PARALLEL)
-        .collect()
-        .await
+        .collect::<Vec<NewImage>>()
+        .await;
+    let failed = if download {
+        images.iter().filter(|i| i.content.is_none()).count()
+    } else {
+        0
+    };
+    (images, failed)
 }
 
 async fn fetch_image(

@@ -178,6 +178,8 @@ impl ArticleWrites {
 pub struct Reextraction {
     pub extractor: String,
     pub confidence: f64,
+    pub verdict: Verdict,
+    pub quality: f64,
     pub text: String,
     pub html: String,
     /// Without bytes: images whose URL was downloaded before keep those bytes.
@@ -282,6 +284,7 @@ impl Store {
                     .bind(attempt.attempts)
                     .bind(db_time(attempt.next_attempt_at))
                     .bind(&attempt.error)
+                    .bind(attempt.state.is_waiting())
                     .execute(&mut *tx)
                     .await
                     .context("recording an entry attempt")?;
@@ -325,6 +328,8 @@ impl Store {
                     .bind(&article.metadata.site_name)
                     .bind(&article.metadata.site_name_source)
                     .bind(&write.summary.text)
+                    .bind(article.verdict.as_str())
+                    .bind(article.quality)
                     .fetch_optional(&mut *tx)
                     .await
                     .context("inserting an article")?;
@@ -397,6 +402,8 @@ impl Store {
                 .bind(&extraction.html)
                 .bind(word_count(&extraction.text))
                 .bind(sha256_hex(extraction.text.as_bytes()))
+                .bind(extraction.verdict.as_str())
+                .bind(extraction.quality)
                 .execute(&mut *tx)
                 .await
                 .context("updating an article's extraction")?
@@ -482,6 +489,7 @@ impl Store {
                 .bind(filter.since.map(db_time))
                 .bind(filter.after_id)
                 .bind(filter.limit.max(0))
+                .bind(filter.min_quality)
                 .fetch_all(pool)
                 .await
         })
@@ -507,7 +515,7 @@ impl Store {
 
 /// Words of a text: whitespace-separated pieces with at least one letter or digit (a lone
 /// dash is not a word).
-fn word_count(text: &str) -> i64 {
+pub fn word_count(text: &str) -> i64 {
     text.split_whitespace()
         .filter(|piece| piece.chars().any(char::is_alphanumeric))
         .count() as i64

@@ -100,9 +100,10 @@ pub struct QueueDepth {
 }
 
 /// Claims up to `$4` articles for consumer `$1` at time `$2`, leased until `$3`. Candidates are
-/// articles without a claim row for this consumer, or whose lease expired before it was done;
-/// the `ON CONFLICT … WHERE` repeats that test on the current row, the guard against a claimer
-/// that read an older state.
+/// articles without a claim row for this consumer, or whose lease expired before it was done,
+/// and whose quality is at least `$5` (NULL: any; an article stored before quality was
+/// estimated has none and passes); the `ON CONFLICT … WHERE` repeats the claim test on the
+/// current row, the guard against a claimer that read an older state.
 const CLAIM: Dialects = Dialects {
     sqlite: "INSERT INTO claims (consumer, article_id, lease, claimed_at, lease_until)
              SELECT $1, a.id, 1, $2, $3
@@ -110,6 +111,7 @@ const CLAIM: Dialects = Dialects {
              WHERE NOT EXISTS (SELECT 1 FROM claims c
                                WHERE c.consumer = $1 AND c.article_id = a.id
                                  AND (c.done_at IS NOT NULL OR c.lease_until > $2))
+               AND ($5 IS NULL OR a.quality IS NULL OR a.quality >= $5)
              ORDER BY a.id
              LIMIT $4
              ON CONFLICT (consumer, article_id) DO UPDATE SET
@@ -124,6 +126,7 @@ const CLAIM: Dialects = Dialects {
                    WHERE NOT EXISTS (SELECT 1 FROM claims c
                                      WHERE c.consumer = $1 AND c.article_id = a.id
                                        AND (c.done_at IS NOT NULL OR c.lease_until > $2))
+                     AND ($5 IS NULL OR a.quality IS NULL OR a.quality >= $5)
                    ORDER BY a.id
                    LIMIT $4
                    FOR NO KEY UPDATE SKIP LOCKED
@@ -166,12 +169,14 @@ const QUEUE_DEPTHS: &str = "
 impl Store {
     /// Claims up to `limit` articles, oldest first, for `consumer`'s worker, each leased for
     /// `lease`. Articles this consumer finished, or that one of its workers holds under an
-    /// unexpired lease, are not returned.
+    /// unexpired lease, are not returned; nor, with `min_quality`, articles whose quality is
+    /// below it (an article without a quality, stored before it was estimated, passes).
     pub async fn claim(
         &self,
         consumer: &str,
         limit: i64,
         lease: Duration,
+        min_quality: Option<f64>,
     ) -> Result<Vec<ClaimedArticle>, StoreError> {
         let claimed_at = now();
         let lease_until = db_time(claimed_at + lease);
@@ -183,6 +188,7 @@ impl Store {
                 .bind(claimed_at)
                 .bind(lease_until)
                 .bind(limit.max(0))
+                .bind(min_quality)
                 .fetch_all(&mut *tx)
                 .await
                 .context("claiming articles")?;

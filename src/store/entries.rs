@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 use super::model::*;
 use super::{QueryContext, Store, StoreError, db_time, on_pool, sql};
 
-/// The states of an entry that still waits for its article.
+/// The states of an entry that still waits for its article ([`EntryState::is_waiting`]).
 const WAITING: [EntryState; 2] = [EntryState::Pending, EntryState::Retrying];
 
 impl Store {
@@ -43,6 +43,7 @@ impl Store {
                     .bind(at)
                     .bind(EntryState::Retrying.as_str())
                     .bind(EntryState::Stored.as_str())
+                    .bind(&entry.content)
                     .execute(&mut *tx)
                     .await
                     .context("remembering a feed entry")?
@@ -103,6 +104,7 @@ impl Store {
                 .bind(attempt.attempts)
                 .bind(db_time(attempt.next_attempt_at))
                 .bind(&attempt.error)
+                .bind(attempt.state.is_waiting())
                 .execute(pool)
                 .await
                 .map(drop)

@@ -39,7 +39,7 @@ use sqlx::sqlite::{
 use crate::config::DatabaseTarget;
 
 pub use api_reads::StoreCounts;
-pub use articles::Reextraction;
+pub use articles::{Reextraction, word_count};
 pub use feeds::{OVERDUE_FIRINGS, OverdueFeed, overdue_since};
 pub use health::{FailingWrite, Write, WriteFailureKind};
 pub use model::*;

@@ -12,6 +12,13 @@ use flate2::write::GzEncoder;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+pub use crate::extract::Verdict;
+
+/// The `extractor` of an article whose text is its feed entry's own content, stored because
+/// the page was not an article (or a teaser shorter than the feed's text, or could not be
+/// had at all).
+pub const FEED_EXTRACTOR: &str = "feed";
+
 /// How a stored raw page is compressed (`articles.raw_encoding`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PageEncoding {
@@ -122,9 +129,15 @@ pub struct NewArticle {
     pub published_at: Option<DateTime<Utc>>,
     pub fetched_at: DateTime<Utc>,
     pub language: Option<String>,
-    /// The algorithm that produced `text` and `html` (e.g. `cuter`, `cetr`).
+    /// The algorithm that produced `text` and `html` (e.g. `cuter`, `cetr`), or
+    /// [`FEED_EXTRACTOR`] when they are the feed entry's own.
     pub extractor: String,
     pub confidence: f64,
+    /// What the page was: `article` or `teaser` when the text is the page's; with
+    /// [`FEED_EXTRACTOR`], why the page's was not taken (or that it was a shorter teaser).
+    pub verdict: Verdict,
+    /// The text's expected F1 against a human's article text, in [0, 1].
+    pub quality: f64,
     pub text: String,
     pub html: String,
     pub raw_page: Option<CompressedPage>,
@@ -230,6 +243,10 @@ pub struct Article {
     pub language: Option<String>,
     pub extractor: String,
     pub confidence: f64,
+    /// An [`extract::Verdict`](Verdict) name, as stored.
+    pub verdict: String,
+    /// `None` for articles stored before quality was estimated.
+    pub quality: Option<f64>,
     pub text: String,
     pub html: String,
     pub word_count: i64,
@@ -251,6 +268,8 @@ pub struct ArticleSummary {
     pub fetched_at: DateTime<Utc>,
     pub extractor: String,
     pub word_count: i64,
+    pub verdict: String,
+    pub quality: Option<f64>,
 }
 
 /// Which articles a listing returns. Empty fields do not filter.
@@ -262,6 +281,9 @@ pub struct ArticleFilter {
     pub limit: i64,
     /// Ascending ids (the consumers' cursor order) instead of newest first.
     pub ascending: bool,
+    /// Only articles whose quality is at least this (articles without one, stored before
+    /// quality was estimated, pass).
+    pub min_quality: Option<f64>,
 }
 
 /// Which failures a listing returns, newest first. Empty fields do not filter.
@@ -459,6 +481,11 @@ impl EntryState {
             EntryState::Blocked => "blocked",
         }
     }
+
+    /// Pending or retrying: the entry still waits for its article.
+    pub fn is_waiting(self) -> bool {
+        matches!(self, EntryState::Pending | EntryState::Retrying)
+    }
 }
 
 /// An entry of a feed document to remember until its article is stored or given up: all
@@ -471,6 +498,9 @@ pub struct NewEntry {
     pub title: String,
     pub author: Option<String>,
     pub summary: Option<String>,
+    /// The entry's full content as the feed gave it (HTML or text), kept until the entry is
+    /// settled: what is stored when the page is not an article.
+    pub content: Option<String>,
     pub published_at: Option<DateTime<Utc>>,
 }
 
@@ -484,6 +514,7 @@ pub struct PendingEntry {
     pub title: String,
     pub author: Option<String>,
     pub summary: Option<String>,
+    pub content: Option<String>,
     pub published_at: Option<DateTime<Utc>>,
     /// How many times it failed so far.
     pub attempts: i64,

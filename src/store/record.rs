@@ -20,8 +20,14 @@ pub struct ArticleRecord {
     pub published_at: Option<DateTime<Utc>>,
     pub fetched_at: DateTime<Utc>,
     pub language: Option<String>,
+    /// The algorithm that produced the text, or `feed` when it is the feed entry's own.
     pub extractor: String,
     pub confidence: f64,
+    /// What the page was (`article`, `teaser`; with `extractor = feed`, also `blocked`,
+    /// `not_found`, …).
+    pub verdict: String,
+    /// The text's expected F1 in [0, 1]; `null` for articles stored before it was estimated.
+    pub quality: Option<f64>,
     pub word_count: i64,
     pub content_hash: String,
     /// The feed's summary, sanitized HTML (before migration 0012: as the feed gave it).
@@ -63,6 +69,8 @@ impl ArticleRecord {
             language: article.language,
             extractor: article.extractor,
             confidence: article.confidence,
+            verdict: article.verdict,
+            quality: article.quality,
             word_count: article.word_count,
             content_hash: article.content_hash,
             summary: article.summary,

@@ -198,30 +198,31 @@ pub(super) const SET_FEED_NEXT_DUE: &str = "UPDATE feeds SET next_due_at = $2 WH
 
 // --- feed entries ---
 
-/// Remembers entry `$2`..`$7` (guid, url, title, author, summary, published) of feed `$1` in
-/// state `$8` (pending), due at `$9`. An entry the feed already has (same URL) keeps its
-/// state, with one exception: while it waits (`$8`, `$10`: retrying) or was settled as
-/// stored (`$11`) under a GUID that its new one (`$2`) extends with its URL. Older versions
-/// took entries that share a GUID but not a link for one entry, and stored one article for
-/// all of them; each is now due again under its own identity (the one already stored is
-/// found by its URL, and not downloaded again).
+/// Remembers entry `$2`..`$7` (guid, url, title, author, summary, published) and `$12` (its
+/// content) of feed `$1` in state `$8` (pending), due at `$9`. An entry the feed already has
+/// (same URL) keeps its state, with one exception: while it waits (`$8`, `$10`: retrying) or
+/// was settled as stored (`$11`) under a GUID that its new one (`$2`) extends with its URL.
+/// Older versions took entries that share a GUID but not a link for one entry, and stored
+/// one article for all of them; each is now due again under its own identity (the one
+/// already stored is found by its URL, and not downloaded again).
 pub(super) const INSERT_FEED_ENTRY: &str = "
     INSERT INTO feed_entries (feed_id, guid, url, title, author, summary, published_at, state,
-                              attempts, next_attempt_at, first_seen_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $9)
+                              attempts, next_attempt_at, first_seen_at, content)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $9, $12)
     ON CONFLICT (feed_id, url) DO UPDATE SET
         guid = excluded.guid,
         state = excluded.state,
         attempts = 0,
         next_attempt_at = excluded.next_attempt_at,
-        last_error = NULL
+        last_error = NULL,
+        content = excluded.content
     WHERE feed_entries.state IN ($8, $10, $11)
       AND excluded.guid = feed_entries.guid || ' ' || feed_entries.url";
 
 /// Feed `$1`'s entries in state `$2` or `$3` whose attempt time has come by `$4`, in the
 /// order they were first seen (oldest first), at most `$5`.
 pub(super) const SELECT_DUE_ENTRIES: &str = "
-    SELECT id, feed_id, guid, url, title, author, summary, published_at, attempts
+    SELECT id, feed_id, guid, url, title, author, summary, content, published_at, attempts
     FROM feed_entries
     WHERE feed_id = $1 AND state IN ($2, $3) AND next_attempt_at <= $4
     ORDER BY id
@@ -231,13 +232,17 @@ pub(super) const SELECT_DUE_ENTRIES: &str = "
 pub(super) const SELECT_NEXT_ENTRY_ATTEMPT: &str = "
     SELECT MIN(next_attempt_at) FROM feed_entries WHERE feed_id = $1 AND state IN ($2, $3)";
 
+/// Entry `$1`'s attempt: state `$2`, attempts `$3`, next attempt `$4`, error `$5`; its content
+/// is kept only while `$6` (the entry still waits), since a settled entry never reads it.
 pub(super) const UPDATE_FEED_ENTRY: &str = "
-    UPDATE feed_entries SET state = $2, attempts = $3, next_attempt_at = $4, last_error = $5
+    UPDATE feed_entries SET state = $2, attempts = $3, next_attempt_at = $4, last_error = $5,
+                            content = CASE WHEN $6 THEN content ELSE NULL END
     WHERE id = $1";
 
 /// Entry `$1` turned away by a filter: state `$2`, the reason `$3`, settled at `$4`.
 pub(super) const BLOCK_FEED_ENTRY: &str = "
-    UPDATE feed_entries SET state = $2, blocked_by = $3, next_attempt_at = $4, last_error = NULL
+    UPDATE feed_entries SET state = $2, blocked_by = $3, next_attempt_at = $4, last_error = NULL,
+                            content = NULL
     WHERE id = $1";
 
 /// The reason entry `$1` of feed `$2` was blocked, if it was.
@@ -289,9 +294,10 @@ macro_rules! insert_article {
                                published_at, fetched_at, language, extractor, confidence, text,
                                html, word_count, content_hash, raw_page, raw_content_type,
                                raw_encoding, author_source, published_source, lead_image_url,
-                               lead_image_source, site_name, site_name_source, summary_text)
+                               lead_image_source, site_name, site_name_source, summary_text,
+                               verdict, quality)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-                 $19, $20, $21, $22, $23, $24, $25, $26)
+                 $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)
          ON CONFLICT DO NOTHING
          RETURNING id"
     };
@@ -357,16 +363,17 @@ pub(super) const INSERT_IMAGES_UNNEST: &str = "
 pub(super) const UPDATE_EXTRACTION: &str = "
     UPDATE articles
     SET extractor = $2, confidence = $3, text = $4, html = $5, word_count = $6,
-        content_hash = $7
+        content_hash = $7, verdict = $8, quality = $9
     WHERE id = $1";
 
 pub(super) const DELETE_ARTICLE_IMAGES: &str = "DELETE FROM images WHERE article_id = $1";
 
 pub(super) const SELECT_ARTICLE: &str = "
     SELECT a.id, a.feed_id, f.name AS feed, a.guid, a.url, a.canonical_url, a.title, a.author,
-           a.summary, a.summary_text, a.published_at, a.fetched_at, a.language, a.extractor, a.confidence,
-           a.text, a.html, a.word_count, a.content_hash, a.author_source, a.published_source,
-           a.lead_image_url, a.lead_image_source, a.site_name, a.site_name_source
+           a.summary, a.summary_text, a.published_at, a.fetched_at, a.language, a.extractor,
+           a.confidence, a.verdict, a.quality, a.text, a.html, a.word_count, a.content_hash,
+           a.author_source, a.published_source, a.lead_image_url, a.lead_image_source,
+           a.site_name, a.site_name_source
     FROM articles a
     JOIN feeds f ON f.id = a.feed_id
     WHERE a.id = $1";
@@ -375,19 +382,20 @@ pub(super) const SELECT_ARTICLE: &str = "
 pub(super) const SELECT_RAW_PAGE: &str =
     "SELECT raw_page, raw_content_type, raw_encoding FROM articles WHERE id = $1";
 
-/// Listings: `$1` feed name, `$2` fetched at or after, `$3` id greater than, `$4` limit; a
-/// NULL filter matches everything. The two orders are two statements so that each can use
-/// the primary key index.
+/// Listings: `$1` feed name, `$2` fetched at or after, `$3` id greater than, `$4` limit, `$5`
+/// the least quality (an article without one passes); a NULL filter matches everything. The
+/// two orders are two statements so that each can use the primary key index.
 macro_rules! list_articles {
     ($order:literal) => {
         concat!(
             "SELECT a.id, f.name AS feed, a.url, a.title, a.author, a.published_at, a.fetched_at,
-                    a.extractor, a.word_count
+                    a.extractor, a.word_count, a.verdict, a.quality
              FROM articles a
              JOIN feeds f ON f.id = a.feed_id
              WHERE ($1 IS NULL OR f.name = $1)
                AND ($2 IS NULL OR a.fetched_at >= $2)
                AND ($3 IS NULL OR a.id > $3)
+               AND ($5 IS NULL OR a.quality IS NULL OR a.quality >= $5)
              ORDER BY a.id ",
             $order,
             " LIMIT $4"

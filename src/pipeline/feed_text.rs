@@ -1,0 +1,280 @@
+//! The feed entry's own text as the article's second source, and the choice between it and
+//! the page.
+//!
+//! Owns [`FeedText`] (an entry's content, else its summary, tidied and rendered as a page's
+//! article is: the same sanitizing policy, its `<img>` the article's images) and [`choose`]:
+//! the page's extraction is stored when its verdict is `article`, or `teaser` with at least as
+//! many words as the entry's text; the entry's text is stored, with the page's verdict kept,
+//! when it has [`MIN_FEED_WORDS`] and the page is not an article or is a shorter teaser;
+//! otherwise a page that is not an article is a failure whose kind is its verdict.
+
+use url::Url;
+
+use super::{Stage, StepFailure};
+use crate::extract::{self, ExtractError, Extraction, Image, Page, Verdict};
+use crate::store::word_count;
+
+/// Words an entry's own text needs to stand for the article: fewer is a summary or a lead,
+/// not the article a reader wants instead of the page.
+pub(super) const MIN_FEED_WORDS: i64 = 100;
+
+/// A feed entry's own text, tidied as a page's article is.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct FeedText {
+    pub(super) text: String,
+    pub(super) html: String,
+    pub(super) images: Vec<Image>,
+    pub(super) language: Option<String>,
+    pub(super) words: i64,
+}
+
+impl FeedText {
+    /// The entry's content, or its summary when that has more words, rendered against
+    /// `base` (the article's URL); `None` when the entry has neither. CPU work (a parse per
+    /// text): call it off the async runtime.
+    pub(super) fn of_entry(
+        content: Option<&str>,
+        summary: Option<&str>,
+        base: Option<&Url>,
+    ) -> Option<FeedText> {
+        let content = content.map(|content| FeedText::render(content, base));
+        if content
+            .as_ref()
+            .is_some_and(|content| content.words >= MIN_FEED_WORDS)
+        {
+            return content;
+        }
+        let summary = summary.map(|summary| FeedText::render(summary, base));
+        match (content, summary) {
+            (Some(content), Some(summary)) if summary.words > content.words => Some(summary),
+            (content, summary) => content.or(summary),
+        }
+    }
+
+    /// Renders one text of the feed: its every block, as `alltext` renders a page.
+    fn render(body: &str, base: Option<&Url>) -> FeedText {
+        let html = if looks_like_markup(body) {
+            format!("<html><body>{body}</body></html>")
+        } else {
+            plain_paragraphs(body)
+        };
+        let page = Page::parse(html.as_bytes(), Some("utf-8"), base, None);
+        let rendered = extract::auto::extract_alltext(&page);
+        FeedText {
+            words: word_count(&rendered.text),
+            language: extract::language::page_language(&page.document, &rendered.text),
+            text: rendered.text,
+            html: rendered.html,
+            images: rendered.images,
+        }
+    }
+
+    /// Long enough to be stored instead of the page.
+    pub(super) fn is_enough(&self) -> bool {
+        self.words >= MIN_FEED_WORDS
+    }
+}
+
+/// Whether a feed text is HTML rather than plain text (JSON Feed's `content_text`): it has a
+/// tag, a comment or an entity.
+fn looks_like_markup(body: &str) -> bool {
+    let bytes = body.as_bytes();
+    let tag = bytes.windows(2).any(|pair| {
+        pair[0] == b'<' && (pair[1].is_ascii_alphabetic() || matches!(pair[1], b'/' | b'!'))
+    });
+    tag || (body.contains('&') && body.contains(';'))
+}
+
+/// Plain text as HTML: a paragraph per blank-line-separated block, markup characters escaped.
+fn plain_paragraphs(body: &str) -> String {
+    let mut html = String::from("<html><body>");
+    for paragraph in body.split("\n\n").map(str::trim).filter(|p| !p.is_empty()) {
+        html.push_str("<p>");
+        crate::tidy::escape_into(&mut html, paragraph, false);
+        html.push_str("</p>");
+    }
+    html.push_str("</body></html>");
+    html
+}
+
+/// Where a stored article's text comes from.
+#[derive(Debug)]
+pub(super) enum Source {
+    /// The page's extraction; its verdict is `article` or `teaser`.
+    Page(Extraction),
+    /// The entry's own text, and the verdict on the page that was not taken.
+    Feed(FeedText, Verdict),
+}
+
+impl Source {
+    /// The text that would be stored.
+    pub(super) fn text(&self) -> &str {
+        match self {
+            Source::Page(extraction) => &extraction.text,
+            Source::Feed(feed, _) => &feed.text,
+        }
+    }
+}
+
+/// The page's extraction or the entry's text (see the module doc); `url` names the page in a
+/// failure's message.
+pub(super) fn choose(
+    extraction: Result<Extraction, ExtractError>,
+    feed: Option<FeedText>,
+    url: &str,
+) -> Result<Source, StepFailure> {
+    let feed = feed.filter(FeedText::is_enough);
+    let verdict = match extraction {
+        Ok(extraction) if extraction.verdict == Verdict::Article => {
+            return Ok(Source::Page(extraction));
+        }
+        Ok(extraction) if extraction.verdict == Verdict::Teaser => {
+            return Ok(match feed {
+                Some(feed) if feed.words > word_count(&extraction.text) => {
+                    Source::Feed(feed, Verdict::Teaser)
+                }
+                _ => Source::Page(extraction),
+            });
+        }
+        Ok(extraction) => extraction.verdict,
+        Err(ExtractError::NoContent { verdict, .. }) => verdict,
+    };
+    if let Some(feed) = feed {
+        return Ok(Source::Feed(feed, verdict));
+    }
+    if verdict.is_article() {
+        // Nothing extracted from a page judged an article: no verdict to give as the kind.
+        return Err(StepFailure::own(
+            Stage::Extract,
+            super::FailureKind::NoContent,
+            format!("{url}: no article text found on the page"),
+        ));
+    }
+    Err(StepFailure::not_an_article(
+        verdict,
+        format!(
+            "{url}: the page is not an article ({verdict}), and the feed entry has fewer than \
+             {MIN_FEED_WORDS} words of its own to store instead"
+        ),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(n: usize) -> String {
+        (0..n).map(|i| format!("word{i} ")).collect()
+    }
+
+    fn extraction(verdict: Verdict, text: &str) -> Extraction {
+        Extraction {
+            algorithm: extract::Algorithm::Cuter,
+            title: None,
+            text: text.to_string(),
+            html: format!("<p>{text}</p>"),
+            images: Vec::new(),
+            confidence: 0.9,
+            language: None,
+            verdict,
+            quality: 0.9,
+        }
+    }
+
+    fn feed(n: usize) -> Option<FeedText> {
+        FeedText::of_entry(Some(&format!("<p>{}</p>", words(n))), None, None)
+    }
+
+    fn chosen(source: Result<Source, StepFailure>) -> Result<(&'static str, Verdict), String> {
+        match source {
+            Ok(Source::Page(extraction)) => Ok(("page", extraction.verdict)),
+            Ok(Source::Feed(_, verdict)) => Ok(("feed", verdict)),
+            Err(failure) => Err(failure.kind.to_string()),
+        }
+    }
+
+    #[test]
+    fn a_page_that_is_not_an_article_gives_way_to_a_long_feed_text_or_fails_by_its_verdict() {
+        let blocked = || Ok(extraction(Verdict::Blocked, "Just a moment..."));
+        assert_eq!(
+            chosen(choose(blocked(), feed(150), "u")),
+            Ok(("feed", Verdict::Blocked))
+        );
+        assert_eq!(
+            chosen(choose(blocked(), feed(99), "u")),
+            Err("blocked".into())
+        );
+        assert_eq!(chosen(choose(blocked(), None, "u")), Err("blocked".into()));
+        let shell = || {
+            Err(ExtractError::NoContent {
+                algorithm: extract::Algorithm::Auto,
+                verdict: Verdict::NeedsJavascript,
+            })
+        };
+        assert_eq!(
+            chosen(choose(shell(), feed(100), "u")),
+            Ok(("feed", Verdict::NeedsJavascript))
+        );
+        assert_eq!(
+            chosen(choose(shell(), None, "u")),
+            Err("needs_javascript".into())
+        );
+    }
+
+    #[test]
+    fn an_article_page_is_stored_from_the_page_and_a_teaser_from_the_longer_text() {
+        let article = || Ok(extraction(Verdict::Article, &words(20)));
+        assert_eq!(
+            chosen(choose(article(), feed(500), "u")),
+            Ok(("page", Verdict::Article))
+        );
+        let teaser = |n| Ok(extraction(Verdict::Teaser, &words(n)));
+        assert_eq!(
+            chosen(choose(teaser(60), feed(150), "u")),
+            Ok(("feed", Verdict::Teaser))
+        );
+        assert_eq!(
+            chosen(choose(teaser(200), feed(150), "u")),
+            Ok(("page", Verdict::Teaser))
+        );
+        assert_eq!(
+            chosen(choose(teaser(30), feed(50), "u")),
+            Ok(("page", Verdict::Teaser))
+        );
+    }
+
+    #[test]
+    fn feed_text_is_tidied_with_its_images_and_plain_text_keeps_its_paragraphs() {
+        let base = Url::parse("https://news.example/a/1").ok();
+        let html = format!(
+            "<p onclick=\"x()\">{}</p><script>alert(1)</script>\
+             <figure><img src=\"/img/1.jpg\" alt=\"A photo\"></figure><p>{}</p>",
+            words(60),
+            words(60)
+        );
+        let feed = FeedText::of_entry(Some(&html), None, base.as_ref());
+        let feed = feed.expect("rendered");
+        assert_eq!(feed.words, 120);
+        assert!(!feed.html.contains("script") && !feed.html.contains("onclick"));
+        assert!(!feed.text.contains("alert"));
+        let urls: Vec<&str> = feed.images.iter().map(|i| i.url.as_str()).collect();
+        assert_eq!(urls, ["https://news.example/img/1.jpg"]);
+
+        let plain = FeedText::of_entry(None, Some("1 < 2 and 3 > 2.\n\nThree four."), None);
+        let plain = plain.expect("rendered");
+        assert_eq!(plain.text, "1 < 2 and 3 > 2.\n\nThree four.");
+    }
+
+    #[test]
+    fn the_longer_of_content_and_summary_is_taken() {
+        let short = format!("<p>{}</p>", words(10));
+        let long = format!("<p>{}</p>", words(120));
+        let taken = |content: Option<&str>, summary: Option<&str>| {
+            FeedText::of_entry(content, summary, None).map(|f| f.words)
+        };
+        assert_eq!(taken(Some(&short), Some(&long)), Some(120));
+        assert_eq!(taken(Some(&long), Some(&short)), Some(120));
+        assert_eq!(taken(None, Some(&short)), Some(10));
+        assert_eq!(taken(None, None), None);
+    }
+}
