@@ -468,16 +468,20 @@ async fn a_bot_challenge_is_retried_and_its_feed_text_stored_as_blocked(
 
 async fn a_teaser_is_marked_and_gives_way_to_a_longer_feed_text(db: TestDb) -> anyhow::Result<()> {
     let farm = Farm::start().await?;
+    // A lead of three paragraphs, then a subscription prompt.
     let teaser = |title: &str| {
+        let lead: String = farm::paragraphs(7)[..3]
+            .iter()
+            .map(|p| format!("<p>{p}</p>"))
+            .collect();
         format!(
             "<!DOCTYPE html><html><head><title>{title} | Example News</title></head><body>\
-             <main><article><h1>{title}</h1><p>{}</p>\
-             <div class=\"paywall\"><h2>Subscribe to continue reading</h2>\
-             <p>This article is for subscribers only. Subscribe now for unlimited access, \
-             or log in if you already have an account.</p>\
-             <a href=\"/subscribe\">Subscribe</a> <a href=\"/login\">Log in</a></div>\
-             </article></main></body></html>",
-            farm::paragraphs(7)[0]
+             <main><article><h1>{title}</h1><div class=\"story-body\">{lead}</div>\
+             <div class=\"paywall-prompt\"><h2>Subscribe to continue reading</h2>\
+             <p>Get unlimited access to Example News for 1 euro for the first month.</p>\
+             <p><a href=\"/subscribe\">Subscribe now</a></p>\
+             <p>Already a subscriber? <a href=\"/login\">Log in</a></p></div>\
+             </article></main></body></html>"
         )
     };
     farm.html("/a/teaser-full", &teaser("Story /a/teaser-full"));

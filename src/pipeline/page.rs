@@ -591,8 +591,8 @@ async fn extract_off_runtime(
             format!("{}: extraction took longer than {budget:?}", entry.url),
         )
     })?;
-    let ((extraction, feed), (metadata, observation, applied, cut), compressed, page) =
-        joined.map_err(|e| {
+    let ((extraction, feed), (metadata, observation, applied, cut), compressed, page) = joined
+        .map_err(|e| {
             StepFailure::own(
                 Stage::Extract,
                 FailureKind::Panic,
