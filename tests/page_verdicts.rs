@@ -15,44 +15,9 @@ use gleaner::store::{Article, ArticleFilter, Failure, Store};
 on_both_databases!(
     pages_that_are_not_articles_fail_by_their_verdict_or_give_way_to_the_feeds_text,
     a_page_never_had_is_stored_from_the_feeds_text_once_given_up,
+    a_bot_challenge_is_retried_and_its_feed_text_stored_as_blocked,
+    a_teaser_is_marked_and_gives_way_to_a_longer_feed_text,
 );
-
-/// Cases whose pages only the verdict rules recognise (a bot challenge, a teaser); until they
-/// judge them, run with `--ignored`. Once they do, these names join the list above.
-mod needs_verdict_rules {
-    use super::common::TestDb;
-
-    macro_rules! ignored_on_both_databases {
-        ($($name:ident),* $(,)?) => {
-            mod sqlite {
-                $(
-                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                    #[ignore = "needs the verdict rules"]
-                    async fn $name() -> anyhow::Result<()> {
-                        super::super::$name(super::TestDb::sqlite().await?).await
-                    }
-                )*
-            }
-            mod postgres {
-                $(
-                    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-                    #[ignore = "needs the verdict rules"]
-                    async fn $name() -> anyhow::Result<()> {
-                        let Some(db) = super::TestDb::postgres(stringify!($name)).await? else {
-                            return Ok(());
-                        };
-                        super::super::$name(db).await
-                    }
-                )*
-            }
-        };
-    }
-
-    ignored_on_both_databases!(
-        a_bot_challenge_is_retried_and_its_feed_text_stored_as_blocked,
-        a_teaser_is_marked_and_gives_way_to_a_longer_feed_text,
-    );
-}
 
 /// Verdicts that are not an article: what a failure's kind or a feed-stored article's verdict
 /// may be, whatever the rules say of an application shell.
