@@ -59,7 +59,7 @@ pub struct FeedLeases {
 }
 
 /// A poisoned set only means a panic elsewhere while it was held: the ids are still right.
-fn ids(set: &Mutex<BTreeSet<i64>>) -> std::sync::MutexGuard<'_, BTreeSet<i64>> {
+fn lock_ids(set: &Mutex<BTreeSet<i64>>) -> std::sync::MutexGuard<'_, BTreeSet<i64>> {
     set.lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -103,18 +103,18 @@ impl FeedLeases {
             .store
             .lease_feeds(&self.owner, now(), self.lapses_at(), limit, all)
             .await?;
-        ids(&self.polling).extend(feeds.iter().map(|feed| feed.id));
+        lock_ids(&self.polling).extend(feeds.iter().map(|feed| feed.id));
         Ok(feeds)
     }
 
     /// The feeds this process is polling, whose leases it renews.
     pub fn polling(&self) -> Vec<i64> {
-        ids(&self.polling).iter().copied().collect()
+        lock_ids(&self.polling).iter().copied().collect()
     }
 
     /// Feeds whose lease could not be given back yet.
     pub fn unreleased(&self) -> Vec<i64> {
-        ids(&self.unreleased).iter().copied().collect()
+        lock_ids(&self.unreleased).iter().copied().collect()
     }
 
     /// Gives one feed back, or every feed this process holds. It is no longer renewed
@@ -123,9 +123,9 @@ impl FeedLeases {
     pub async fn release(&self, feed_id: Option<i64>) {
         match feed_id {
             Some(id) => {
-                ids(&self.polling).remove(&id);
+                lock_ids(&self.polling).remove(&id);
                 if !self.give_back(Some(id)).await {
-                    ids(&self.unreleased).insert(id);
+                    lock_ids(&self.unreleased).insert(id);
                     tracing::warn!(
                         feed_id = id,
                         "cannot give a feed's lease back; trying again before the next lease, \
@@ -134,9 +134,9 @@ impl FeedLeases {
                 }
             }
             None => {
-                ids(&self.polling).clear();
+                lock_ids(&self.polling).clear();
                 if self.give_back(None).await {
-                    ids(&self.unreleased).clear();
+                    lock_ids(&self.unreleased).clear();
                 } else {
                     tracing::warn!("cannot give feed leases back; they lapse on their own");
                 }
@@ -172,7 +172,7 @@ impl FeedLeases {
                 .await
                 .is_ok()
             {
-                ids(&self.unreleased).remove(&id);
+                lock_ids(&self.unreleased).remove(&id);
                 tracing::info!(feed_id = id, "a feed's lease was given back late");
             }
         }

@@ -1,7 +1,7 @@
 //! Articles and their images: the one-transaction write, reads, listings and search.
 
 use super::model::*;
-use super::{Backend, QueryContext, Store, StoreError, Write, db_time, now, on_pool, sql};
+use super::{Backend, QueryContext, Store, StoreError, WriteKind, db_time, now, on_pool, sql};
 
 /// An image row as written: its bytes' identity when downloaded now or before.
 struct ImageRow<'a> {
@@ -379,7 +379,7 @@ impl Store {
         &self,
         batch: &[QueuedWrite],
     ) -> Result<Vec<InsertOutcome>, StoreError> {
-        self.noted(Write::Articles, self.write_batch(batch).await)
+        self.noted(WriteKind::Articles, self.write_batch(batch).await)
     }
 
     /// Replaces the extracted text, HTML and images of a stored article in one transaction

@@ -21,7 +21,7 @@ use serde::Serialize;
 use sqlx::types::Json;
 
 use super::model::Article;
-use super::{Dialects, QueryContext, Store, StoreError, Write, db_time, now, on_pool};
+use super::{Dialects, QueryContext, Store, StoreError, WriteKind, db_time, now, on_pool};
 
 /// An article handed to a consumer's worker, with the lease that covers it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -196,7 +196,7 @@ impl Store {
             Ok::<Vec<(i64, i64)>, StoreError>(rows)
         }) }
         .await;
-        let mut claimed = self.noted(Write::Claims, claimed)?;
+        let mut claimed = self.noted(WriteKind::Claims, claimed)?;
         claimed.sort_unstable();
         let mut articles = Vec::with_capacity(claimed.len());
         for (id, lease) in claimed {

@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use super::model::*;
-use super::{QueryContext, Store, StoreError, Write, db_time, now, on_pool, sql};
+use super::{QueryContext, Store, StoreError, WriteKind, db_time, now, on_pool, sql};
 use crate::config::FeedConfig;
 use crate::schedule::CronSchedule;
 
@@ -69,7 +69,7 @@ impl Store {
             Ok::<(), StoreError>(())
         }) }
         .await;
-        self.noted(Write::FeedList, synced)?;
+        self.noted(WriteKind::FeedList, synced)?;
         self.feeds().await
     }
 
@@ -112,7 +112,7 @@ impl Store {
             Ok::<Vec<FeedRecord>, StoreError>(feeds)
         }) }
         .await;
-        let mut feeds = self.noted(Write::Leases, leased)?;
+        let mut feeds = self.noted(WriteKind::Leases, leased)?;
         // RETURNING keeps no order: restore the scheduler's.
         feeds.sort_by_key(|f| (f.next_due_at.is_some(), f.next_due_at, f.id));
         Ok(feeds)
@@ -140,7 +140,7 @@ impl Store {
                 .map(|done| done.rows_affected())
         })
         .context("renewing feed leases");
-        self.noted(Write::Leases, renewed)
+        self.noted(WriteKind::Leases, renewed)
     }
 
     /// Gives one feed back (when `owner` still holds it), or every feed `owner` holds.
@@ -159,7 +159,7 @@ impl Store {
             .map(drop)
         })
         .context("releasing feed leases");
-        self.noted(Write::Leases, released)
+        self.noted(WriteKind::Leases, released)
     }
 
     /// The active feeds overdue at `at` (see [`overdue_since`]), the longest overdue first.
@@ -210,7 +210,7 @@ impl Store {
                 .map(drop)
         })
         .context("recording a feed poll");
-        self.noted(Write::FeedState, recorded)
+        self.noted(WriteKind::FeedState, recorded)
     }
 
     pub async fn set_feed_next_due(
@@ -227,7 +227,7 @@ impl Store {
                 .map(drop)
         })
         .context("scheduling a feed");
-        self.noted(Write::FeedState, scheduled)
+        self.noted(WriteKind::FeedState, scheduled)
     }
 
     /// Records a failure for operators (`gleaner feeds`, the failures table).
@@ -265,7 +265,7 @@ impl Store {
                 .map(|done| done.rows_affected())
         })
         .context("recording a failure");
-        self.noted(Write::Failures, inserted)
+        self.noted(WriteKind::Failures, inserted)
     }
 
     /// The most recent failures, newest first.

@@ -1,7 +1,7 @@
 //! What the store knows of its own health: which kinds of write are failing now, and how many
 //! connections it threw away, for `/healthz` and `/metrics`.
 //!
-//! A kind of write ([`Write`]) is failing from its first failed attempt until an attempt of
+//! A kind of write ([`WriteKind`]) is failing from its first failed attempt until an attempt of
 //! the same kind succeeds (a lease renewed in place, or a failure row that fits in a page,
 //! does not show that articles can be stored again), or any write succeeds after a lost
 //! connection or a read-only database. A kind not tried again for [`FORGET_AFTER`] is
@@ -21,11 +21,11 @@ use serde::Serialize;
 use super::{StoreError, now};
 
 /// How long a failing kind of write that is not tried again stays failing.
-pub const FORGET_AFTER: chrono::Duration = chrono::Duration::hours(1);
+pub(super) const FORGET_AFTER: chrono::Duration = chrono::Duration::hours(1);
 
 /// A kind of write the store watches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Write {
+pub enum WriteKind {
     /// The feed list made to match the configuration.
     FeedList,
     /// Feed leases taken, renewed and given back.
@@ -40,20 +40,20 @@ pub enum Write {
     Claims,
 }
 
-impl Write {
+impl WriteKind {
     pub fn as_str(self) -> &'static str {
         match self {
-            Write::FeedList => "feed_list",
-            Write::Leases => "leases",
-            Write::FeedState => "feed_state",
-            Write::Failures => "failures",
-            Write::Articles => "articles",
-            Write::Claims => "claims",
+            WriteKind::FeedList => "feed_list",
+            WriteKind::Leases => "leases",
+            WriteKind::FeedState => "feed_state",
+            WriteKind::Failures => "failures",
+            WriteKind::Articles => "articles",
+            WriteKind::Claims => "claims",
         }
     }
 }
 
-impl Serialize for Write {
+impl Serialize for WriteKind {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
@@ -134,7 +134,7 @@ impl Serialize for WriteFailureKind {
 /// A kind of write whose last attempt failed: what `/healthz` shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FailingWrite {
-    pub write: Write,
+    pub write: WriteKind,
     /// The first failure since the last success.
     pub since: DateTime<Utc>,
     /// The latest failure.
@@ -148,12 +148,12 @@ pub struct FailingWrite {
 /// The store's memory of its writes; shared by the clones of one [`super::Store`].
 #[derive(Debug, Default)]
 pub(super) struct WriteHealth {
-    failing: Mutex<BTreeMap<Write, FailingWrite>>,
+    failing: Mutex<BTreeMap<WriteKind, FailingWrite>>,
     discarded_connections: AtomicU64,
 }
 
 impl WriteHealth {
-    fn failing(&self) -> std::sync::MutexGuard<'_, BTreeMap<Write, FailingWrite>> {
+    fn failing(&self) -> std::sync::MutexGuard<'_, BTreeMap<WriteKind, FailingWrite>> {
         // A panic elsewhere while noting leaves a usable map.
         self.failing
             .lock()
@@ -163,7 +163,7 @@ impl WriteHealth {
     /// Notes one attempt of `write`; the result passes through.
     pub(super) fn note<T>(
         &self,
-        write: Write,
+        write: WriteKind,
         result: Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         match &result {

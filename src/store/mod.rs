@@ -41,7 +41,7 @@ use crate::config::DatabaseTarget;
 pub use api_reads::StoreCounts;
 pub use articles::{Reextraction, word_count};
 pub use feeds::{OVERDUE_FIRINGS, OverdueFeed, overdue_since};
-pub use health::{FailingWrite, Write, WriteFailureKind};
+pub use health::{FailingWrite, WriteFailureKind, WriteKind};
 pub use model::*;
 pub use record::{ArticleRecord, ImageRecord};
 pub use retention::Pruned;
@@ -511,7 +511,7 @@ impl Store {
     /// Notes how an attempt of `write` went (see `health.rs`); the result passes through.
     pub(crate) fn noted<T>(
         &self,
-        write: Write,
+        write: WriteKind,
         result: Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         self.health.note(write, result)
