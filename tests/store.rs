@@ -884,10 +884,7 @@ async fn a_full_disk_fails_writes_then_everything_works_again_at_once() -> anyho
     let server = tokio::spawn(gleaner::api::serve(
         listener,
         ctx.store.clone(),
-        gleaner::config::ApiConfig {
-            listen,
-            token: None,
-        },
+        gleaner::config::ApiConfig::new(listen, None),
         stop.clone(),
     ));
     let client = reqwest::Client::builder().no_proxy().build()?;
