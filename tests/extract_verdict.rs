@@ -117,6 +117,17 @@ fn lead_then_subscription_prompt_is_a_teaser() {
 }
 
 #[test]
+fn lead_then_a_prompt_in_buttons_is_a_teaser() {
+    // "To Read the Full Story", then "Subscribe" and "Sign In" as blocks of their own.
+    assert_eq!(verdict("paywall_teaser_buttons.html"), Verdict::Teaser);
+}
+
+#[test]
+fn a_link_to_read_the_full_story_is_no_paywall() {
+    assert_eq!(verdict("digest_read_more.html"), Verdict::Article);
+}
+
+#[test]
 fn parked_domain_is_not_an_article() {
     assert_eq!(verdict("parked_domain.html"), Verdict::NotArticle);
 }

@@ -381,6 +381,7 @@ impl Page {
 pub fn warm_up() {
     dom::warm_up();
     cuter::warm_up();
+    verdict::warm_up();
 }
 
 /// An extraction algorithm.

@@ -6,11 +6,12 @@
 //! The names are the contract of `../specs/cli.md` ("Extraction"): stored, exported, served
 //! and counted in metrics by [`Verdict::as_str`].
 
+use std::cell::OnceCell;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::LazyLock;
 
-use aho_corasick::AhoCorasick;
+use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use scraper::{Html, Selector};
 
 use super::dom::TextBlock;
@@ -100,6 +101,15 @@ impl serde::Serialize for Verdict {
     }
 }
 
+/// Builds the phrase and marker automata and the selectors ([`super::warm_up`]).
+pub(crate) fn warm_up() {
+    LazyLock::force(&PHRASE_FINDER);
+    LazyLock::force(&MARK_FINDER);
+    LazyLock::force(&APP_ROOTS);
+    LazyLock::force(&NOSCRIPTS);
+    LazyLock::force(&PASSWORD_FIELDS);
+}
+
 /// The verdict on `page`, given what extraction found on it (`None`: nothing).
 ///
 /// Most pages are decided by one comparison: a main text of [`ARTICLE_TEXT`] bytes or more
@@ -136,6 +146,10 @@ const SHORT_TEXT: usize = 1500;
 /// service's challenge or block page: those are a notice and a footer line.
 const SMALL_PAGE: usize = 2500;
 
+/// A wall's source is at most this many bytes (a challenge or parking page is 1–40 KB,
+/// its scripts loaded from elsewhere); a larger one is not searched for a service's markers.
+const WALL_SOURCE: usize = 128 * 1024;
+
 /// A page whose text is below this is a shell: nothing a reader could read.
 const EMPTY_PAGE: usize = 200;
 
@@ -158,65 +172,86 @@ const NAME_SLACK: usize = 24;
 /// A heading read for wall phrases is at most this long.
 const HEADING_TEXT: usize = 160;
 
-/// What is known of one short page: its phrases, and (when asked for) its source's markers.
+/// What is known of one short page: the phrases of its main text, and (each on the first
+/// question about it) those of its headings and of all its text, and its source's markers.
 struct Reading<'a> {
     page: &'a Page,
     /// The main text.
     text: &'a str,
+    /// Phrases in the main text, paragraph by paragraph.
+    main: Cues,
     /// Phrases in the page's title.
     title: Cues,
     /// Phrases in the page's title and headings.
-    headings: Cues,
-    /// Phrases in the main text, paragraph by paragraph.
-    main: Cues,
+    headings: OnceCell<Cues>,
     /// Phrases in all of the page's text when the page is small (below [`SMALL_PAGE`]): the
     /// extraction may have kept none of a challenge's lines, scattered over tiny blocks.
-    page_text: Option<Cues>,
-    /// The markers of the source, searched on the first question about them.
-    marks: std::cell::OnceCell<Marks>,
+    page_text: OnceCell<Option<Cues>>,
+    /// The markers of the source.
+    marks: OnceCell<Marks>,
 }
 
 impl<'a> Reading<'a> {
     fn new(page: &'a Page, text: &'a str) -> Reading<'a> {
-        let mut title = Cues::default();
-        if let Some(page_title) = page.stats.page_title.as_deref() {
-            title.scan_heading(page_title, true);
-        }
-        let mut headings = title.clone();
-        for block in &page.stats.blocks {
-            if block.is_heading() && block.sl <= HEADING_TEXT {
-                headings.scan_heading(&block.text, false);
-            }
-        }
         let mut main = Cues::default();
         for paragraph in text.split("\n\n") {
             main.scan_paragraph(paragraph);
         }
-        let page_text = (page.stats.sh < SMALL_PAGE).then(|| {
-            let mut all = Cues::default();
-            for block in &page.stats.blocks {
-                all.scan_paragraph(&block.text);
-            }
-            all
-        });
+        let mut title = Cues::default();
+        if let Some(page_title) = page.stats.page_title.as_deref() {
+            title.scan_heading(page_title, true);
+        }
         Reading {
             page,
             text,
-            title,
-            headings,
             main,
-            page_text,
-            marks: std::cell::OnceCell::new(),
+            title,
+            headings: OnceCell::new(),
+            page_text: OnceCell::new(),
+            marks: OnceCell::new(),
         }
     }
 
-    fn marks(&self) -> Marks {
-        *self.marks.get_or_init(|| Marks::scan(&self.page.source))
+    fn headings(&self) -> &Cues {
+        self.headings.get_or_init(|| {
+            let mut headings = self.title.clone();
+            for block in &self.page.stats.blocks {
+                if block.is_heading() && block.sl <= HEADING_TEXT {
+                    headings.scan_heading(&block.text, false);
+                }
+            }
+            headings
+        })
     }
 
     /// Whether the small page's text holds `cue` (never, on a page that is not small).
     fn page_has(&self, cue: Cue) -> bool {
-        self.page_text.as_ref().is_some_and(|cues| cues.has(cue))
+        self.page_text
+            .get_or_init(|| {
+                (self.page.stats.sh < SMALL_PAGE).then(|| {
+                    let mut all = Cues::default();
+                    for block in &self.page.stats.blocks {
+                        all.scan_paragraph(&block.text);
+                    }
+                    all
+                })
+            })
+            .as_ref()
+            .is_some_and(|cues| cues.has(cue))
+    }
+
+    /// The markers of the whole source.
+    fn marks(&self) -> Marks {
+        *self.marks.get_or_init(|| Marks::scan(&self.page.source))
+    }
+
+    /// The markers of a wall's source: walls are small pages in bytes as well as in text, so
+    /// a larger source is not searched (and holds none).
+    fn wall_marks(&self) -> Marks {
+        if self.page.source.len() > WALL_SOURCE {
+            return Marks::default();
+        }
+        self.marks()
     }
 
     /// The feed entry's own text is in the main text: whatever else the page holds, the
@@ -239,7 +274,7 @@ impl<'a> Reading<'a> {
         if page_text < EMPTY_PAGE && self.text.len() < EMPTY_PAGE && self.is_app_shell() {
             return Verdict::NeedsJavascript;
         }
-        if short && self.headings.names(Cue::NotFound) {
+        if short && self.headings().names(Cue::NotFound) {
             return Verdict::NotFound;
         }
         if self.is_consent_wall() {
@@ -267,11 +302,11 @@ impl<'a> Reading<'a> {
         if page_text >= SMALL_PAGE {
             return false;
         }
-        let marks = self.marks();
+        let marks = self.wall_marks();
         if marks.has(Mark::Challenge) {
             return true;
         }
-        if page_text < BLOCK_NOTICE && self.headings.has_any(&[Cue::Challenge, Cue::Denied]) {
+        if page_text < BLOCK_NOTICE && self.headings().has_any(&[Cue::Challenge, Cue::Denied]) {
             return true;
         }
         // A captcha widget with the words asking to solve it, and little else.
@@ -281,11 +316,10 @@ impl<'a> Reading<'a> {
     /// An application shell: next to nothing to read, and an application's mount point, or
     /// a `<noscript>` (or the text) asking for JavaScript.
     fn is_app_shell(&self) -> bool {
-        let marks = self.marks();
-        (marks.has(Mark::AppRoot) && has_empty_app_root(&self.page.document))
-            || marks.has(Mark::NoscriptJavascript)
-            || self.page_has(Cue::Javascript)
-            || self.headings.has(Cue::Javascript)
+        self.page_has(Cue::Javascript)
+            || self.headings().has(Cue::Javascript)
+            || has_empty_app_root(&self.page.document)
+            || noscript_asks_for_javascript(&self.page.document)
     }
 
     /// A consent dialog as the main text: its words in most of its paragraphs, several of
@@ -303,7 +337,7 @@ impl<'a> Reading<'a> {
             .as_ref()
             .and_then(|url| url.host_str())
             .is_some_and(|host| host.starts_with("consent.") || host.starts_with("guce."));
-        consent_host || self.headings.has(Cue::Consent) || self.marks().has(Mark::ConsentPlatform)
+        consent_host || self.headings().has(Cue::Consent) || self.marks().has(Mark::ConsentPlatform)
     }
 
     /// A login wall: the main text opens by asking to sign in (or the title is a sign-in
@@ -312,17 +346,16 @@ impl<'a> Reading<'a> {
     fn is_login_wall(&self) -> bool {
         (self.main.opens_with(Cue::Login) || self.title.names(Cue::Login))
             && self.page.stats.sh < SMALL_PAGE * 2
-            && self.marks().has(Mark::Password)
             && has_visible_password_field(&self.page.document)
     }
 
     /// A parked domain, an age gate or a geo block.
     fn is_gate(&self) -> bool {
         const GATES: [Cue; 3] = [Cue::Parked, Cue::AgeGate, Cue::GeoBlock];
-        self.headings.has_any(&GATES)
-            || self.main.has_any(&GATES)
+        self.main.has_any(&GATES)
+            || self.headings().has_any(&GATES)
             || GATES.iter().any(|&cue| self.page_has(cue))
-            || self.marks().has(Mark::Parking)
+            || self.wall_marks().has(Mark::Parking)
     }
 
     /// A real lead (paragraphs of the article), then a subscription or registration prompt
@@ -336,7 +369,7 @@ impl<'a> Reading<'a> {
         // The prompt may have been kept as the text's last paragraph.
         let prompt_kept = paragraphs
             .last()
-            .is_some_and(|last| last.len() <= PROMPT_TEXT && Cues::of(last).has(Cue::Paywall));
+            .is_some_and(|last| last.len() <= PROMPT_TEXT && Cues::of(last).is_prompt());
         if prompt_kept {
             paragraphs.pop();
         }
@@ -394,10 +427,18 @@ fn prompt_follows(blocks: &[TextBlock], last_paragraph: &str) -> bool {
     let Some(end) = blocks.iter().rposition(|b| b.text.starts_with(&probe)) else {
         return false;
     };
+    let following = blocks.get(end + 1..).unwrap_or_default();
     let mut gap = 0;
-    for block in blocks.iter().skip(end + 1).take(PROMPT_BLOCKS) {
-        if block.sl <= PROMPT_TEXT && Cues::of(&block.text).has(Cue::Paywall) {
-            return true;
+    for (index, block) in following.iter().enumerate().take(PROMPT_BLOCKS) {
+        let cues = Cues::of(&block.text);
+        if block.sl <= PROMPT_TEXT && cues.has_any(&[Cue::Paywall, Cue::ReadOn]) {
+            // A prompt's lines are often blocks of their own: "To read the full story",
+            // then "Subscribe" and "Sign in" as buttons.
+            let mut prompt = cues;
+            for line in following.iter().skip(index + 1).take(PROMPT_LINES) {
+                prompt.scan_paragraph(&line.text);
+            }
+            return prompt.is_prompt();
         }
         gap += block.sl;
         if gap > PROMPT_GAP {
@@ -406,6 +447,9 @@ fn prompt_follows(blocks: &[TextBlock], last_paragraph: &str) -> bool {
     }
     false
 }
+
+/// The blocks after a prompt's first that are read as part of it.
+const PROMPT_LINES: usize = 3;
 
 /// A subscription prompt's block is at most this long.
 const PROMPT_TEXT: usize = 300;
@@ -424,8 +468,15 @@ enum Cue {
     Consent,
     /// An invitation to sign in.
     Login,
-    /// A subscription or registration prompt.
+    /// A subscription or registration prompt: "Subscribe to continue reading", "Already a
+    /// subscriber?".
     Paywall,
+    /// An invitation to read on, which is a prompt only with [`Cue::Subscribe`] or
+    /// [`Cue::Login`] in the same block ("to continue reading, subscribe"; not "click here
+    /// to read the full story").
+    ReadOn,
+    /// Subscribing or registering.
+    Subscribe,
     /// A domain for sale.
     Parked,
     /// An age gate.
@@ -437,7 +488,7 @@ enum Cue {
 }
 
 impl Cue {
-    const COUNT: usize = 10;
+    const COUNT: usize = 12;
 
     fn index(self) -> usize {
         self as usize
@@ -552,11 +603,11 @@ const PHRASES: &[(&str, Cue)] = &[
     ("subscribe to read", Cue::Paywall),
     ("subscribe to keep reading", Cue::Paywall),
     ("subscribe to unlock", Cue::Paywall),
-    ("to continue reading", Cue::Paywall),
-    ("to keep reading", Cue::Paywall),
-    ("to read the full", Cue::Paywall),
-    ("to read the rest", Cue::Paywall),
-    ("to read this article", Cue::Paywall),
+    ("to continue reading", Cue::ReadOn),
+    ("to keep reading", Cue::ReadOn),
+    ("to read the full", Cue::ReadOn),
+    ("to read the rest", Cue::ReadOn),
+    ("to read this article", Cue::ReadOn),
     ("already a subscriber", Cue::Paywall),
     ("already subscribed", Cue::Paywall),
     ("subscribers only", Cue::Paywall),
@@ -567,20 +618,30 @@ const PHRASES: &[(&str, Cue)] = &[
     ("create a free account to", Cue::Paywall),
     ("register to continue", Cue::Paywall),
     ("register for free to", Cue::Paywall),
-    ("jetzt weiterlesen", Cue::Paywall),
-    ("um weiterzulesen", Cue::Paywall),
+    ("jetzt weiterlesen", Cue::ReadOn),
+    ("um weiterzulesen", Cue::ReadOn),
     ("bereits abonnent", Cue::Paywall),
     ("réservé aux abonnés", Cue::Paywall),
     ("déjà abonné", Cue::Paywall),
-    ("pour lire la suite", Cue::Paywall),
+    ("pour lire la suite", Cue::ReadOn),
     ("exclusivo para suscriptores", Cue::Paywall),
-    ("para seguir leyendo", Cue::Paywall),
+    ("para seguir leyendo", Cue::ReadOn),
     ("ya eres suscriptor", Cue::Paywall),
-    ("per continuare a leggere", Cue::Paywall),
+    ("per continuare a leggere", Cue::ReadOn),
     ("già abbonato", Cue::Paywall),
     ("exclusivo para assinantes", Cue::Paywall),
     ("já é assinante", Cue::Paywall),
     ("al abonnee", Cue::Paywall),
+    ("subscribe", Cue::Subscribe),
+    ("subscription", Cue::Subscribe),
+    ("subscriber", Cue::Subscribe),
+    ("register", Cue::Subscribe),
+    ("create an account", Cue::Subscribe),
+    ("free trial", Cue::Subscribe),
+    ("abonn", Cue::Subscribe),
+    ("abbona", Cue::Subscribe),
+    ("suscri", Cue::Subscribe),
+    ("assin", Cue::Subscribe),
     ("domain is for sale", Cue::Parked),
     ("domain may be for sale", Cue::Parked),
     ("domain name is for sale", Cue::Parked),
@@ -639,7 +700,9 @@ static PHRASE_FINDER: LazyLock<PhraseFinder> = LazyLock::new(|| {
     );
     PhraseFinder {
         // Overlapping matches: "page not found" and "not found" are both told.
+        // A DFA: the fastest search (a few instructions a byte), built once.
         automaton: AhoCorasick::builder()
+            .kind(Some(AhoCorasickKind::DFA))
             .ascii_case_insensitive(true)
             .build(&patterns)
             .ok(),
@@ -745,6 +808,12 @@ impl Cues {
         usize::from(self.paragraphs[cue.index()])
     }
 
+    /// A subscription or registration prompt.
+    fn is_prompt(&self) -> bool {
+        self.has(Cue::Paywall)
+            || (self.has(Cue::ReadOn) && self.has_any(&[Cue::Subscribe, Cue::Login]))
+    }
+
     fn opens_with(&self, cue: Cue) -> bool {
         self.opening[cue.index()]
     }
@@ -781,12 +850,6 @@ enum Mark {
     Challenge,
     /// A captcha widget (reCAPTCHA, hCaptcha, Turnstile).
     Captcha,
-    /// A password field.
-    Password,
-    /// A JavaScript application's mount point.
-    AppRoot,
-    /// A `<noscript>` asking for JavaScript (checked after the tag: [`Marks::scan`]).
-    NoscriptJavascript,
     /// A domain-parking service.
     Parking,
     /// A consent management platform (TCF API, OneTrust, Sourcepoint, Didomi, …).
@@ -819,19 +882,6 @@ const MARKERS: &[(&str, Mark)] = &[
     ("hcaptcha.com", Mark::Captcha),
     ("google.com/recaptcha", Mark::Captcha),
     ("cf-turnstile", Mark::Captcha),
-    ("type=\"password\"", Mark::Password),
-    ("type='password'", Mark::Password),
-    ("type=password", Mark::Password),
-    ("id=\"root\"", Mark::AppRoot),
-    ("id=\"app\"", Mark::AppRoot),
-    ("id=\"__next\"", Mark::AppRoot),
-    ("id=\"__nuxt\"", Mark::AppRoot),
-    ("id=\"___gatsby\"", Mark::AppRoot),
-    ("id=\"svelte\"", Mark::AppRoot),
-    ("id=root", Mark::AppRoot),
-    ("id=app", Mark::AppRoot),
-    ("<app-root", Mark::AppRoot),
-    ("<noscript", Mark::NoscriptJavascript),
     ("sedoparking", Mark::Parking),
     ("parkingcrew", Mark::Parking),
     ("bodis.com", Mark::Parking),
@@ -851,13 +901,11 @@ const MARKERS: &[(&str, Mark)] = &[
 
 static MARK_FINDER: LazyLock<Option<AhoCorasick>> = LazyLock::new(|| {
     AhoCorasick::builder()
+        .kind(Some(AhoCorasickKind::DFA))
         .ascii_case_insensitive(true)
         .build(MARKERS.iter().map(|(marker, _)| marker))
         .ok()
 });
-
-/// How far after `<noscript` its text is read for "javascript".
-const NOSCRIPT_WINDOW: usize = 600;
 
 /// The marks a source holds, one bit each.
 #[derive(Debug, Clone, Copy, Default)]
@@ -869,19 +917,11 @@ impl Marks {
             return Marks::default();
         };
         let mut marks = Marks::default();
-        for hit in finder.find_overlapping_iter(source) {
-            let Some(&(_, mark)) = MARKERS.get(hit.pattern().as_usize()) else {
-                continue;
-            };
-            if mark == Mark::NoscriptJavascript {
-                let after = &source.as_bytes()[hit.end()..];
-                let window = &after[..after.len().min(NOSCRIPT_WINDOW)];
-                let end = find_ignore_ascii_case(window, b"</noscript").unwrap_or(window.len());
-                if find_ignore_ascii_case(&window[..end], b"javascript").is_none() {
-                    continue;
-                }
+        // Which markers occur, not where: no two markers of different marks overlap.
+        for hit in finder.find_iter(source) {
+            if let Some(&(_, mark)) = MARKERS.get(hit.pattern().as_usize()) {
+                marks.0 |= 1 << mark as u8;
             }
-            marks.0 |= 1 << mark as u8;
         }
         marks
     }
@@ -889,12 +929,6 @@ impl Marks {
     fn has(self, mark: Mark) -> bool {
         self.0 & (1 << mark as u8) != 0
     }
-}
-
-fn find_ignore_ascii_case(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack
-        .windows(needle.len())
-        .position(|w| w.eq_ignore_ascii_case(needle))
 }
 
 /// The mount points of JavaScript applications.
@@ -914,6 +948,21 @@ fn has_empty_app_root(document: &Html) -> bool {
     document
         .select(selector)
         .any(|root| root.text().map(|t| t.trim().len()).sum::<usize>() <= EMPTY_ROOT_TEXT)
+}
+
+static NOSCRIPTS: LazyLock<Option<Selector>> = LazyLock::new(|| Selector::parse("noscript").ok());
+
+/// Whether a `<noscript>` asks for JavaScript ("You need to enable JavaScript to run this
+/// app").
+fn noscript_asks_for_javascript(document: &Html) -> bool {
+    let Some(selector) = NOSCRIPTS.as_ref() else {
+        return false;
+    };
+    document.select(selector).any(|noscript| {
+        noscript
+            .text()
+            .any(|text| find_phrases(text).any(|(_, cue, _)| cue == Cue::Javascript))
+    })
 }
 
 static PASSWORD_FIELDS: LazyLock<Option<Selector>> =
