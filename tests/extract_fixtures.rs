@@ -922,3 +922,130 @@ fn an_inline_comments_line_ends_the_article_in_its_container() {
         ],
     );
 }
+
+// The quality estimate (a whole article is estimated good, a page of links and an article
+// cut to its lead worse), and the feed entry's text as a positional hint.
+
+#[test]
+fn a_whole_article_is_estimated_better_than_a_page_of_links() {
+    let article = extract("single_body.html", Some(TITLE), Algorithm::Auto);
+    let links = extract("page_of_links.html", None, Algorithm::Auto);
+    assert!(
+        article.quality >= 0.8,
+        "article estimated {}",
+        article.quality
+    );
+    assert!(
+        links.quality < article.quality,
+        "links {} vs article {}",
+        links.quality,
+        article.quality
+    );
+}
+
+#[test]
+fn every_algorithm_gives_an_estimate_between_0_and_1() {
+    let html = fixture("single_body.html");
+    for algorithm in Algorithm::ALL {
+        if algorithm == Algorithm::Rules {
+            continue;
+        }
+        if let Ok(extraction) = extract_page(&html, None, None, Some(TITLE), algorithm) {
+            assert!(
+                (0.0..=1.0).contains(&extraction.quality),
+                "{algorithm}: {}",
+                extraction.quality
+            );
+        }
+    }
+}
+
+#[test]
+fn an_extraction_that_keeps_only_the_lead_is_estimated_below_the_whole_article() {
+    let html = fixture("single_body.html");
+    let page = gleaner::extract::Page::parse(&html, None, None, Some(TITLE));
+    let whole = extract("single_body.html", Some(TITLE), Algorithm::Auto);
+    let mut lead = whole.clone();
+    lead.text = whole
+        .text
+        .split("\n\n")
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    let lead_quality = gleaner::extract::quality::estimate(&page, &lead);
+    let whole_quality = gleaner::extract::quality::estimate(&page, &whole);
+    assert!(
+        lead_quality < whole_quality,
+        "lead {lead_quality} vs whole {whole_quality}"
+    );
+}
+
+/// Two runs of prose with no headline the entry's title matches: a long essay teaser first, the
+/// story the feed entry is about after it.
+fn two_stories() -> String {
+    let other: String = (0..6)
+        .map(|i| {
+            format!(
+                "<p>Essay paragraph {i} on the history of the valley's mills, which the \
+                 magazine ran last spring, and which readers keep asking about, so it is \
+                 shown here again in full for those who missed it the first time.</p>"
+            )
+        })
+        .collect();
+    let links: String = (0..12)
+        .map(|i| format!("<li><a href=\"/section/{i}\">Section {i}</a></li>"))
+        .collect();
+    let story: String = (0..6)
+        .map(|i| {
+            format!(
+                "<p>Ferry story paragraph {i}: the harbour ferry returns to its winter timetable \
+                 on Monday, with the last crossing moved to nine in the evening.</p>"
+            )
+        })
+        .collect();
+    format!(
+        "<html><head><title>Harbour news</title></head><body>\
+         <div class=\"essay\">{other}</div><div><ul>{links}</ul></div>\
+         <div class=\"story\">{story}</div></body></html>"
+    )
+}
+
+#[test]
+fn the_feed_entrys_text_marks_where_the_article_starts_when_the_title_does_not() {
+    use gleaner::extract::{EntryHints, SiteKnowledge, extract_site_page};
+    let html = two_stories();
+    let summary = "Ferry story paragraph 0: the harbour ferry returns to its winter timetable \
+                   on Monday.";
+    let without = extract_site_page(
+        html.as_bytes(),
+        None,
+        None,
+        EntryHints::title(Some("Ferry timetable changes")),
+        Algorithm::Cuter,
+        SiteKnowledge::default(),
+    );
+    let with = extract_site_page(
+        html.as_bytes(),
+        None,
+        None,
+        EntryHints {
+            title: Some("Ferry timetable changes"),
+            feed_text: Some(summary),
+        },
+        Algorithm::Cuter,
+        SiteKnowledge::default(),
+    );
+    let without = without.extraction.expect("an article without the lead");
+    let with = with.extraction.expect("an article with the lead");
+    assert!(
+        without.text.contains("Essay paragraph 0"),
+        "{}",
+        without.text
+    );
+    assert!(
+        with.text.starts_with("Ferry story paragraph 0"),
+        "{}",
+        with.text
+    );
+    assert!(!with.text.contains("Essay paragraph"), "{}", with.text);
+}

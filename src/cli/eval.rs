@@ -52,9 +52,11 @@ pub struct EvalArgs {
     /// quality, verdict, algorithm.
     #[arg(long, value_name = "FILE")]
     pub pages: Option<PathBuf>,
-    /// Write per-page calibration rows (id, CUTER confidence, CUTER F1, CETR F1) to this file.
+    /// Write the quality model's training rows to this file: one JSON object per line, page
+    /// and candidate of `auto` (dataset, id, candidate, whether the cascade prefers it, its
+    /// F1, its features), as `tools/quality/train.py` reads them.
     #[arg(long, value_name = "FILE", hide = true)]
-    pub calibrate: Option<PathBuf>,
+    pub features: Option<PathBuf>,
 }
 
 /// Runs `gleaner eval`.
@@ -85,6 +87,12 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
     };
 
     let mut page_rows = match &args.pages {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
+        )),
+        None => None,
+    };
+    let mut feature_rows = match &args.features {
         Some(path) => Some(std::io::BufWriter::new(
             std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
         )),
@@ -121,18 +129,17 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
             }
             reports.push(report);
         }
-        if let Some(path) = &args.calibrate {
-            let path = if suite {
-                path.with_extension(format!("{name}.tsv"))
-            } else {
-                path.clone()
-            };
-            write_calibration(&path, &dataset, &params)?;
+        if let Some(file) = feature_rows.as_mut() {
+            write_feature_rows(file, name, &dataset, &params)?;
         }
     }
     if let Some(mut file) = page_rows {
         use std::io::Write as _;
         file.flush().context("writing the page rows")?;
+    }
+    if let Some(mut file) = feature_rows {
+        use std::io::Write as _;
+        file.flush().context("writing the feature rows")?;
     }
     if suite {
         for &algorithm in &algorithms {
@@ -165,7 +172,7 @@ fn evaluate(
 ) -> AlgorithmReport {
     let name = algorithm.name();
     let extract = |page: &crate::extract::Page| match algorithm {
-        Algorithm::Auto => crate::extract::judged(page, auto::extract_auto(page, params)),
+        Algorithm::Auto => crate::extract::judged_auto(page, auto::extract_auto(page, params)),
         Algorithm::Cuter => crate::extract::judged(page, auto::extract_cuter(page, &params.cuter)),
         Algorithm::Cetr => crate::extract::judged(
             page,
@@ -339,39 +346,60 @@ fn write_predictions(
     Ok(())
 }
 
-fn write_calibration(
-    path: &std::path::Path,
+/// The quality model's training rows (`--features`): every candidate of `auto` on every
+/// page, its features and its F1.
+fn write_feature_rows(
+    file: &mut impl std::io::Write,
+    dataset_name: &str,
     dataset: &Dataset,
     params: &AutoParams,
 ) -> Result<(), super::CliError> {
-    let cuter = crate::eval::dataset::run(dataset, "cuter", |page| {
-        auto::extract_cuter(page, &params.cuter)
-    });
-    let cetr = crate::eval::dataset::run(dataset, "cetr", |page| {
-        Ok(auto::lines_extraction(
-            page,
-            Algorithm::Cetr,
-            &cetr::select_2d(&page.source, params.sigma),
-        ))
-    });
-    let mut out = String::from("id\tconfidence\tcuter_f1\tcetr_f1\tcuter_p\tcuter_r\n");
-    for (a, b) in cuter.results.iter().zip(&cetr.results) {
-        let _ = writeln!(
-            out,
-            "{}\t{:.4}\t{:.4}\t{:.4}\t{:.4}\t{:.4}",
-            a.id,
-            if a.counts.predicted {
-                a.confidence
-            } else {
-                -1.0
-            },
-            a.counts.f1(),
-            b.counts.f1(),
-            a.counts.precision(),
-            a.counts.recall()
-        );
+    use crate::extract::auto::{Candidates, Choice};
+    use crate::extract::quality;
+    use rayon::prelude::*;
+    let rows: Vec<Vec<serde_json::Value>> = dataset
+        .pages
+        .par_iter()
+        .map(|page| {
+            let parsed = crate::extract::Page::parse(&page.html, None, page.url.as_ref(), None);
+            let candidates = Candidates::of(&parsed, params);
+            let sums = quality::PageSums::of(&parsed);
+            let confidence = candidates.cuter_view();
+            Choice::ALL
+                .iter()
+                .map(|&choice| {
+                    let text = candidates.text(&parsed, choice);
+                    let chosen = match choice {
+                        Choice::Cuter => quality::Chosen::Blocks(
+                            candidates.cuter.as_ref().map_or(&[][..], |s| &s.blocks),
+                        ),
+                        Choice::Econ => quality::Chosen::Blocks(&candidates.econ),
+                        Choice::Cetr => quality::Chosen::Text,
+                    };
+                    let features = quality::features(
+                        &parsed,
+                        &sums,
+                        choice.algorithm(),
+                        chosen,
+                        &text,
+                        confidence,
+                    );
+                    serde_json::json!({
+                        "dataset": dataset_name,
+                        "id": page.id,
+                        "candidate": choice.algorithm().name(),
+                        "preferred": choice == candidates.preferred,
+                        "empty": text.trim().is_empty(),
+                        "f1": crate::eval::metric::score_page(&page.gold, &text).f1(),
+                        "features": features.to_vec(),
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    for row in rows.iter().flatten() {
+        writeln!(file, "{row}").context("writing the feature rows")?;
     }
-    std::fs::write(path, out).with_context(|| format!("writing {}", path.display()))?;
     Ok(())
 }
 
@@ -442,6 +470,8 @@ fn tuned_params(pairs: &[String]) -> Result<AutoParams, super::CliError> {
             "detached_tail_below" => c.detached_tail_below = value as usize,
             "marked_paragraphs_min" => c.marked_paragraphs_min = value as usize,
             "omit_furniture_after_main" => c.omit_furniture_after_main = value != 0.0,
+            "quality_margin" => params.quality_margin = value,
+            "quality_floor" => params.quality_floor = value,
             "min_confidence" => params.min_confidence = value,
             "sigma" => params.sigma = value,
             "econ_ratio" => params.econ_ratio = value,

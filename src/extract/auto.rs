@@ -9,14 +9,20 @@
 //! was sure (confidence at least `min_confidence`) or ECON's text is a quarter of the page's:
 //! on a page of links an unsure CUTER and ECON both start from paragraphs that are not there.
 //!
+//! The chosen text carries its quality estimate ([`quality`]). With a `quality_floor`, a
+//! choice estimated below it is compared with the other candidates' estimates; on the suite,
+//! held out, no margin made that pay (`docs/algorithms.md`, "The quality estimate"), so the
+//! floor is 0 and the cascade's rules decide.
+//!
 //! Parameters (sweeps with the suite's five columns in `docs/algorithms.md`, "`auto`"):
-//! `min_confidence` 0.25; `econ_ratio` 0.5; `sigma` CETR's.
+//! `min_confidence` 0.25; `econ_ratio` 0.5; `sigma` CETR's; `quality_floor` 0;
+//! `quality_margin` 0.1.
 
 use super::cetr::{self, LineSelection};
 use super::cuter::{self, CuterParams, CuterSelection};
 use super::econ;
 use super::render::{self, Rendered};
-use super::{Algorithm, ExtractError, Extraction, Page, Verdict};
+use super::{Algorithm, ExtractError, Extraction, Page, Verdict, quality};
 use crate::tidy;
 
 /// The parameters of the cascade.
@@ -30,6 +36,12 @@ pub struct AutoParams {
     /// ECON's summary-node replaces CUTER's article when CUTER's text is less than this
     /// share of ECON's (0 turns the second opinion off).
     pub econ_ratio: f64,
+    /// Below this quality estimate of the cascade's choice, the other candidates are
+    /// estimated too (0 never asks them).
+    pub quality_floor: f64,
+    /// Another candidate replaces the cascade's choice when its quality estimate is higher
+    /// by more than this.
+    pub quality_margin: f64,
 }
 
 impl Default for AutoParams {
@@ -39,21 +51,138 @@ impl Default for AutoParams {
             min_confidence: 0.25,
             sigma: cetr::SIGMA,
             econ_ratio: 0.5,
+            quality_floor: 0.0,
+            quality_margin: 0.1,
         }
     }
 }
 
-/// `auto`: CUTER, or CETR when CUTER fails or is not confident.
-pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, ExtractError> {
-    let selection = cuter::select(&page.stats, page.effective_title(), &params.cuter);
-    let text = |blocks: &[usize]| -> usize {
-        blocks
-            .iter()
-            .filter_map(|&ix| page.stats.blocks.get(ix))
-            .map(|b| b.sl)
-            .sum()
-    };
-    let cuter_len = selection.as_ref().map_or(0, |s| s.length);
+/// One of the texts `auto` chooses among.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Choice {
+    Cuter,
+    Econ,
+    Cetr,
+}
+
+impl Choice {
+    pub const ALL: [Choice; 3] = [Choice::Cuter, Choice::Econ, Choice::Cetr];
+
+    pub fn algorithm(self) -> Algorithm {
+        match self {
+            Choice::Cuter => Algorithm::Cuter,
+            Choice::Econ => Algorithm::Econ,
+            Choice::Cetr => Algorithm::Cetr,
+        }
+    }
+}
+
+/// What the three candidates chose on one page and which one the cascade's rules prefer:
+/// the quality model's training rows (`gleaner eval --features`). `auto` itself runs ECON
+/// and CETR only when its rules or its quality floor ask for them.
+#[derive(Debug, Clone)]
+pub struct Candidates {
+    pub cuter: Option<CuterSelection>,
+    pub econ: Vec<usize>,
+    pub cetr: LineSelection,
+    /// The cascade's choice (CUTER, ECON's second opinion, the CETR fallback).
+    pub preferred: Choice,
+}
+
+impl Candidates {
+    /// Runs CUTER with the page's hint, ECON and CETR on `page`.
+    pub fn of(page: &Page, params: &AutoParams) -> Candidates {
+        let cuter = cuter::select_with_lead(
+            &page.stats,
+            page.effective_title(),
+            page.feed_lead(),
+            &params.cuter,
+        );
+        let mut econ = Some(econ::select(page));
+        let mut cetr = Some(cetr::select_2d(&page.source, params.sigma));
+        let preferred = cascade(page, params, cuter.as_ref(), &mut econ, &mut cetr);
+        Candidates {
+            cuter,
+            econ: econ.unwrap_or_default(),
+            cetr: cetr.unwrap_or_default(),
+            preferred,
+        }
+    }
+
+    /// The text of `choice` (blocks joined by blank lines, as rendered text is).
+    pub fn text(&self, page: &Page, choice: Choice) -> String {
+        match choice {
+            Choice::Cuter => self
+                .cuter
+                .as_ref()
+                .map_or_else(String::new, |s| block_text(page, &s.blocks)),
+            Choice::Econ => block_text(page, &self.econ),
+            Choice::Cetr => self.cetr.blocks().join("\n\n"),
+        }
+    }
+
+    /// What CUTER found, as the quality features read it.
+    pub fn cuter_view(&self) -> quality::CuterView {
+        self.cuter
+            .as_ref()
+            .map_or_else(quality::CuterView::default, |s| quality::CuterView {
+                confidence: s.confidence,
+                title: s.title.map(|t| t.index),
+            })
+    }
+
+    /// The quality estimate of `choice`, `None` when it chose nothing.
+    pub fn estimate(&self, page: &Page, sums: &quality::PageSums, choice: Choice) -> Option<f64> {
+        let confidence = self.cuter_view();
+        let (chosen, text) = match choice {
+            Choice::Cuter => (self.cuter.as_ref().map_or(&[][..], |s| &s.blocks[..]), None),
+            Choice::Econ => (&self.econ[..], None),
+            Choice::Cetr => (&[][..], Some(self.text(page, choice))),
+        };
+        let features = match &text {
+            Some(text) if text.trim().is_empty() => return None,
+            Some(text) => quality::features(
+                page,
+                sums,
+                choice.algorithm(),
+                quality::Chosen::Text,
+                text,
+                confidence,
+            ),
+            None if chosen.is_empty() => return None,
+            None => quality::features(
+                page,
+                sums,
+                choice.algorithm(),
+                quality::Chosen::Blocks(chosen),
+                "",
+                confidence,
+            ),
+        };
+        Some(quality::predict(&features))
+    }
+}
+
+/// The text of a set of blocks, blank lines between them.
+fn block_text(page: &Page, blocks: &[usize]) -> String {
+    let texts: Vec<&str> = blocks
+        .iter()
+        .filter_map(|&ix| page.stats.blocks.get(ix))
+        .map(|b| b.text.as_str())
+        .collect();
+    texts.join("\n\n")
+}
+
+/// The cascade's rules: CUTER; ECON when CUTER's article is a fragment of ECON's; CETR when
+/// CUTER is unsure or found nothing. ECON and CETR run when a rule needs them (or were run).
+fn cascade(
+    page: &Page,
+    params: &AutoParams,
+    selection: Option<&CuterSelection>,
+    econ: &mut Option<Vec<usize>>,
+    cetr: &mut Option<LineSelection>,
+) -> Choice {
+    let cuter_len = selection.map_or(0, |s| s.length);
     // ECON's news is text outside links and captions, so it can only be long enough to win
     // when CUTER's is below the ratio of all such text: most pages never pay for the second
     // opinion.
@@ -65,43 +194,106 @@ pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, Extr
         .map(|b| b.sl)
         .sum();
     if (cuter_len as f64) < params.econ_ratio * unlinked as f64 {
-        let econ = econ::select(page);
-        let econ_len = text(&econ);
+        let econ = econ.get_or_insert_with(|| econ::select(page));
+        let econ_len: usize = econ
+            .iter()
+            .filter_map(|&ix| page.stats.blocks.get(ix))
+            .map(|b| b.sl)
+            .sum();
         // When CUTER is unsure, the page's text is mostly not in paragraphs (a page of
         // links, a listing), and ECON, which starts from the longest paragraph (often a
         // footer's disclaimer there), is no better judge: its summary must then hold a
         // quarter of the page's text to be the article, otherwise CETR, which reads lines
         // rather than paragraphs, decides.
-        let trusted = selection
-            .as_ref()
-            .is_some_and(|s| s.confidence >= params.min_confidence)
+        let trusted = selection.is_some_and(|s| s.confidence >= params.min_confidence)
             || econ_len * 4 >= page.stats.sh;
         if econ_len > 0 && trusted && (cuter_len as f64) < params.econ_ratio * econ_len as f64 {
-            let mut extraction = blocks_extraction(page, Algorithm::Econ, &econ);
-            extraction.confidence = selection.as_ref().map_or(0.5, |s| s.confidence);
-            return Ok(extraction);
+            return Choice::Econ;
         }
     }
-    if let Some(selection) = &selection
-        && selection.confidence >= params.min_confidence
-    {
-        return Ok(cuter_extraction(page, selection));
-    }
-    let lines = cetr::select_2d(&page.source, params.sigma);
-    let fallback = lines_extraction(page, Algorithm::Cetr, &lines);
     match selection {
-        Some(selection) if fallback.text.trim().is_empty() => {
-            Ok(cuter_extraction(page, &selection))
+        Some(s) if s.confidence >= params.min_confidence => Choice::Cuter,
+        Some(_) => {
+            let lines = cetr.get_or_insert_with(|| cetr::select_2d(&page.source, params.sigma));
+            if lines.blocks().iter().all(|b| b.trim().is_empty()) {
+                Choice::Cuter
+            } else {
+                Choice::Cetr
+            }
         }
-        _ => Ok(fallback),
+        None => {
+            cetr.get_or_insert_with(|| cetr::select_2d(&page.source, params.sigma));
+            Choice::Cetr
+        }
     }
+}
+
+/// `auto`: the cascade's choice with its quality estimate. When that estimate is below
+/// [`AutoParams::quality_floor`], the other candidates are estimated too, and one whose
+/// estimate passes the cascade's by [`AutoParams::quality_margin`] is taken instead.
+pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, ExtractError> {
+    let sums = quality::PageSums::of(page);
+    let cuter = cuter::select_with_lead(
+        &page.stats,
+        page.effective_title(),
+        page.feed_lead(),
+        &params.cuter,
+    );
+    let (mut econ, mut cetr) = (None, None);
+    let preferred = cascade(page, params, cuter.as_ref(), &mut econ, &mut cetr);
+    let mut candidates = Candidates {
+        cuter,
+        econ: econ.unwrap_or_default(),
+        cetr: cetr.unwrap_or_default(),
+        preferred,
+    };
+    let mut best = candidates
+        .estimate(page, &sums, preferred)
+        .map(|quality| (preferred, quality));
+    if best.is_none_or(|(_, quality)| quality < params.quality_floor) {
+        // The candidates the rules did not run are run now.
+        if candidates.econ.is_empty() {
+            candidates.econ = econ::select(page);
+        }
+        if candidates.cetr.lines.is_empty() {
+            candidates.cetr = cetr::select_2d(&page.source, params.sigma);
+        }
+        let bar = best.map_or(f64::NEG_INFINITY, |(_, q)| q + params.quality_margin);
+        for choice in Choice::ALL.into_iter().filter(|&c| c != preferred) {
+            if let Some(quality) = candidates.estimate(page, &sums, choice)
+                && quality > bar
+                && best.is_none_or(|(_, q)| quality > q)
+            {
+                best = Some((choice, quality));
+            }
+        }
+    }
+    let Some((choice, quality)) = best else {
+        return Err(ExtractError::no_content(Algorithm::Auto));
+    };
+    let mut extraction = match (choice, &candidates.cuter) {
+        (Choice::Cuter, Some(selection)) => cuter_extraction(page, selection),
+        (Choice::Econ, _) => {
+            let mut extraction = blocks_extraction(page, Algorithm::Econ, &candidates.econ);
+            extraction.confidence = candidates.cuter.as_ref().map_or(0.5, |s| s.confidence);
+            extraction
+        }
+        _ => lines_extraction(page, Algorithm::Cetr, &candidates.cetr),
+    };
+    extraction.quality = quality;
+    Ok(extraction)
 }
 
 /// `cuter` alone.
 pub fn extract_cuter(page: &Page, params: &CuterParams) -> Result<Extraction, ExtractError> {
-    cuter::select(&page.stats, page.effective_title(), params)
-        .map(|selection| cuter_extraction(page, &selection))
-        .ok_or(ExtractError::no_content(Algorithm::Cuter))
+    cuter::select_with_lead(
+        &page.stats,
+        page.effective_title(),
+        page.feed_lead(),
+        params,
+    )
+    .map(|selection| cuter_extraction(page, &selection))
+    .ok_or(ExtractError::no_content(Algorithm::Cuter))
 }
 
 /// Renders CUTER's selection with its images: those from the title (or the first chosen

@@ -230,6 +230,20 @@ pub fn select(
     title_hint: Option<&str>,
     params: &CuterParams,
 ) -> Option<CuterSelection> {
+    select_with_lead(stats, title_hint, None, params)
+}
+
+/// Runs CUTER's steps on one page, with `lead` (the block where the feed entry's own text
+/// starts, [`super::Page::feed_lead`]) as the positional hint when the title matches no
+/// block: the article is then chosen among the groups that reach past the block before the
+/// lead, as it is among those past the title (step 5). The lead does not cut the group
+/// (step 6): it is the article's own first paragraph, not a headline above it.
+pub fn select_with_lead(
+    stats: &DomStats,
+    title_hint: Option<&str>,
+    lead: Option<usize>,
+    params: &CuterParams,
+) -> Option<CuterSelection> {
     let measures = characterize(stats, params);
     let groups = merge_neighbouring_nodes(&stats.blocks, &measures, params);
     let rule = TitleRule {
@@ -238,16 +252,12 @@ pub fn select(
         link_penalty: params.title_link_penalty,
     };
     let title = title_hint.and_then(|t| find_title(&stats.blocks, t, &rule));
-    let chosen = choose_article(&groups, title.map(|t| t.index), params)?;
+    let position = title
+        .map(|t| t.index)
+        .or_else(|| lead.and_then(|l| l.checked_sub(1)));
+    let chosen = choose_article(&groups, position, params)?;
     trace_groups(stats, &measures, &groups, chosen, title);
-    let group = &rejoin_across_links(
-        &stats.blocks,
-        &measures,
-        &groups,
-        chosen,
-        title.map(|t| t.index),
-        params,
-    );
+    let group = &rejoin_across_links(&stats.blocks, &measures, &groups, chosen, position, params);
     // Step 6: the title cuts the group.
     // A group that lies wholly before the title won on overwhelming evidence: the title
     // match is then not the article's headline and does not cut the group.

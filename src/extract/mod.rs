@@ -367,6 +367,21 @@ impl Page {
     }
 
     /// The hint the algorithms use: the feed title, else the page's own.
+    /// The block where the feed entry's own text starts on the page: the first block that
+    /// holds the opening words of the entry's summary or content. A summary is the article's
+    /// lead, so, like the title, it marks where the article starts when the title does not.
+    pub fn feed_lead(&self) -> Option<usize> {
+        let feed_text = self.feed_text.as_deref()?;
+        let opening = verdict::opening_words(feed_text, verdict::FEED_OPENING);
+        if opening.len() < verdict::FEED_OPENING / 2 {
+            return None;
+        }
+        self.stats
+            .blocks
+            .iter()
+            .position(|block| !block.caption && verdict::collapse(&block.text).contains(&opening))
+    }
+
     pub fn effective_title(&self) -> Option<&str> {
         self.title_hint
             .as_deref()
@@ -382,6 +397,7 @@ pub fn warm_up() {
     dom::warm_up();
     cuter::warm_up();
     verdict::warm_up();
+    quality::warm_up();
 }
 
 /// An extraction algorithm.
@@ -399,7 +415,9 @@ impl Extractor for Algorithm {
 
     fn extract(&self, page: &Page) -> Result<Extraction, ExtractError> {
         let extraction = match self {
-            Algorithm::Auto => auto::extract_auto(page, &auto::AutoParams::default()),
+            Algorithm::Auto => {
+                return judged_auto(page, auto::extract_auto(page, &auto::AutoParams::default()));
+            }
             Algorithm::Cuter => auto::extract_cuter(page, &cuter::CuterParams::default()),
             Algorithm::Cetr => Ok(auto::lines_extraction(
                 page,
@@ -450,10 +468,27 @@ pub fn judged(
     page: &Page,
     extraction: Result<Extraction, ExtractError>,
 ) -> Result<Extraction, ExtractError> {
+    judged_with(page, extraction, quality::estimate)
+}
+
+/// `auto`'s result with the page's verdict: `auto` estimated the quality of every candidate
+/// to choose, and keeps the chosen one's.
+pub fn judged_auto(
+    page: &Page,
+    extraction: Result<Extraction, ExtractError>,
+) -> Result<Extraction, ExtractError> {
+    judged_with(page, extraction, |_, extraction| extraction.quality)
+}
+
+fn judged_with(
+    page: &Page,
+    extraction: Result<Extraction, ExtractError>,
+    estimate: impl FnOnce(&Page, &Extraction) -> f64,
+) -> Result<Extraction, ExtractError> {
     match extraction {
         Ok(mut extraction) if !extraction.text.trim().is_empty() => {
             extraction.verdict = verdict::judge(page, Some(&extraction));
-            extraction.quality = quality::estimate(page, &extraction);
+            extraction.quality = estimate(page, &extraction);
             Ok(extraction)
         }
         Ok(Extraction { algorithm, .. }) | Err(ExtractError::NoContent { algorithm, .. }) => {

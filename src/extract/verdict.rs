@@ -385,7 +385,7 @@ impl<'a> Reading<'a> {
 }
 
 /// Bytes of the feed text's opening compared with the main text.
-const FEED_OPENING: usize = 60;
+pub(crate) const FEED_OPENING: usize = 60;
 
 /// A challenge's words in the title decide a page below this much text.
 const BLOCK_NOTICE: usize = 1500;
@@ -398,7 +398,7 @@ const LOGIN_TEXT: usize = 1000;
 const CONSENT_PHRASES: usize = 4;
 
 /// The first `bytes` of `text`, whitespace collapsed, cut at a word's end.
-fn opening_words(text: &str, bytes: usize) -> String {
+pub(crate) fn opening_words(text: &str, bytes: usize) -> String {
     let collapsed = collapse(text);
     if collapsed.len() <= bytes {
         return collapsed;
@@ -413,7 +413,7 @@ fn opening_words(text: &str, bytes: usize) -> String {
     }
 }
 
-fn collapse(text: &str) -> String {
+pub(crate) fn collapse(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
