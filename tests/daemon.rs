@@ -108,22 +108,10 @@ async fn the_service_reloads_and_stops_cleanly(db: TestDb) -> anyhow::Result<()>
     let config = dir.path().join("config.toml");
     std::fs::write(&config, config_text(&db, &farm, &["alpha"]))?;
     let log = dir.path().join("service.log");
-    let mut child = Command::new(BINARY)
-        .args(["--log-format", "json", "--config"])
-        .arg(&config)
-        .arg("run")
-        .env_remove("GLEANER_DATABASE_URL")
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log)?)
-        .spawn()?;
+    let mut child = spawn_logged(&config, &log)?;
     let outcome = exercise(&db, &farm, &config, &log, &mut child).await;
     if outcome.is_err() {
-        let _ = child.kill();
-        let _ = child.wait();
-        eprintln!(
-            "service log:\n{}",
-            std::fs::read_to_string(&log).unwrap_or_default()
-        );
+        stop_and_show_log(&mut child, &log);
         return outcome;
     }
     let logged = std::fs::read_to_string(&log)?;
@@ -303,22 +291,10 @@ async fn a_feed_whose_lease_is_not_taken_back_is_polled_again_and_a_stuck_one_is
         .replace("[daemon]\n", "[daemon]\nfeed_lease_seconds = 2\n");
     std::fs::write(&config, text)?;
     let log = dir.path().join("service.log");
-    let mut child = Command::new(BINARY)
-        .args(["--log-format", "json", "--config"])
-        .arg(&config)
-        .arg("run")
-        .env_remove("GLEANER_DATABASE_URL")
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(&log)?)
-        .spawn()?;
+    let mut child = spawn_logged(&config, &log)?;
     let outcome = leases_and_overdue(&db, &farm, &config, &log, &mut child).await;
     if outcome.is_err() {
-        let _ = child.kill();
-        let _ = child.wait();
-        eprintln!(
-            "service log:\n{}",
-            std::fs::read_to_string(&log).unwrap_or_default()
-        );
+        stop_and_show_log(&mut child, &log);
     }
     outcome
 }
@@ -503,4 +479,26 @@ async fn sigterm_ends_the_process_during_a_deep_page() -> anyhow::Result<()> {
     }
     assert!(outcome?.success());
     Ok(())
+}
+
+/// Starts `gleaner run` on `config`, its JSON log written to `log`.
+fn spawn_logged(config: &Path, log: &Path) -> anyhow::Result<std::process::Child> {
+    Ok(Command::new(BINARY)
+        .args(["--log-format", "json", "--config"])
+        .arg(config)
+        .arg("run")
+        .env_remove("GLEANER_DATABASE_URL")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(log)?)
+        .spawn()?)
+}
+
+/// After a failed check: stops the service and prints its log.
+fn stop_and_show_log(child: &mut std::process::Child, log: &Path) {
+    let _ = child.kill();
+    let _ = child.wait();
+    eprintln!(
+        "service log:\n{}",
+        std::fs::read_to_string(log).unwrap_or_default()
+    );
 }
