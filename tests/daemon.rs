@@ -213,19 +213,7 @@ async fn exercise(
     assert_eq!(alpha.articles, 3);
 
     // SIGTERM: exit 0 within the grace period.
-    signal(child, "TERM")?;
-    let deadline = Instant::now() + Duration::from_secs(15);
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break status;
-        }
-        anyhow::ensure!(
-            Instant::now() < deadline,
-            "the service did not stop in time"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    };
-    assert_eq!(status.code(), Some(0));
+    stop(child).await?;
     let all = db
         .store
         .list_articles(&ArticleFilter {

@@ -175,26 +175,7 @@ async fn refuse_inserts(db: &TestDb, table: &str, refuse: bool) -> anyhow::Resul
         (Backend::Postgres, false) => vec![format!("DROP TRIGGER refuse ON {table}")],
     };
     for statement in statements {
-        raw_execute(db, &statement).await?;
-    }
-    Ok(())
-}
-
-async fn raw_execute(db: &TestDb, statement: &str) -> anyhow::Result<()> {
-    use sqlx::Connection as _;
-    let sql = sqlx::AssertSqlSafe(statement.to_string());
-    match &db.target {
-        gleaner::config::DatabaseTarget::Sqlite { path } => {
-            let url = format!("sqlite://{}", path.display());
-            let mut connection = sqlx::SqliteConnection::connect(&url).await?;
-            sqlx::query(sql).execute(&mut connection).await?;
-            connection.close().await?;
-        }
-        gleaner::config::DatabaseTarget::Postgres { url } => {
-            let mut connection = sqlx::PgConnection::connect(url).await?;
-            sqlx::query(sql).execute(&mut connection).await?;
-            connection.close().await?;
-        }
+        common::faults::raw_execute(db, &statement).await?;
     }
     Ok(())
 }

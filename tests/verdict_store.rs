@@ -56,27 +56,6 @@ fn article(feed_id: i64, n: u32, verdict: Verdict, quality: f64) -> NewArticle {
     }
 }
 
-/// Runs one statement on the test database directly, as an older version of gleaner would
-/// have left a row.
-async fn raw_execute(db: &TestDb, statement: &str) -> anyhow::Result<()> {
-    use sqlx::Connection as _;
-    let sql = sqlx::AssertSqlSafe(statement.to_string());
-    match &db.target {
-        gleaner::config::DatabaseTarget::Sqlite { path } => {
-            let url = format!("sqlite://{}", path.display());
-            let mut connection = sqlx::SqliteConnection::connect(&url).await?;
-            sqlx::query(sql).execute(&mut connection).await?;
-            connection.close().await?;
-        }
-        gleaner::config::DatabaseTarget::Postgres { url } => {
-            let mut connection = sqlx::PgConnection::connect(url).await?;
-            sqlx::query(sql).execute(&mut connection).await?;
-            connection.close().await?;
-        }
-    }
-    Ok(())
-}
-
 /// How many feed entries still hold content.
 async fn entries_with_content(db: &TestDb) -> anyhow::Result<i64> {
     use sqlx::Connection as _;
@@ -129,7 +108,7 @@ async fn verdict_and_quality_are_stored_read_back_and_exported(db: TestDb) -> an
     assert_eq!(columns, [("teaser", Some(0.375)), ("blocked", Some(0.9))]);
 
     // A row stored before the estimates: an article, with no quality.
-    raw_execute(&db, "UPDATE articles SET quality = NULL").await?;
+    common::faults::raw_execute(&db, "UPDATE articles SET quality = NULL").await?;
     let old = store.article_record(teaser).await?.context("record")?;
     assert_eq!(
         serde_json::to_value(&old)?["quality"],
@@ -152,7 +131,7 @@ async fn articles_below_min_quality_are_neither_listed_nor_claimed(
         ids.push(id);
     }
     // Story 4 was stored before quality was estimated.
-    raw_execute(
+    common::faults::raw_execute(
         &db,
         &format!("UPDATE articles SET quality = NULL WHERE id = {}", ids[3]),
     )

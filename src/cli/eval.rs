@@ -364,34 +364,19 @@ fn write_feature_rows(
             let parsed = crate::extract::Page::parse(&page.html, None, page.url.as_ref(), None);
             let candidates = Candidates::of(&parsed, params);
             let sums = quality::PageSums::of(&parsed);
-            let confidence = candidates.cuter_view();
             Choice::ALL
                 .iter()
                 .map(|&choice| {
                     let text = candidates.text(&parsed, choice);
-                    let chosen = match choice {
-                        Choice::Cuter => quality::Chosen::Blocks(
-                            candidates.cuter.as_ref().map_or(&[][..], |s| &s.blocks),
-                        ),
-                        Choice::Econ => quality::Chosen::Blocks(&candidates.econ),
-                        Choice::Cetr => quality::Chosen::Text,
-                    };
-                    let features = quality::features(
-                        &parsed,
-                        &sums,
-                        choice.algorithm(),
-                        chosen,
-                        &text,
-                        confidence,
-                    );
+                    let features = candidates.features(&parsed, &sums, choice);
                     serde_json::json!({
                         "dataset": dataset_name,
                         "id": page.id,
                         "candidate": choice.algorithm().name(),
                         "preferred": choice == candidates.preferred,
-                        "empty": text.trim().is_empty(),
+                        "empty": features.is_none(),
                         "f1": crate::eval::metric::score_page(&page.gold, &text).f1(),
-                        "features": features.to_vec(),
+                        "features": features.map(|f| f.to_vec()),
                     })
                 })
                 .collect()

@@ -131,35 +131,34 @@ impl Candidates {
             })
     }
 
+    /// The quality features of `choice` ([`quality::features`]), `None` when it chose
+    /// nothing: its blocks for CUTER and ECON, its text for CETR.
+    pub fn features(
+        &self,
+        page: &Page,
+        sums: &quality::PageSums,
+        choice: Choice,
+    ) -> Option<[f64; quality::FEATURES.len()]> {
+        let (chosen, text) = match choice {
+            Choice::Cuter => {
+                let blocks = self.cuter.as_ref().map_or(&[][..], |s| &s.blocks[..]);
+                (quality::Chosen::Blocks(blocks), String::new())
+            }
+            Choice::Econ => (quality::Chosen::Blocks(&self.econ), String::new()),
+            Choice::Cetr => (quality::Chosen::Text, self.text(page, choice)),
+        };
+        let empty = match chosen {
+            quality::Chosen::Blocks(blocks) => blocks.is_empty(),
+            quality::Chosen::Text => text.trim().is_empty(),
+        };
+        let algorithm = choice.algorithm();
+        (!empty).then(|| quality::features(page, sums, algorithm, chosen, &text, self.cuter_view()))
+    }
+
     /// The quality estimate of `choice`, `None` when it chose nothing.
     pub fn estimate(&self, page: &Page, sums: &quality::PageSums, choice: Choice) -> Option<f64> {
-        let confidence = self.cuter_view();
-        let (chosen, text) = match choice {
-            Choice::Cuter => (self.cuter.as_ref().map_or(&[][..], |s| &s.blocks[..]), None),
-            Choice::Econ => (&self.econ[..], None),
-            Choice::Cetr => (&[][..], Some(self.text(page, choice))),
-        };
-        let features = match &text {
-            Some(text) if text.trim().is_empty() => return None,
-            Some(text) => quality::features(
-                page,
-                sums,
-                choice.algorithm(),
-                quality::Chosen::Text,
-                text,
-                confidence,
-            ),
-            None if chosen.is_empty() => return None,
-            None => quality::features(
-                page,
-                sums,
-                choice.algorithm(),
-                quality::Chosen::Blocks(chosen),
-                "",
-                confidence,
-            ),
-        };
-        Some(quality::predict(&features))
+        self.features(page, sums, choice)
+            .map(|features| quality::predict(&features))
     }
 }
 

@@ -1,5 +1,6 @@
 //! Faults a test puts into its database from outside the code under test, on a connection of
-//! its own: writes the database refuses, leases a vanished replica holds.
+//! its own: writes the database refuses, leases a vanished replica holds, rows an older version
+//! left.
 
 use chrono::{DateTime, Utc};
 use gleaner::config::DatabaseTarget;
@@ -16,46 +17,50 @@ struct Lease<'a> {
 
 const SET_LEASE: &str = "UPDATE feeds SET lease_owner = $2, lease_until = $3 WHERE name = $1";
 
+/// Runs `statements` (one per string), then writes `lease`, on `connection` (a connection of
+/// either backend: the steps are the same, the types differ).
+macro_rules! run_on {
+    ($connection:expr, $statements:expr, $lease:expr) => {{
+        let mut connection = $connection;
+        for statement in $statements {
+            sqlx::raw_sql(sqlx::AssertSqlSafe(*statement))
+                .execute(&mut connection)
+                .await?;
+        }
+        if let Some(lease) = $lease {
+            sqlx::query(SET_LEASE)
+                .bind(lease.name)
+                .bind(lease.owner)
+                .bind(lease.until)
+                .execute(&mut connection)
+                .await?;
+        }
+        connection.close().await?;
+    }};
+}
+
 /// Runs `statements` (one per string), then writes `lease`.
 async fn execute(db: &TestDb, statements: &[&str], lease: Option<Lease<'_>>) -> anyhow::Result<()> {
     match &db.target {
         DatabaseTarget::Sqlite { path } => {
             let url = format!("sqlite://{}", path.display());
-            let mut connection = sqlx::SqliteConnection::connect(&url).await?;
-            for statement in statements {
-                sqlx::raw_sql(sqlx::AssertSqlSafe(*statement))
-                    .execute(&mut connection)
-                    .await?;
-            }
-            if let Some(lease) = &lease {
-                sqlx::query(SET_LEASE)
-                    .bind(lease.name)
-                    .bind(lease.owner)
-                    .bind(lease.until)
-                    .execute(&mut connection)
-                    .await?;
-            }
-            connection.close().await?;
+            run_on!(
+                sqlx::SqliteConnection::connect(&url).await?,
+                statements,
+                &lease
+            );
         }
         DatabaseTarget::Postgres { url } => {
-            let mut connection = sqlx::PgConnection::connect(url).await?;
-            for statement in statements {
-                sqlx::raw_sql(sqlx::AssertSqlSafe(*statement))
-                    .execute(&mut connection)
-                    .await?;
-            }
-            if let Some(lease) = &lease {
-                sqlx::query(SET_LEASE)
-                    .bind(lease.name)
-                    .bind(lease.owner)
-                    .bind(lease.until)
-                    .execute(&mut connection)
-                    .await?;
-            }
-            connection.close().await?;
+            run_on!(sqlx::PgConnection::connect(url).await?, statements, &lease);
         }
     }
     Ok(())
+}
+
+/// Runs one statement directly, as an older version of gleaner would have left a row or a
+/// schema.
+pub async fn raw_execute(db: &TestDb, statement: &str) -> anyhow::Result<()> {
+    execute(db, &[statement], None).await
 }
 
 /// Makes the database refuse (or take again) every release of a feed lease: the write at the
