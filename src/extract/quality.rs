@@ -17,6 +17,9 @@
 //! - **the page around it**: the share of the page's text the extraction holds, the page's
 //!   link density (a hub page has no single article), the title hint found in the text, how
 //!   far down the page the extraction starts;
+//! - **the structure of the chosen blocks**: a related-links box or a comment thread joins an
+//!   article at its end as list items and links; an extraction that skips most blocks of its
+//!   span is stitched from pieces; a headline sits right above its article;
 //! - CUTER's own confidence (seed 000, step 5: the chosen group's share of the text) and which
 //!   algorithm chose.
 //!
