@@ -146,6 +146,10 @@ pub struct CuterParams {
     /// it, the marker names the article's paragraphs and none of them is omitted
     /// ([`marked_paragraph_regions`]); 0 turns the rule off.
     pub marked_paragraphs_min: usize,
+    /// Never omit a furniture region that holds the article's own paragraphs, whatever its
+    /// name: two paragraphs of the main group, one between others, or the headline with a
+    /// paragraph after it ([`article_sections`]).
+    pub spare_article_sections: bool,
 }
 
 impl Default for CuterParams {
@@ -178,6 +182,7 @@ impl Default for CuterParams {
             omit_furniture_after_main: true,
             detached_tail_below: 200,
             marked_paragraphs_min: 3,
+            spare_article_sections: true,
         }
     }
 }
@@ -244,14 +249,14 @@ pub fn select_with_lead(
     lead: Option<usize>,
     params: &CuterParams,
 ) -> Option<CuterSelection> {
-    let measures = characterize(stats, params);
-    let groups = merge_neighbouring_nodes(&stats.blocks, &measures, params);
     let rule = TitleRule {
         threshold: params.title_threshold,
         earliest_margin: params.title_earliest_margin,
         link_penalty: params.title_link_penalty,
     };
     let title = title_hint.and_then(|t| find_title(&stats.blocks, t, &rule));
+    let measures = characterize(stats, title.map(|t| t.index), params);
+    let groups = merge_neighbouring_nodes(&stats.blocks, &measures, params);
     let position = title
         .map(|t| t.index)
         .or_else(|| lead.and_then(|l| l.checked_sub(1)));
@@ -381,13 +386,22 @@ fn trace_groups(
     }
 }
 
-/// Steps 2–3: `SH`, then `LP`, `TP` and validity of every node.
-pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> {
+/// Steps 2–3: `SH`, then `LP`, `TP` and validity of every node. `title` is the block the
+/// title hint matched.
+pub fn characterize(
+    stats: &DomStats,
+    title: Option<usize>,
+    params: &CuterParams,
+) -> Vec<NodeMeasure> {
     let sh = stats.sh.max(1) as f64;
     let main = main_block(stats, params);
     let mut omitted_region = vec![false; stats.blocks.len()];
     let mut boxed_in_article = vec![false; stats.blocks.len()];
     let paragraphs = marked_paragraph_regions(stats, main, params.marked_paragraphs_min);
+    let sections = match main {
+        Some(main) if params.spare_article_sections => article_sections(stats, main, title, params),
+        _ => ArticleSections::default(),
+    };
     for (region, marked_paragraph) in stats.regions.iter().zip(paragraphs) {
         let limit = match region.kind {
             RegionKind::Furniture => params.furniture_max_share,
@@ -403,7 +417,16 @@ pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> 
                 }));
         let boxed = inside_main_container(stats, region, main);
         let after_main = params.omit_furniture_after_main && after_main_block(region, main);
-        if (region.sl as f64 <= limit * sh || boxed || after_main) && !spared {
+        // A marked region that begins after the marked container of the headline and its
+        // text is beside the article, whatever it holds (a profile beside a blog's post).
+        let after_article = region.kind == RegionKind::Furniture
+            && sections
+                .article_end()
+                .is_some_and(|end| region.blocks.start >= end);
+        if (region.sl as f64 <= limit * sh || boxed || after_main) && !spared || after_article {
+            if sections.spare(region) {
+                continue;
+            }
             let mark = |flags: &mut Vec<bool>| {
                 if let Some(flags) = flags.get_mut(region.blocks.clone()) {
                     flags.fill(true);
@@ -433,6 +456,186 @@ pub fn characterize(stats: &DomStats, params: &CuterParams) -> Vec<NodeMeasure> 
             }
         })
         .collect()
+}
+
+/// The paragraphs of the main group as CUTER would unite it if no name marked anything:
+/// the group around the main block with every region's blocks valid by their links alone,
+/// and of its nodes those that unite on their own (step 4's threshold) and end a sentence.
+/// Reader comments (by class or by an announcing heading) are no article paragraphs.
+fn main_group_paragraphs(stats: &DomStats, main: usize, params: &CuterParams) -> Vec<bool> {
+    let sh = stats.sh.max(1) as f64;
+    let mut in_comments = vec![false; stats.blocks.len()];
+    for region in &stats.regions {
+        if region.kind != RegionKind::Furniture
+            && region.sl as f64 <= params.comments_max_share * sh
+            && let Some(flags) = in_comments.get_mut(region.blocks.clone())
+        {
+            flags.fill(true);
+        }
+    }
+    let measures: Vec<NodeMeasure> = stats
+        .blocks
+        .iter()
+        .zip(&in_comments)
+        .map(|(block, &comment)| {
+            let lp = block.lp();
+            let tp = block.sl as f64 / sh;
+            NodeMeasure {
+                lp,
+                tp,
+                valid: lp < params.max_lp && tp > params.min_tp && !block.caption && !comment,
+                linky: lp >= params.max_lp,
+                boxed_in_article: false,
+            }
+        })
+        .collect();
+    let mut paragraphs = vec![false; stats.blocks.len()];
+    let groups = merge_neighbouring_nodes(&stats.blocks, &measures, params);
+    let Some(group) = groups.iter().find(|g| g.members.contains(&main)) else {
+        return paragraphs;
+    };
+    let threshold = measures[main].tp / params.unite_divisor;
+    for &ix in &group.members {
+        let block = &stats.blocks[ix];
+        paragraphs[ix] = (measures[ix].tp > threshold || block.sl >= params.unite_min_bytes)
+            && block.sl >= params.trim_below
+            && ends_sentence(&block.text)
+            && !reads_as_code(&block.text);
+    }
+    paragraphs
+}
+
+/// The most link text a region holding the article's paragraphs may have: a teaser box's
+/// summaries are prose too, but each under a linked headline.
+const SECTION_MAX_LINK_SHARE: f64 = 0.25;
+
+/// A marked region holding at least this share of the page's text may wrap the whole page
+/// (a `sidebar` class on the layout's outer element), and says nothing of the main block.
+const HOLDER_MAX_SHARE: f64 = 0.5;
+
+/// The block ranges of the furniture regions that hold the article itself, so that their
+/// names (`elementor-widget`, `widget Blog`, `main-with-sidebar`) mark nothing. They are
+/// looked for only where the main block sits in a marked region short of a page wrapper
+/// ([`HOLDER_MAX_SHARE`]): elsewhere a marked box beside the article is what its name says,
+/// however much prose it holds. In a tree:
+///
+/// - page builders wrap each section of a post (a heading, a few paragraphs) in its own
+///   element, marked alike and side by side with the main block's: such sibling units are
+///   the article's sections once one besides the main block's holds a paragraph of the
+///   main group, and so is every element inside them;
+/// - the element that holds the headline and a paragraph after it long enough to unite on
+///   its own (step 4; a standfirst under the headline is shorter): a headline opens its
+///   article's text (a blog's post widget beside a long sidebar).
+///
+/// A region with more than [`SECTION_MAX_LINK_SHARE`] of link text is a box of links or
+/// teasers whatever else it holds.
+fn article_sections(
+    stats: &DomStats,
+    main: usize,
+    title: Option<usize>,
+    params: &CuterParams,
+) -> ArticleSections {
+    let sh = stats.sh.max(1) as f64;
+    let holders: Vec<&Region> = stats
+        .regions
+        .iter()
+        .filter(|r| {
+            r.kind == RegionKind::Furniture
+                && r.blocks.contains(&main)
+                && r.sl as f64 <= HOLDER_MAX_SHARE * sh
+        })
+        .collect();
+    if holders.is_empty() {
+        return ArticleSections::default();
+    }
+    let paragraphs = main_group_paragraphs(stats, main, params);
+    let prose = |region: &Region| {
+        let links: usize = stats.blocks[region.blocks.clone()]
+            .iter()
+            .map(|b| b.sa)
+            .sum();
+        region.kind == RegionKind::Furniture
+            && links as f64 <= SECTION_MAX_LINK_SHARE * region.sl as f64
+    };
+    let count = |region: &Region| {
+        paragraphs[region.blocks.clone()]
+            .iter()
+            .filter(|&&p| p)
+            .count()
+    };
+    let reads_as_paragraph = |b: &TextBlock| {
+        b.sl >= params.trim_below
+            && b.lp() < params.max_lp
+            && !b.caption
+            && ends_sentence(&b.text)
+            && !reads_as_code(&b.text)
+    };
+    // Where the article's text starts: the first paragraph after the headline, else the
+    // main group's first. A family of units that does not hold it is a column of boxes
+    // beside the article (a sidebar's modules), not the article cut into sections.
+    let first_paragraph = match title {
+        Some(t) => (t + 1..stats.blocks.len()).find(|&ix| reads_as_paragraph(&stats.blocks[ix])),
+        None => paragraphs.iter().position(|&p| p),
+    };
+    let (mut units, mut containers) = (Vec::new(), Vec::new());
+    for holder in &holders {
+        let family: Vec<&Region> = stats
+            .regions
+            .iter()
+            .filter(|r| r.is_sibling_unit_of(holder) && prose(r))
+            .collect();
+        let holds = |ix: Option<usize>| {
+            ix.is_some_and(|ix| family.iter().any(|unit| unit.blocks.contains(&ix)))
+        };
+        if holds(first_paragraph)
+            && family
+                .iter()
+                .any(|unit| !unit.blocks.contains(&main) && count(unit) > 0)
+        {
+            units.extend(family.iter().map(|unit| unit.blocks.clone()));
+        }
+    }
+    for region in stats.regions.iter().filter(|r| prose(r)) {
+        let headline_with_text = title.is_some_and(|t| {
+            region.blocks.contains(&t)
+                && stats.blocks[t + 1..region.blocks.end]
+                    .iter()
+                    .any(|b| b.sl >= params.unite_min_bytes && reads_as_paragraph(b))
+        });
+        if headline_with_text {
+            containers.push(region.blocks.clone());
+        }
+    }
+    tracing::trace!(?units, ?containers, "furniture regions holding the article");
+    ArticleSections { units, containers }
+}
+
+/// The furniture regions that hold the article ([`article_sections`]), by block range.
+#[derive(Default)]
+struct ArticleSections {
+    /// Sections of the article, with every region inside them.
+    units: Vec<std::ops::Range<usize>>,
+    /// Containers of the article: only the region itself (a box inside is still a box).
+    containers: Vec<std::ops::Range<usize>>,
+}
+
+impl ArticleSections {
+    /// Where the innermost marked container of the headline and its text ends.
+    fn article_end(&self) -> Option<usize> {
+        self.containers
+            .iter()
+            .min_by_key(|range| range.len())
+            .map(|range| range.end)
+    }
+
+    fn spare(&self, region: &Region) -> bool {
+        region.kind == RegionKind::Furniture
+            && (self.containers.contains(&region.blocks)
+                || self
+                    .units
+                    .iter()
+                    .any(|unit| unit.start <= region.blocks.start && region.blocks.end <= unit.end))
+    }
 }
 
 /// Which regions are the article's own paragraphs, each marked by a furniture class

@@ -215,6 +215,24 @@ pub struct Region {
     pub blocks: std::ops::Range<usize>,
     /// Text bytes inside.
     pub sl: usize,
+    /// The marked element's parent element: regions with the same parent are siblings.
+    pub parent: Option<NodeId>,
+    /// The marked element's class-and-id tokens, lowercased (empty for a region marked by
+    /// its tag alone or by a heading).
+    pub marker: Box<str>,
+}
+
+impl Region {
+    /// Whether two regions are sibling elements that share a class or id token: units of
+    /// one kind side by side (a page builder's widgets, the items of a list of boxes).
+    pub fn is_sibling_unit_of(&self, other: &Region) -> bool {
+        self.parent.is_some()
+            && self.parent == other.parent
+            && self
+                .marker
+                .split_whitespace()
+                .any(|token| other.marker.split_whitespace().any(|t| t == token))
+    }
 }
 
 /// The statistics of one page.
@@ -244,6 +262,8 @@ struct Frame {
     figure: Option<usize>,
     caption: bool,
     region: Option<RegionKind>,
+    /// The element's class-and-id tokens, kept for a furniture region only.
+    marker: Option<Box<str>>,
     first_block: usize,
     skipped: bool,
     /// [`TextBlock::parent_path`] of a child of this element.
@@ -286,7 +306,7 @@ struct Walk<'a> {
     /// Inside the first `<title>`: its text is the page's title, not a block.
     in_title: bool,
     /// Marked regions with their block ranges before empty blocks are dropped.
-    regions: Vec<(RegionKind, std::ops::Range<usize>)>,
+    regions: Vec<Region>,
     /// The buffer the next block's text is written into ([`TextBlock::complete_text`]).
     spare_text: String,
     /// The current element's class-and-id marker ([`class_and_id`]).
@@ -374,6 +394,7 @@ impl<'a> Walk<'a> {
         let skipped = parent_skipped || tidy::is_dropped(name) || tidy::is_hidden(element);
         let (class, id_attribute) = class_and_id_attributes(element);
         class_and_id(&mut self.marker, name, class, id_attribute);
+        let region = self.verdicts.region_kind(name, &self.marker);
         let is_figure = name == "figure";
         if is_figure {
             self.figures += 1;
@@ -392,7 +413,9 @@ impl<'a> Walk<'a> {
             // a caption, not a caption.
             caption: name != "table"
                 && (parent.is_some_and(|f| f.caption) || name == "figcaption" || name == "figure"),
-            region: self.verdicts.region_kind(name, &self.marker),
+            region,
+            marker: (region == Some(RegionKind::Furniture) && !self.marker.is_empty())
+                .then(|| self.marker.trim_end().into()),
             first_block: self.stats.blocks.len(),
             skipped,
             path: path_hash(
@@ -468,17 +491,26 @@ impl<'a> Walk<'a> {
         if !frame.inline {
             separate_words(&mut self.stats.blocks, &self.stack);
         }
+        let parent = self.stack.last().map(|f| f.id);
         if let Some(kind) = frame.region
             && frame.first_block < self.stats.blocks.len()
         {
-            self.regions
-                .push((kind, frame.first_block..self.stats.blocks.len()));
+            self.regions.push(Region {
+                kind,
+                blocks: frame.first_block..self.stats.blocks.len(),
+                sl: 0,
+                parent,
+                marker: frame.marker.unwrap_or_default(),
+            });
         }
         if let Some(label) = frame.comments_from {
-            self.regions.push((
-                RegionKind::AnnouncedComments,
-                label..self.stats.blocks.len(),
-            ));
+            self.regions.push(Region {
+                kind: RegionKind::AnnouncedComments,
+                blocks: label..self.stats.blocks.len(),
+                sl: 0,
+                parent: None,
+                marker: Box::default(),
+            });
         }
         // The element's text is complete: if it is a comments heading after an article's
         // worth of text in the same container, what follows it there is the comments.
@@ -532,13 +564,13 @@ impl<'a> Walk<'a> {
         }
         stats.regions = regions
             .into_iter()
-            .filter_map(|(kind, range)| {
-                let start = *new_index.get(range.start)?;
-                let end = *new_index.get(range.end)?;
+            .filter_map(|region| {
+                let start = *new_index.get(region.blocks.start)?;
+                let end = *new_index.get(region.blocks.end)?;
                 (start < end).then(|| Region {
-                    kind,
                     sl: prefix[end] - prefix[start],
                     blocks: start..end,
+                    ..region
                 })
             })
             .collect();
@@ -900,9 +932,76 @@ fn attach_captions(stats: &mut DomStats) {
     }
 }
 
+/// The words a CMS puts before a term of one of the site's taxonomies in the classes of a
+/// post's wrapper (`category-news`, `tag-elections`, `author-jsmith`, `entry-author-jsmith`).
+const TAXONOMY_PREFIXES: &[&str] = &["author", "category", "categories", "tag", "topic", "series"];
+
+/// Words that, after a taxonomy's name, make a token a part of the page (`author-box`,
+/// `tag-cloud`, `category-links`) rather than a term of the taxonomy.
+const COMPONENT_WORDS: &[&str] = &[
+    "archive",
+    "area",
+    "avatar",
+    "bio",
+    "block",
+    "box",
+    "byline",
+    "card",
+    "cloud",
+    "container",
+    "content",
+    "data",
+    "desc",
+    "description",
+    "details",
+    "footer",
+    "header",
+    "image",
+    "img",
+    "info",
+    "inner",
+    "item",
+    "items",
+    "label",
+    "link",
+    "links",
+    "list",
+    "meta",
+    "name",
+    "nav",
+    "outer",
+    "page",
+    "photo",
+    "pic",
+    "posts",
+    "profile",
+    "section",
+    "social",
+    "text",
+    "title",
+    "widget",
+    "wrap",
+    "wrapper",
+];
+
+/// Whether a class token names a term of the site's taxonomies (`category-for-discussion`,
+/// `tag-sharing-economy`, `author-navarro`): the words after the prefix are the site's own,
+/// not a name for what the element is, so they mark nothing — a post's wrapper carrying
+/// `author-NAME` is no author box, nor `category-for-discussion` a comment thread.
+fn is_taxonomy_slug(token: &str) -> bool {
+    let mut words = token.split(['-', '_']).filter(|w| !w.is_empty());
+    let mut first = words.next();
+    if first.is_some_and(|w| matches!(w, "entry" | "post" | "article")) {
+        first = words.next();
+    }
+    first.is_some_and(|w| TAXONOMY_PREFIXES.contains(&w))
+        && words.next().is_some_and(|w| !COMPONENT_WORDS.contains(&w))
+}
+
 /// The lowercased `class` and `id` tokens of an element, without layout modifiers
 /// (`has-sidebar`, `with-comments`), which say what a page contains rather than what the
-/// element is. `html` and `body` carry page-wide classes and give none.
+/// element is, and without taxonomy terms ([`is_taxonomy_slug`]). `html` and `body` carry
+/// page-wide classes and give none.
 ///
 /// Written into `marker` (cleared first): a page's elements repeat a few markers, so one
 /// buffer serves them all and only a marker seen for the first time is copied.
@@ -920,9 +1019,19 @@ fn class_and_id(marker: &mut String, name: &str, class: Option<&str>, id: Option
             if ["has-", "with-", "no-", "is-"]
                 .iter()
                 .any(|p| marker[start..].starts_with(p))
+                || is_taxonomy_slug(&marker[start..])
             {
                 marker.truncate(start);
                 continue;
+            }
+            // `main-with-sidebar`, `content-and-related`: what follows the joining word is
+            // what the element holds besides, not what it is.
+            if let Some(joint) = ["-with-", "_with_", "-and-", "_and_"]
+                .iter()
+                .filter_map(|j| marker[start..].find(j))
+                .min()
+            {
+                marker.truncate(start + joint);
             }
             marker.push(' ');
         }
@@ -980,7 +1089,31 @@ pub fn collapse_whitespace(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{COMMENTS_LABEL, RELATED_LABEL};
+    use super::{COMMENTS_LABEL, RELATED_LABEL, is_taxonomy_slug};
+
+    #[test]
+    fn taxonomy_terms_are_told_from_parts_of_the_page() {
+        for term in [
+            "author-navarro",
+            "entry-author-jane-doe",
+            "category-for-discussion",
+            "tag-sharing-economy",
+            "post_tag-news",
+        ] {
+            assert!(is_taxonomy_slug(term), "{term:?} names a term");
+        }
+        for part in [
+            "author-box",
+            "author",
+            "entry-author",
+            "tag-cloud",
+            "category-links",
+            "tags-sharing",
+            "share-tag",
+        ] {
+            assert!(!is_taxonomy_slug(part), "{part:?} names a part of the page");
+        }
+    }
 
     #[test]
     fn comments_labels_are_whole_headings() {

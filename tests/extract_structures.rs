@@ -1,0 +1,252 @@
+//! Extraction on pages whose structure misleads a reading by names: the article's own
+//! container named like furniture (page builders' widgets, a hosted blog's post widget,
+//! taxonomy terms on a post's wrapper, layout wrappers), bodies made of linked items, and a
+//! second opinion that must not override a right first one. Each page is written here, in
+//! the shape those systems give their pages.
+
+use gleaner::extract::{Algorithm, Extraction, extract_page};
+
+fn extract(html: &str, title: Option<&str>) -> Extraction {
+    extract_page(html.as_bytes(), None, None, title, Algorithm::Auto)
+        .unwrap_or_else(|err| panic!("extracting: {err}"))
+}
+
+fn assert_contains_all(text: &str, needles: &[&str]) {
+    for needle in needles {
+        assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
+    }
+}
+
+fn assert_contains_none(text: &str, needles: &[&str]) {
+    for needle in needles {
+        assert!(!text.contains(needle), "unexpected {needle:?} in:\n{text}");
+    }
+}
+
+/// One paragraph of a post's section `section`, `n`th of it, of about `words` words.
+fn paragraph(section: usize, n: usize, words: usize) -> String {
+    let filler = [
+        "the",
+        "millwrights",
+        "lifted",
+        "each",
+        "oak",
+        "paddle",
+        "by",
+        "hand",
+        "and",
+        "checked",
+        "the",
+        "old",
+        "iron",
+        "bearings",
+        "before",
+        "the",
+        "water",
+        "was",
+        "let",
+        "back",
+    ];
+    let body: Vec<&str> = filler.iter().cycle().take(words).copied().collect();
+    format!("Section {section} paragraph {n}: {}.", body.join(" "))
+}
+
+/// A sidebar column of boxes, each with a heading, a few links and a short blurb.
+fn sidebar_links(prefix: &str) -> String {
+    (0..6)
+        .map(|i| format!("<li><a href=\"/{prefix}/{i}\">{prefix} story number {i}</a></li>"))
+        .collect()
+}
+
+const MILL_TITLE: &str = "How we rebuilt the Arlen mill race";
+
+/// A post built with a page builder: every heading and every run of paragraphs in its own
+/// stack of `elementor-…-widget-…` elements, side by side in one column; a second column of
+/// widgets beside it.
+fn page_builder_post() -> String {
+    let mut column = format!(
+        "<div class=\"elementor-element elementor-element-a0 elementor-widget \
+         elementor-widget-heading\"><div class=\"elementor-widget-container\">\
+         <h1 class=\"elementor-heading-title\">{MILL_TITLE}</h1></div></div>"
+    );
+    for section in 1..=5 {
+        let lengths: &[usize] = if section == 3 { &[90, 40] } else { &[45, 30] };
+        let paragraphs: String = lengths
+            .iter()
+            .enumerate()
+            .map(|(n, &words)| format!("<p>{}</p>", paragraph(section, n, words)))
+            .collect();
+        column.push_str(&format!(
+            "<div class=\"elementor-element elementor-element-h{section} elementor-widget \
+             elementor-widget-heading\"><div class=\"elementor-widget-container\">\
+             <h2 class=\"elementor-heading-title\">Part {section} of the work</h2></div></div>\
+             <div class=\"elementor-element elementor-element-t{section} elementor-widget \
+             elementor-widget-text-editor\"><div class=\"elementor-widget-container\">\
+             {paragraphs}</div></div>"
+        ));
+    }
+    let side: String = (0..4)
+        .map(|i| {
+            format!(
+                "<div class=\"elementor-element elementor-element-s{i} elementor-widget \
+                 elementor-widget-sidebar\"><div class=\"elementor-widget-container\">\
+                 <h3>Box {i}</h3><ul>{}</ul><p>Our newsletter box {i} comes out every \
+                 Friday with the week's stories.</p></div></div>",
+                sidebar_links("box")
+            )
+        })
+        .collect();
+    format!(
+        "<!doctype html><html><head><title>{MILL_TITLE} | Millwrights' Journal</title></head>\
+         <body><header class=\"site-header\"><nav><a href=\"/\">Home</a> \
+         <a href=\"/news\">News</a> <a href=\"/about\">About</a></nav></header>\
+         <div class=\"elementor elementor-42\"><section class=\"elementor-section\">\
+         <div class=\"elementor-container\">\
+         <div class=\"elementor-column elementor-col-66\"><div class=\"elementor-widget-wrap\">\
+         {column}</div></div>\
+         <div class=\"elementor-column elementor-col-33\"><div class=\"elementor-widget-wrap\">\
+         {side}</div></div></div></section></div>\
+         <footer><p>Copyright the Millwrights' Journal. All rights reserved.</p></footer>\
+         </body></html>"
+    )
+}
+
+#[test]
+fn every_section_of_a_page_builders_post_is_kept() {
+    for title in [Some(MILL_TITLE), None] {
+        let result = extract(&page_builder_post(), title);
+        let sections: Vec<String> = (1..=5)
+            .map(|s| format!("Section {s} paragraph 1:"))
+            .collect();
+        let sections: Vec<&str> = sections.iter().map(String::as_str).collect();
+        assert_contains_all(&result.text, &sections);
+        assert_contains_none(
+            &result.text,
+            &[
+                "box story number",
+                "Our newsletter box",
+                "All rights reserved",
+            ],
+        );
+    }
+}
+
+const ICE_TITLE: &str = "Ice on the inner basin";
+
+/// A hosted blog's page: the post column is `div.widget.Blog`, the post one block of lines
+/// broken by `<br>`, beside a sidebar whose profile holds a longer text than the post.
+fn blog_post_beside_a_long_profile() -> String {
+    let post = "The inner basin froze last night for the first time this winter, and the \
+                boats at the pontoons sat still in a grey sheet of ice by morning.<br><br>\
+                The harbour office asked people to stay off it: the tide moves under the ice \
+                twice a day and opens cracks without warning.<br><br>Rain is forecast for \
+                Thursday, and the fleet should be out again by the weekend.";
+    let profile = "I am a retired ferry engineer who has lived on the estuary for forty \
+                   years. I write about tides, weather, boats and the people who work on \
+                   them, with a new post most weeks and a longer piece at the end of each \
+                   month. Before the ferries I worked in the boatyards at the river mouth, \
+                   where I learned to caulk a hull and to read the river's moods, and I have \
+                   kept a logbook of the water's temperature every morning since the winter \
+                   of nineteen ninety-one, which readers may ask to see at any time.";
+    let archive: String = (1..=24)
+        .map(|m| format!("<li><a href=\"/2024/{m:02}/\">Month {m} (4)</a></li>"))
+        .collect();
+    format!(
+        "<!doctype html><html><head><title>Estuary Notes: {ICE_TITLE}</title></head><body>\
+         <div class=\"header-outer\"><h1><a href=\"/\">Estuary Notes</a></h1></div>\
+         <div class=\"main-outer\"><div class=\"section\" id=\"main\">\
+         <div class=\"widget Blog\" id=\"Blog1\"><div class=\"date-outer\">\
+         <h2 class=\"date-header\"><span>Monday 6 January</span></h2>\
+         <div class=\"post-outer\"><div class=\"post hentry\">\
+         <h3 class=\"post-title entry-title\"><a href=\"/2025/01/ice.html\">{ICE_TITLE}</a></h3>\
+         <div class=\"post-header\"><div class=\"post-header-line-1\"></div></div>\
+         <div class=\"post-body entry-content\" id=\"post-body-77\">{post}</div>\
+         <div class=\"post-footer\"><span class=\"post-author\">Posted by \
+         <a href=\"/profile\">Ned</a></span> <a href=\"/2025/01/ice.html#comments\">2 comments</a>\
+         </div></div></div></div></div></div>\
+         <div class=\"sidebar section\" id=\"sidebar\">\
+         <div class=\"widget Profile\" id=\"Profile1\"><h2>About me</h2>\
+         <div class=\"widget-content\">{profile}</div></div>\
+         <div class=\"widget BlogArchive\" id=\"BlogArchive1\"><h2>Archive</h2>\
+         <div class=\"widget-content\"><ul>{archive}</ul></div></div></div></div>\
+         <div class=\"footer-outer\"><p>Powered by a blogging platform.</p></div>\
+         </body></html>"
+    )
+}
+
+#[test]
+fn a_short_blog_post_beside_a_longer_profile_is_the_article() {
+    let result = extract(&blog_post_beside_a_long_profile(), Some(ICE_TITLE));
+    assert_contains_all(
+        &result.text,
+        &[
+            "The inner basin froze last night",
+            "fleet should be out again by the weekend",
+        ],
+    );
+    assert_contains_none(&result.text, &["retired ferry engineer", "Month 3"]);
+}
+
+const MARKET_TITLE: &str = "The covered market will open on Sundays";
+
+/// A post whose wrapper carries its taxonomy terms as classes, as content systems write
+/// them: an author's nickname, a category named "for discussion", a tag with "sharing".
+fn post_with_taxonomy_classes() -> String {
+    let paragraphs: String = (0..5)
+        .map(|n| format!("<p>{}</p>", paragraph(1, n, 40)))
+        .collect();
+    let teasers: String = (0..8)
+        .map(|i| {
+            format!(
+                "<div class=\"teaser\"><h3><a href=\"/t/{i}\">Teaser headline {i}</a></h3>\
+                 <p>Teaser summary {i} of another story on this site, two lines long, so \
+                 that a reader can tell whether to follow the link or not.</p></div>"
+            )
+        })
+        .collect();
+    format!(
+        "<!doctype html><html><head><title>{MARKET_TITLE}</title></head><body>\
+         <nav class=\"menu\"><a href=\"/\">Home</a> <a href=\"/town\">Town</a></nav>\
+         <article class=\"post-318 post type-post status-publish hentry \
+         category-for-discussion tag-sharing-economy author-navarro entry-author-navarro\">\
+         <h1 class=\"entry-title\">{MARKET_TITLE}</h1>\
+         <div class=\"entry-content\">{paragraphs}</div></article>\
+         <div class=\"more\">{teasers}</div>\
+         <footer><p>All rights reserved.</p></footer></body></html>"
+    )
+}
+
+#[test]
+fn taxonomy_terms_on_a_posts_wrapper_mark_no_furniture() {
+    for title in [Some(MARKET_TITLE), None] {
+        let result = extract(&post_with_taxonomy_classes(), title);
+        assert_contains_all(
+            &result.text,
+            &["Section 1 paragraph 0:", "Section 1 paragraph 4:"],
+        );
+        assert_contains_none(&result.text, &["Teaser summary", "All rights reserved"]);
+    }
+}
+
+/// The regions the statistics pass marks on a page whose body is `body`.
+fn marked_regions(body: &str) -> usize {
+    let html = format!("<html><body>{body}</body></html>");
+    let document = scraper::Html::parse_document(&html);
+    gleaner::extract::dom::analyze(&document, None)
+        .regions
+        .len()
+}
+
+#[test]
+fn names_that_describe_a_layout_mark_no_furniture() {
+    let text = "<p>Night buses return to the valley routes on Monday.</p>";
+    // What follows the joining word is what the element holds besides, not what it is.
+    for class in ["story-with-sidebar", "content-and-related", "main_with_nav"] {
+        let body = format!("<div class=\"{class}\">{text}</div>");
+        assert_eq!(marked_regions(&body), 0, "{class:?} marks nothing");
+    }
+    for class in ["sidebar", "share-and-follow", "related-posts"] {
+        let body = format!("<div class=\"{class}\">{text}</div>");
+        assert_eq!(marked_regions(&body), 1, "{class:?} marks furniture");
+    }
+}
