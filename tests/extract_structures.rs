@@ -250,3 +250,64 @@ fn names_that_describe_a_layout_mark_no_furniture() {
         assert_eq!(marked_regions(&body), 1, "{class:?} marks furniture");
     }
 }
+
+const DEALS_TITLE: &str = "The winter sale's best kitchen deals";
+
+/// A deals post: prose, a list whose every item is mostly a link but carries a price and a
+/// word of its own, more prose; then a list of bare linked headlines between two paragraphs
+/// (a "read also" list), and a closing list announced by a sentence ending in a colon.
+fn deals_post() -> String {
+    let deals: String = (1..=6)
+        .map(|i| {
+            format!(
+                "<li><a href=\"https://shop.example/item/{i}\">Cast iron pan number {i}, \
+                 twelve inch, pre-seasoned, with a helper handle</a> for ${i}9 at the shop</li>"
+            )
+        })
+        .collect();
+    let read_also: String = (1..=4)
+        .map(|i| format!("<li><a href=\"/news/{i}\">Other headline number {i} of the day</a></li>"))
+        .collect();
+    let books: String = (1..=4)
+        .map(|i| {
+            format!(
+                "<li><a href=\"https://books.example/{i}\">Slow Cooking, volume {i}</a> \
+                 by Ann Lee, paperback</li>"
+            )
+        })
+        .collect();
+    let prose = |n: usize| format!("<p>{}</p>", paragraph(2, n, 40));
+    format!(
+        "<!doctype html><html><head><title>{DEALS_TITLE}</title></head><body>\
+         <nav class=\"menu\"><a href=\"/\">Home</a> <a href=\"/deals\">Deals</a></nav>\
+         <article><h1>{DEALS_TITLE}</h1><div class=\"body\">\
+         {}{}<ul>{deals}</ul>{}<ul>{read_also}</ul>{}\
+         <p>Three books to cook from while the pans are on their way:</p><ul>{books}</ul>\
+         </div></article>\
+         <footer><p>All rights reserved.</p></footer></body></html>",
+        prose(0),
+        prose(1),
+        prose(2),
+        prose(3),
+    )
+}
+
+#[test]
+fn linked_items_introduced_by_the_articles_prose_are_the_article() {
+    let result = extract(&deals_post(), Some(DEALS_TITLE));
+    assert_contains_all(
+        &result.text,
+        &[
+            "Section 2 paragraph 0:",
+            "Cast iron pan number 1",
+            "Cast iron pan number 6",
+            "Section 2 paragraph 3:",
+            "Slow Cooking, volume 1",
+            "Slow Cooking, volume 4",
+        ],
+    );
+    assert_contains_none(
+        &result.text,
+        &["Other headline number", "All rights reserved"],
+    );
+}

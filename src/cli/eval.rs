@@ -455,6 +455,7 @@ fn tuned_params(pairs: &[String]) -> Result<AutoParams, super::CliError> {
             "detached_tail_below" => c.detached_tail_below = value as usize,
             "marked_paragraphs_min" => c.marked_paragraphs_min = value as usize,
             "spare_article_sections" => c.spare_article_sections = value != 0.0,
+            "keep_linked_items" => c.keep_linked_items = value != 0.0,
             "omit_furniture_after_main" => c.omit_furniture_after_main = value != 0.0,
             "quality_margin" => params.quality_margin = value,
             "quality_floor" => params.quality_floor = value,

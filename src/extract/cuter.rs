@@ -150,6 +150,8 @@ pub struct CuterParams {
     /// name: two paragraphs of the main group, one between others, or the headline with a
     /// paragraph after it ([`article_sections`]).
     pub spare_article_sections: bool,
+    /// Keep the runs of linked items inside the article ([`with_linked_items`]).
+    pub keep_linked_items: bool,
 }
 
 impl Default for CuterParams {
@@ -183,6 +185,7 @@ impl Default for CuterParams {
             detached_tail_below: 200,
             marked_paragraphs_min: 3,
             spare_article_sections: true,
+            keep_linked_items: true,
         }
     }
 }
@@ -196,6 +199,8 @@ pub struct NodeMeasure {
     pub valid: bool,
     /// `LP >= maxLP`: omitted for its links.
     pub linky: bool,
+    /// A caption, or inside an omitted region (furniture, comments).
+    pub omitted: bool,
     /// Inside a furniture box among the main block's own paragraphs
     /// ([`inside_main_container`]): an interruption of the article, however long.
     pub boxed_in_article: bool,
@@ -313,6 +318,11 @@ pub fn select_with_lead(
                 || ends_sentence(&block.text)
         })
         .collect();
+    let blocks = if params.keep_linked_items {
+        with_linked_items(&stats.blocks, &measures, blocks)
+    } else {
+        blocks
+    };
     let blocks = if params.drop_credits_and_signoffs {
         drop_credits_and_signoffs(&stats.blocks, blocks)
     } else {
@@ -452,6 +462,7 @@ pub fn characterize(
                 tp,
                 valid: lp < params.max_lp && tp > params.min_tp && !omitted,
                 linky: lp >= params.max_lp,
+                omitted,
                 boxed_in_article,
             }
         })
@@ -485,6 +496,7 @@ fn main_group_paragraphs(stats: &DomStats, main: usize, params: &CuterParams) ->
                 tp,
                 valid: lp < params.max_lp && tp > params.min_tp && !block.caption && !comment,
                 linky: lp >= params.max_lp,
+                omitted: block.caption || comment,
                 boxed_in_article: false,
             }
         })
@@ -1061,6 +1073,82 @@ fn trim_edges(blocks: &[TextBlock], mut chosen: Vec<usize>, below: usize) -> Vec
         chosen.drain(..start);
     }
     chosen
+}
+
+/// The fewest items a run of linked items needs to be a body of items: one linked line between
+/// paragraphs is a "read also" line.
+const LINKED_RUN_MIN_ITEMS: usize = 2;
+
+/// An item of a linked run carries words of its own ("by Ann Lee", "$19 at the shop", "—
+/// the best of the week's reading") when at most this share of its text is link text and
+/// at least [`LINKED_ITEM_MIN_OWN_BYTES`] are not: a list of bare linked headlines is a teaser
+/// list, and a separator or a count beside a link ("Print |", "Topic (4)") is no words.
+const LINKED_ITEM_MAX_LP: f64 = 0.9;
+
+/// See [`LINKED_ITEM_MAX_LP`].
+const LINKED_ITEM_MIN_OWN_BYTES: usize = 10;
+
+/// `chosen` with the runs of linked items that belong to the article added: deal lists, book
+/// lists, link round-ups, line-ups, whose every item is mostly link text and was omitted in
+/// step 3. A run is consecutive blocks omitted for their links alone (no marked region, no
+/// caption), alike in place (one parent path: the items of one list or table) and at least
+/// as deep as the prose that introduces it; at least [`LINKED_RUN_MIN_ITEMS`] items, most
+/// with words of their own ([`LINKED_ITEM_MAX_LP`]). It is the article's when the article's
+/// own prose surrounds it: a chosen block right before it, and one right after it in the same
+/// container as the first (in a tree, what lies between two children of an element is
+/// inside it), or, ending the article, right after a sentence of it that ends in a colon
+/// (a heading there opens a box of teasers: "These articles could also interest you").
+fn with_linked_items(
+    blocks: &[TextBlock],
+    measures: &[NodeMeasure],
+    chosen: Vec<usize>,
+) -> Vec<usize> {
+    let Some(&last) = chosen.last() else {
+        return chosen;
+    };
+    let is_item = |ix: usize| ix < blocks.len() && measures[ix].linky && !measures[ix].omitted;
+    let mut added = Vec::new();
+    for &intro in &chosen {
+        let start = intro + 1;
+        if !is_item(start) {
+            continue;
+        }
+        let path = blocks[start].parent_path;
+        let mut end = start;
+        while is_item(end) && blocks[end].parent_path == path {
+            end += 1;
+        }
+        let run = start..end;
+        let with_words = run
+            .clone()
+            .filter(|&ix| {
+                let block = &blocks[ix];
+                block.lp() <= LINKED_ITEM_MAX_LP
+                    && block.sl.saturating_sub(block.sa) >= LINKED_ITEM_MIN_OWN_BYTES
+            })
+            .count();
+        let alike = run.len() >= LINKED_RUN_MIN_ITEMS
+            && with_words * 2 >= run.len()
+            && run
+                .clone()
+                .all(|ix| blocks[ix].depth >= blocks[intro].depth);
+        let resumed =
+            chosen.binary_search(&end).is_ok() && blocks[end].parent == blocks[intro].parent;
+        let announced = end > last
+            && !blocks[intro].is_heading()
+            && blocks[intro].text.trim_end().ends_with(':');
+        if alike && (resumed || announced) {
+            added.extend(run);
+        }
+    }
+    if added.is_empty() {
+        return chosen;
+    }
+    let mut all = chosen;
+    all.extend(added);
+    all.sort_unstable();
+    all.dedup();
+    all
 }
 
 /// Drops the article's last block while it is shorter than `below`, follows a gap (blocks
