@@ -311,3 +311,53 @@ fn linked_items_introduced_by_the_articles_prose_are_the_article() {
         &["Other headline number", "All rights reserved"],
     );
 }
+
+const FERRY_TITLE: &str = "The night ferry keeps its winter timetable";
+
+/// A short article followed by `after`, which holds far more unlinked text than it.
+fn short_article_before(after: &str) -> String {
+    let paragraphs: String = (0..4)
+        .map(|n| format!("<p>{}</p>", paragraph(3, n, 50)))
+        .collect();
+    format!(
+        "<!doctype html><html><head><title>{FERRY_TITLE}</title></head><body>\
+         <nav class=\"menu\"><a href=\"/\">Home</a> <a href=\"/travel\">Travel</a></nav>\
+         <article><h1>{FERRY_TITLE}</h1><div class=\"body\">{paragraphs}</div></article>\
+         {after}</body></html>"
+    )
+}
+
+#[test]
+fn a_second_opinion_never_comes_from_the_comments_or_the_footer() {
+    let comments: String = (0..14)
+        .map(|i| {
+            format!(
+                "<li class=\"comment\"><p class=\"author\">Reader {i}</p><p>I took this ferry \
+                 every winter for years, and reader {i} can tell you that the crossing at night, \
+                 with the lights of the harbour behind, is worth every minute of the wait on \
+                 the quay, whatever the weather does.</p></li>"
+            )
+        })
+        .collect();
+    let disclaimer: String = (0..12)
+        .map(|i| {
+            format!(
+                "<p>Clause {i}. The publisher accepts no liability for any loss, damage, delay \
+                 or inconvenience arising from the use of the timetables printed here, which \
+                 are given in good faith, may change without notice, and bind no operator.</p>"
+            )
+        })
+        .collect();
+    for after in [
+        format!("<section id=\"comments\" class=\"comments\"><ol>{comments}</ol></section>"),
+        format!("<footer class=\"site-footer\">{disclaimer}</footer>"),
+    ] {
+        let result = extract(&short_article_before(&after), Some(FERRY_TITLE));
+        assert_eq!(result.algorithm, Algorithm::Cuter, "{}", result.text);
+        assert_contains_all(
+            &result.text,
+            &["Section 3 paragraph 0:", "Section 3 paragraph 3:"],
+        );
+        assert_contains_none(&result.text, &["I took this ferry", "Clause 3."]);
+    }
+}

@@ -458,6 +458,7 @@ fn tuned_params(pairs: &[String]) -> Result<AutoParams, super::CliError> {
             "keep_linked_items" => c.keep_linked_items = value != 0.0,
             "omit_furniture_after_main" => c.omit_furniture_after_main = value != 0.0,
             "quality_margin" => params.quality_margin = value,
+            "econ_by_estimate" => params.econ_by_estimate = value != 0.0,
             "quality_floor" => params.quality_floor = value,
             "min_confidence" => params.min_confidence = value,
             "sigma" => params.sigma = value,

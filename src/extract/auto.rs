@@ -20,6 +20,7 @@
 
 use super::cetr::{self, LineSelection};
 use super::cuter::{self, CuterParams, CuterSelection};
+use super::dom::RegionKind;
 use super::econ;
 use super::render::{self, Rendered};
 use super::{Algorithm, ExtractError, Extraction, Page, Verdict, quality};
@@ -42,6 +43,8 @@ pub struct AutoParams {
     /// Another candidate replaces the cascade's choice when its quality estimate is higher
     /// by more than this.
     pub quality_margin: f64,
+    /// ECON's second opinion replaces the first only when its quality estimate is higher.
+    pub econ_by_estimate: bool,
 }
 
 impl Default for AutoParams {
@@ -53,6 +56,7 @@ impl Default for AutoParams {
             econ_ratio: 0.5,
             quality_floor: 0.0,
             quality_margin: 0.1,
+            econ_by_estimate: true,
         }
     }
 }
@@ -206,10 +210,54 @@ fn cascade(
         // rather than paragraphs, decides.
         let trusted = selection.is_some_and(|s| s.confidence >= params.min_confidence)
             || econ_len * 4 >= page.stats.sh;
-        if econ_len > 0 && trusted && (cuter_len as f64) < params.econ_ratio * econ_len as f64 {
+        if econ_len > 0
+            && trusted
+            && (cuter_len as f64) < params.econ_ratio * econ_len as f64
+            && !from_page_furniture(page, selection, econ)
+        {
             return Choice::Econ;
         }
     }
+    first_opinion(page, params, selection, cetr)
+}
+
+/// Whether ECON's summary lies mostly (more than half its text) in reader comments, or in the
+/// page's footer or a sidebar that holds none of CUTER's article: the longest unlinked text
+/// of such a page is a long comment thread or a legal notice, and a second opinion drawn
+/// from it never replaces the first.
+fn from_page_furniture(page: &Page, selection: Option<&CuterSelection>, econ: &[usize]) -> bool {
+    let stats = &page.stats;
+    let chosen = selection.map_or(&[][..], |s| &s.blocks[..]);
+    let mut inside = vec![false; stats.blocks.len()];
+    for region in &stats.regions {
+        let furniture_beside =
+            region.is_footer_or_sidebar() && !chosen.iter().any(|ix| region.blocks.contains(ix));
+        if (region.kind != RegionKind::Furniture || furniture_beside)
+            && let Some(flags) = inside.get_mut(region.blocks.clone())
+        {
+            flags.fill(true);
+        }
+    }
+    let (mut marked, mut total) = (0, 0);
+    for &ix in econ {
+        let Some(block) = stats.blocks.get(ix) else {
+            continue;
+        };
+        total += block.sl;
+        if inside[ix] {
+            marked += block.sl;
+        }
+    }
+    marked * 2 > total
+}
+
+/// The cascade without the second opinion: CUTER when sure, else CETR.
+fn first_opinion(
+    page: &Page,
+    params: &AutoParams,
+    selection: Option<&CuterSelection>,
+    cetr: &mut Option<LineSelection>,
+) -> Choice {
     match selection {
         Some(s) if s.confidence >= params.min_confidence => Choice::Cuter,
         Some(_) => {
@@ -249,6 +297,20 @@ pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, Extr
     let mut best = candidates
         .estimate(page, &sums, preferred)
         .map(|quality| (preferred, quality));
+    // ECON's second opinion wins only by the estimate: against the choice the cascade
+    // would have made without it.
+    if preferred == Choice::Econ && params.econ_by_estimate {
+        let mut cetr = (!candidates.cetr.lines.is_empty()).then(|| candidates.cetr.clone());
+        let first = first_opinion(page, params, candidates.cuter.as_ref(), &mut cetr);
+        if let Some(cetr) = cetr {
+            candidates.cetr = cetr;
+        }
+        if let Some(first_quality) = candidates.estimate(page, &sums, first)
+            && best.is_none_or(|(_, econ_quality)| econ_quality <= first_quality)
+        {
+            best = Some((first, first_quality));
+        }
+    }
     if best.is_none_or(|(_, quality)| quality < params.quality_floor) {
         // The candidates the rules did not run are run now.
         if candidates.econ.is_empty() {

@@ -28,10 +28,15 @@ static COMMENT_MARKERS: LazyLock<MarkerSet> =
 /// Words in a `class` or `id`, and tags, that mark page furniture around an article.
 static FURNITURE_MARKERS: LazyLock<MarkerSet> = LazyLock::new(|| MarkerSet::new(FURNITURE_WORDS));
 
+/// Words in a `class` or `id` that mark a page's footer or a sidebar.
+static FOOTER_OR_SIDEBAR_MARKERS: LazyLock<MarkerSet> =
+    LazyLock::new(|| MarkerSet::new(&["footer", "sidebar"]));
+
 /// Builds the pass's automata and patterns ([`crate::extract::warm_up`]).
 pub(crate) fn warm_up() {
     LazyLock::force(&COMMENT_MARKERS);
     LazyLock::force(&FURNITURE_MARKERS);
+    LazyLock::force(&FOOTER_OR_SIDEBAR_MARKERS);
     LazyLock::force(&COMMENTS_LABEL);
     LazyLock::force(&RELATED_LABEL);
 }
@@ -217,12 +222,25 @@ pub struct Region {
     pub sl: usize,
     /// The marked element's parent element: regions with the same parent are siblings.
     pub parent: Option<NodeId>,
+    /// The marked element's tag (`None` for comments announced by a heading).
+    pub tag: Option<html5ever::LocalName>,
     /// The marked element's class-and-id tokens, lowercased (empty for a region marked by
     /// its tag alone or by a heading).
     pub marker: Box<str>,
 }
 
 impl Region {
+    /// Whether the region is the page's footer or a sidebar: a `footer` or `aside` element,
+    /// or a class or id naming one.
+    pub fn is_footer_or_sidebar(&self) -> bool {
+        self.kind == RegionKind::Furniture
+            && (self
+                .tag
+                .as_ref()
+                .is_some_and(|tag| matches!(&**tag, "footer" | "aside"))
+                || has_marker(&self.marker, &FOOTER_OR_SIDEBAR_MARKERS))
+    }
+
     /// Whether two regions are sibling elements that share a class or id token: units of
     /// one kind side by side (a page builder's widgets, the items of a list of boxes).
     pub fn is_sibling_unit_of(&self, other: &Region) -> bool {
@@ -262,6 +280,8 @@ struct Frame {
     figure: Option<usize>,
     caption: bool,
     region: Option<RegionKind>,
+    /// The element's tag, kept for a region only.
+    tag: Option<html5ever::LocalName>,
     /// The element's class-and-id tokens, kept for a furniture region only.
     marker: Option<Box<str>>,
     first_block: usize,
@@ -414,6 +434,7 @@ impl<'a> Walk<'a> {
             caption: name != "table"
                 && (parent.is_some_and(|f| f.caption) || name == "figcaption" || name == "figure"),
             region,
+            tag: region.map(|_| element.name.local.clone()),
             marker: (region == Some(RegionKind::Furniture) && !self.marker.is_empty())
                 .then(|| self.marker.trim_end().into()),
             first_block: self.stats.blocks.len(),
@@ -500,6 +521,7 @@ impl<'a> Walk<'a> {
                 blocks: frame.first_block..self.stats.blocks.len(),
                 sl: 0,
                 parent,
+                tag: frame.tag,
                 marker: frame.marker.unwrap_or_default(),
             });
         }
@@ -509,6 +531,7 @@ impl<'a> Walk<'a> {
                 blocks: label..self.stats.blocks.len(),
                 sl: 0,
                 parent: None,
+                tag: None,
                 marker: Box::default(),
             });
         }
