@@ -361,3 +361,82 @@ fn a_second_opinion_never_comes_from_the_comments_or_the_footer() {
         assert_contains_none(&result.text, &["I took this ferry", "Clause 3."]);
     }
 }
+
+const RIVER_TITLE: &str = "The river wall will be raised by a metre";
+
+/// An article in its container, then, in unmarked containers of their own, a label and
+/// readers' posts that read like prose: CUTER unites them with the article, the content
+/// scorer finds the element that holds the article's prose.
+fn article_then_unmarked_posts() -> String {
+    let story: String = (0..5)
+        .map(|n| {
+            format!(
+                "<p>{} The council, which met on Tuesday, said the work, costing four million, \
+                 would start in spring, and the path, closed since the floods, would reopen.</p>",
+                paragraph(4, n, 30)
+            )
+        })
+        .collect();
+    let posts: String = (0..4)
+        .map(|i| {
+            format!(
+                "<div class=\"entry\"><div class=\"who\">Poster {i} wrote</div><div>About time \
+                 too, says reader {i}: the water came over twice last winter and nobody did \
+                 anything about it until now.</div></div>"
+            )
+        })
+        .collect();
+    format!(
+        "<!doctype html><html><head><title>{RIVER_TITLE}</title></head><body>\
+         <div id=\"page\"><h1>{RIVER_TITLE}</h1><div class=\"story\">{story}</div>\
+         <div class=\"box\"><b>What readers say</b></div><div class=\"board\">{posts}</div>\
+         </div></body></html>"
+    )
+}
+
+#[test]
+fn the_content_scorer_takes_the_element_that_holds_the_articles_prose() {
+    let html = article_then_unmarked_posts();
+    let result = extract_page(
+        html.as_bytes(),
+        None,
+        None,
+        Some(RIVER_TITLE),
+        Algorithm::Readability,
+    )
+    .unwrap_or_else(|err| panic!("extracting: {err}"));
+    assert_contains_all(
+        &result.text,
+        &["Section 4 paragraph 0:", "Section 4 paragraph 4:"],
+    );
+    assert_contains_none(&result.text, &["About time too", RIVER_TITLE]);
+}
+
+#[test]
+fn where_the_content_scorer_ends_before_cuter_at_a_label_its_text_is_kept() {
+    use gleaner::extract::Page;
+    use gleaner::extract::auto::{AutoParams, extract_auto};
+    let html = article_then_unmarked_posts();
+    let page = Page::parse(html.as_bytes(), None, None, Some(RIVER_TITLE));
+    let asked = AutoParams {
+        second_opinion_below: 1.01,
+        ..AutoParams::default()
+    };
+    let never = AutoParams {
+        second_opinion_below: 0.0,
+        ..AutoParams::default()
+    };
+    let Ok(first) = extract_auto(&page, &never) else {
+        panic!("the cascade extracts the page");
+    };
+    assert!(first.text.contains("About time too"), "{}", first.text);
+    let Ok(second) = extract_auto(&page, &asked) else {
+        panic!("the cascade extracts the page");
+    };
+    assert_eq!(second.algorithm, Algorithm::Readability);
+    assert_contains_all(
+        &second.text,
+        &["Section 4 paragraph 0:", "Section 4 paragraph 4:"],
+    );
+    assert_contains_none(&second.text, &["About time too"]);
+}

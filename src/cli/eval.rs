@@ -247,6 +247,8 @@ fn mean_row(reports: &[AlgorithmReport], algorithm: &str) -> AlgorithmReport {
         mb_per_s: per_second(seconds),
         cpu_seconds,
         mb_per_s_per_core: per_second(cpu_seconds),
+        // The slowest set's: a percentile of percentiles is no percentile.
+        page_ms_p99: rows.iter().map(|r| r.page_ms_p99).fold(0.0, f64::max),
         fallbacks: rows.iter().map(|r| r.fallbacks).sum(),
         produced_by,
         flagged: rows.iter().map(|r| r.flagged).sum(),
@@ -364,6 +366,7 @@ fn write_feature_rows(
             let parsed = crate::extract::Page::parse(&page.html, None, page.url.as_ref(), None);
             let candidates = Candidates::of(&parsed, params);
             let sums = quality::PageSums::of(&parsed);
+            let scorer_ends_early = candidates.scorer_ends_early(&parsed);
             Choice::ALL
                 .iter()
                 .map(|&choice| {
@@ -374,6 +377,7 @@ fn write_feature_rows(
                         "id": page.id,
                         "candidate": choice.algorithm().name(),
                         "preferred": choice == candidates.preferred,
+                        "scorer_ends_early": scorer_ends_early,
                         "empty": features.is_none(),
                         "f1": crate::eval::metric::score_page(&page.gold, &text).f1(),
                         "features": features.map(|f| f.to_vec()),
@@ -459,6 +463,9 @@ fn tuned_params(pairs: &[String]) -> Result<AutoParams, super::CliError> {
             "omit_furniture_after_main" => c.omit_furniture_after_main = value != 0.0,
             "quality_margin" => params.quality_margin = value,
             "econ_by_estimate" => params.econ_by_estimate = value != 0.0,
+            "second_opinion_below" => params.second_opinion_below = value,
+            "second_opinion_margin" => params.second_opinion_margin = value,
+            "cut_trailing_by_scorer" => params.cut_trailing_by_scorer = value != 0.0,
             "quality_floor" => params.quality_floor = value,
             "min_confidence" => params.min_confidence = value,
             "sigma" => params.sigma = value,

@@ -174,6 +174,8 @@ pub struct AlgorithmReport {
     pub cpu_seconds: f64,
     /// Input HTML megabytes per CPU second: the throughput of one core.
     pub mb_per_s_per_core: f64,
+    /// The 99th percentile of the pages' CPU milliseconds: what the slowest pages cost.
+    pub page_ms_p99: f64,
     /// Pages where the `auto` cascade fell back from CUTER to CETR.
     pub fallbacks: usize,
     /// Pages per algorithm that produced the result.
@@ -379,12 +381,24 @@ where
         } else {
             0.0
         },
+        page_ms_p99: percentile_ms(&results, 0.99),
         fallbacks,
         produced_by,
         flagged: results.iter().filter(|r| !r.verdict.is_article()).count(),
         quality_auc: quality_auc(&results),
         results,
     }
+}
+
+/// The `share` quantile (nearest rank) of the pages' CPU time, in milliseconds.
+pub fn percentile_ms(results: &[PageResult], share: f64) -> f64 {
+    let mut ms: Vec<f64> = results.iter().map(|r| r.seconds * 1e3).collect();
+    if ms.is_empty() {
+        return 0.0;
+    }
+    ms.sort_by(f64::total_cmp);
+    let rank = ((share * ms.len() as f64).ceil() as usize).clamp(1, ms.len());
+    ms[rank - 1]
 }
 
 /// The ROC AUC of `quality` as a detector of poor pages (F1 below [`metric::POOR_F1`]): the

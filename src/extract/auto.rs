@@ -22,6 +22,7 @@ use super::cetr::{self, LineSelection};
 use super::cuter::{self, CuterParams, CuterSelection};
 use super::dom::RegionKind;
 use super::econ;
+use super::readability;
 use super::render::{self, Rendered};
 use super::{Algorithm, ExtractError, Extraction, Page, Verdict, quality};
 use crate::tidy;
@@ -45,6 +46,15 @@ pub struct AutoParams {
     pub quality_margin: f64,
     /// ECON's second opinion replaces the first only when its quality estimate is higher.
     pub econ_by_estimate: bool,
+    /// Below this quality estimate of the cascade's choice, the content scorer
+    /// ([`readability`]) gives a second opinion (0 never asks it).
+    pub second_opinion_below: f64,
+    /// The content scorer's text replaces the cascade's when its estimate is higher by more
+    /// than this.
+    pub second_opinion_margin: f64,
+    /// Where the scorer's text opens CUTER's and ends before it, the scorer's is taken
+    /// ([`ends_early`]).
+    pub cut_trailing_by_scorer: bool,
 }
 
 impl Default for AutoParams {
@@ -57,6 +67,9 @@ impl Default for AutoParams {
             quality_floor: 0.0,
             quality_margin: 0.1,
             econ_by_estimate: true,
+            second_opinion_below: 0.9,
+            second_opinion_margin: 0.3,
+            cut_trailing_by_scorer: true,
         }
     }
 }
@@ -67,16 +80,23 @@ pub enum Choice {
     Cuter,
     Econ,
     Cetr,
+    Readability,
 }
 
 impl Choice {
-    pub const ALL: [Choice; 3] = [Choice::Cuter, Choice::Econ, Choice::Cetr];
+    pub const ALL: [Choice; 4] = [
+        Choice::Cuter,
+        Choice::Econ,
+        Choice::Cetr,
+        Choice::Readability,
+    ];
 
     pub fn algorithm(self) -> Algorithm {
         match self {
             Choice::Cuter => Algorithm::Cuter,
             Choice::Econ => Algorithm::Econ,
             Choice::Cetr => Algorithm::Cetr,
+            Choice::Readability => Algorithm::Readability,
         }
     }
 }
@@ -89,6 +109,8 @@ pub struct Candidates {
     pub cuter: Option<CuterSelection>,
     pub econ: Vec<usize>,
     pub cetr: LineSelection,
+    /// The content scorer's blocks ([`readability`]).
+    pub readability: Vec<usize>,
     /// The cascade's choice (CUTER, ECON's second opinion, the CETR fallback).
     pub preferred: Choice,
 }
@@ -109,6 +131,7 @@ impl Candidates {
             cuter,
             econ: econ.unwrap_or_default(),
             cetr: cetr.unwrap_or_default(),
+            readability: readability::select(page),
             preferred,
         }
     }
@@ -122,16 +145,18 @@ impl Candidates {
                 .map_or_else(String::new, |s| block_text(page, &s.blocks)),
             Choice::Econ => block_text(page, &self.econ),
             Choice::Cetr => self.cetr.blocks().join("\n\n"),
+            Choice::Readability => block_text(page, &self.readability),
         }
     }
 
     /// What CUTER found, as the quality features read it.
-    pub fn cuter_view(&self) -> quality::CuterView {
+    pub fn cuter_view(&self) -> quality::CuterView<'_> {
         self.cuter
             .as_ref()
             .map_or_else(quality::CuterView::default, |s| quality::CuterView {
                 confidence: s.confidence,
                 title: s.title.map(|t| t.index),
+                blocks: &s.blocks,
             })
     }
 
@@ -149,6 +174,7 @@ impl Candidates {
                 (quality::Chosen::Blocks(blocks), String::new())
             }
             Choice::Econ => (quality::Chosen::Blocks(&self.econ), String::new()),
+            Choice::Readability => (quality::Chosen::Blocks(&self.readability), String::new()),
             Choice::Cetr => (quality::Chosen::Text, self.text(page, choice)),
         };
         let empty = match chosen {
@@ -157,6 +183,13 @@ impl Candidates {
         };
         let algorithm = choice.algorithm();
         (!empty).then(|| quality::features(page, sums, algorithm, chosen, &text, self.cuter_view()))
+    }
+
+    /// Whether the content scorer's text opens CUTER's and ends before it ([`ends_early`]).
+    pub fn scorer_ends_early(&self, page: &Page) -> bool {
+        self.cuter
+            .as_ref()
+            .is_some_and(|s| ends_early(page, &s.blocks, &self.readability))
     }
 
     /// The quality estimate of `choice`, `None` when it chose nothing.
@@ -292,6 +325,7 @@ pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, Extr
         cuter,
         econ: econ.unwrap_or_default(),
         cetr: cetr.unwrap_or_default(),
+        readability: Vec::new(),
         preferred,
     };
     let mut best = candidates
@@ -311,6 +345,21 @@ pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, Extr
             best = Some((first, first_quality));
         }
     }
+    // The second opinion built differently runs where the first looks doubtful, and wins
+    // by the estimate.
+    if best.is_none_or(|(_, quality)| quality < params.second_opinion_below) {
+        candidates.readability = readability::select(page);
+        let bar = best.map_or(f64::NEG_INFINITY, |(_, q)| q + params.second_opinion_margin);
+        let estimate = candidates.estimate(page, &sums, Choice::Readability);
+        let trailing = best.is_some_and(|(choice, _)| choice == Choice::Cuter)
+            && params.cut_trailing_by_scorer
+            && candidates.scorer_ends_early(page);
+        if let Some(quality) = estimate
+            && (quality > bar || trailing)
+        {
+            best = Some((Choice::Readability, quality));
+        }
+    }
     if best.is_none_or(|(_, quality)| quality < params.quality_floor) {
         // The candidates the rules did not run are run now.
         if candidates.econ.is_empty() {
@@ -318,6 +367,9 @@ pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, Extr
         }
         if candidates.cetr.lines.is_empty() {
             candidates.cetr = cetr::select_2d(&page.source, params.sigma);
+        }
+        if candidates.readability.is_empty() {
+            candidates.readability = readability::select(page);
         }
         let bar = best.map_or(f64::NEG_INFINITY, |(_, q)| q + params.quality_margin);
         for choice in Choice::ALL.into_iter().filter(|&c| c != preferred) {
@@ -339,10 +391,47 @@ pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, Extr
             extraction.confidence = candidates.cuter.as_ref().map_or(0.5, |s| s.confidence);
             extraction
         }
+        (Choice::Readability, _) => {
+            let mut extraction =
+                blocks_extraction(page, Algorithm::Readability, &candidates.readability);
+            extraction.confidence = candidates.cuter.as_ref().map_or(0.5, |s| s.confidence);
+            extraction
+        }
         _ => lines_extraction(page, Algorithm::Cetr, &candidates.cetr),
     };
     extraction.quality = quality;
     Ok(extraction)
+}
+
+/// Whether the scorer's blocks are the head of CUTER's article (CUTER's first blocks, at least
+/// three tenths of its text) and CUTER runs on after them from a label (a short line that
+/// ends no sentence: "What readers say", "Related links"): CUTER's text then runs on past the
+/// element that holds the article's prose into reader posts without a mark, teasers or a
+/// blog's feed of other posts.
+fn ends_early(page: &Page, cuter: &[usize], scorer: &[usize]) -> bool {
+    let blocks = &page.stats.blocks;
+    let (Some(first), Some(&last)) = (scorer.first(), scorer.last()) else {
+        return false;
+    };
+    let length = |chosen: &[usize]| -> usize {
+        chosen
+            .iter()
+            .filter_map(|&ix| blocks.get(ix))
+            .map(|b| b.sl)
+            .sum()
+    };
+    let Some(next) = cuter.iter().copied().find(|&ix| ix > last) else {
+        return false;
+    };
+    let label = blocks
+        .get(next)
+        .is_some_and(|b| b.sl < cuter::LABEL_BELOW && !cuter::ends_sentence(&b.text));
+    // CUTER's blocks up to the scorer's last are the scorer's: its text is CUTER's head.
+    let head = cuter.iter().take_while(|&&ix| ix <= last).copied();
+    cuter.first() == Some(first)
+        && label
+        && length(scorer) * 10 >= length(cuter) * 3
+        && head.eq(scorer.iter().copied())
 }
 
 /// `cuter` alone.

@@ -1269,8 +1269,12 @@ fn drop_credits_and_signoffs(blocks: &[TextBlock], chosen: Vec<usize>) -> Vec<us
         .collect()
 }
 
+/// A block shorter than this (bytes) that does not end a sentence is a label: a heading, a
+/// dateline, a byline, a box's title (CUTER's `trim_below`).
+pub const LABEL_BELOW: usize = 80;
+
 /// Whether text ends like a sentence (terminal punctuation, possibly before a closing quote).
-fn ends_sentence(text: &str) -> bool {
+pub fn ends_sentence(text: &str) -> bool {
     let trimmed = text.trim_end_matches(|c: char| {
         c.is_whitespace() || matches!(c, '"' | '\'' | '”' | '’' | '»' | ')')
     });

@@ -1021,6 +1021,23 @@ fn is_taxonomy_slug(token: &str) -> bool {
         && words.next().is_some_and(|w| !COMPONENT_WORDS.contains(&w))
 }
 
+/// Where a token names what its element holds besides (`main-with-sidebar`,
+/// `content-and-related`): the offset of the separator before the joining word, since what
+/// follows it is not what the element is.
+fn layout_joint(token: &str) -> Option<usize> {
+    let bytes = token.as_bytes();
+    let mut word_start = 0;
+    for (i, &byte) in bytes.iter().enumerate() {
+        if byte == b'-' || byte == b'_' {
+            if word_start > 0 && matches!(&token[word_start..i], "with" | "and") {
+                return Some(word_start - 1);
+            }
+            word_start = i + 1;
+        }
+    }
+    None
+}
+
 /// The lowercased `class` and `id` tokens of an element, without layout modifiers
 /// (`has-sidebar`, `with-comments`), which say what a page contains rather than what the
 /// element is, and without taxonomy terms ([`is_taxonomy_slug`]). `html` and `body` carry
@@ -1039,22 +1056,20 @@ fn class_and_id(marker: &mut String, name: &str, class: Option<&str>, id: Option
             let start = marker.len();
             marker.push_str(token);
             marker[start..].make_ascii_lowercase();
-            if ["has-", "with-", "no-", "is-"]
-                .iter()
-                .any(|p| marker[start..].starts_with(p))
-                || is_taxonomy_slug(&marker[start..])
-            {
-                marker.truncate(start);
-                continue;
-            }
-            // `main-with-sidebar`, `content-and-related`: what follows the joining word is
-            // what the element holds besides, not what it is.
-            if let Some(joint) = ["-with-", "_with_", "-and-", "_and_"]
-                .iter()
-                .filter_map(|j| marker[start..].find(j))
-                .min()
-            {
-                marker.truncate(start + joint);
+            // Most tokens are one word: only a token of several can be a modifier, a taxonomy
+            // term or a layout's description.
+            if memchr::memchr2(b'-', b'_', &marker.as_bytes()[start..]).is_some() {
+                if ["has-", "with-", "no-", "is-"]
+                    .iter()
+                    .any(|p| marker[start..].starts_with(p))
+                    || is_taxonomy_slug(&marker[start..])
+                {
+                    marker.truncate(start);
+                    continue;
+                }
+                if let Some(joint) = layout_joint(&marker[start..]) {
+                    marker.truncate(start + joint);
+                }
             }
             marker.push(' ');
         }

@@ -32,6 +32,7 @@ pub mod language;
 pub mod metadata;
 mod pattern;
 pub mod quality;
+pub mod readability;
 pub mod render;
 pub mod rules;
 pub mod subtree;
@@ -67,6 +68,8 @@ pub enum Algorithm {
     Coreex,
     /// ECON (seed 002 §III.c).
     Econ,
+    /// Content scores handed from paragraphs to their ancestors ([`readability`]).
+    Readability,
     /// All text of the page: the floor every algorithm must beat.
     Alltext,
     /// A `[[sites]]` rule's `content` selectors ([`rules`]): chosen by the site's rules, never
@@ -76,7 +79,7 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// Every algorithm, in the order `eval --algorithm all` reports them.
-    pub const ALL: [Algorithm; 10] = [
+    pub const ALL: [Algorithm; 11] = [
         Algorithm::Auto,
         Algorithm::Cuter,
         Algorithm::Cetr,
@@ -86,6 +89,7 @@ impl Algorithm {
         Algorithm::Bte,
         Algorithm::Coreex,
         Algorithm::Econ,
+        Algorithm::Readability,
         Algorithm::Alltext,
     ];
 
@@ -101,6 +105,7 @@ impl Algorithm {
             Algorithm::Bte => "bte",
             Algorithm::Coreex => "coreex",
             Algorithm::Econ => "econ",
+            Algorithm::Readability => "readability",
             Algorithm::Alltext => "alltext",
             Algorithm::Rules => "rules",
         }
@@ -454,6 +459,11 @@ impl Extractor for Algorithm {
                 page,
                 Algorithm::Econ,
                 &econ::select(page),
+            )),
+            Algorithm::Readability => Ok(auto::blocks_extraction(
+                page,
+                Algorithm::Readability,
+                &readability::select(page),
             )),
             // Rules need a site's selectors: `extract_site_page` applies them.
             Algorithm::Rules => Err(ExtractError::no_content(Algorithm::Rules)),

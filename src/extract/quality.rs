@@ -39,7 +39,7 @@ use super::{Algorithm, Extraction, Page};
 const SHINGLE: usize = 4;
 
 /// The features' names, in the order of [`features`]'s vector and of the model's columns.
-pub const FEATURES: [&str; 33] = [
+pub const FEATURES: [&str; 36] = [
     "log_bytes",
     "log_page_bytes",
     "text_share",
@@ -61,6 +61,7 @@ pub const FEATURES: [&str; 33] = [
     "is_cuter",
     "is_econ",
     "is_cetr",
+    "is_readability",
     "unlinked_precision",
     "unlinked_recall",
     "prose_precision",
@@ -73,6 +74,8 @@ pub const FEATURES: [&str; 33] = [
     "sparseness",
     "title_matched",
     "title_gap_share",
+    "share_in_cuter",
+    "cuter_share_in",
 ];
 
 /// A block this long that ends a sentence and is hardly linked is prose (a paragraph of two
@@ -106,11 +109,13 @@ pub enum Chosen<'a> {
 
 /// What CUTER found on the page, which every candidate is measured with.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct CuterView {
+pub struct CuterView<'a> {
     /// CUTER's confidence (0 when it found nothing or did not run).
     pub confidence: f64,
     /// The block that matched the title hint.
     pub title: Option<usize>,
+    /// CUTER's blocks, in document order (empty when it found nothing or is not known).
+    pub blocks: &'a [usize],
 }
 
 /// The page-wide sums every extraction of the page is measured against.
@@ -267,7 +272,7 @@ pub fn features(
     algorithm: Algorithm,
     chosen: Chosen<'_>,
     text: &str,
-    cuter: CuterView,
+    cuter: CuterView<'_>,
 ) -> [f64; FEATURES.len()] {
     let blocks = &page.stats.blocks;
     let ratio = |num: f64, den: f64| if den > 0.0 { num / den } else { 0.0 };
@@ -324,6 +329,7 @@ pub fn features(
     // The text between CUTER's title node and the first chosen block: a headline sits right
     // above its article.
     let mut title_gap_share = 0.0;
+    let agreement = agreement(blocks, chosen, cuter.blocks);
     let (bytes, link_density, start, unlinked, prose) = match chosen {
         Chosen::Blocks(chosen) => {
             structure = block_structure(blocks, chosen);
@@ -395,6 +401,7 @@ pub fn features(
         f64::from(u8::from(algorithm == Algorithm::Cuter)),
         f64::from(u8::from(algorithm == Algorithm::Econ)),
         f64::from(u8::from(algorithm == Algorithm::Cetr)),
+        f64::from(u8::from(algorithm == Algorithm::Readability)),
         unlinked.0,
         unlinked.1,
         prose.0,
@@ -407,7 +414,37 @@ pub fn features(
         structure[4],
         f64::from(u8::from(cuter.title.is_some())),
         title_gap_share,
+        agreement.0,
+        agreement.1,
     ]
+}
+
+/// `[share_in_cuter, cuter_share_in]` of a set of blocks: the share of its bytes that CUTER
+/// chose too, and the share of CUTER's bytes it holds; −1 for both when either is not a set
+/// of blocks. Two algorithms built differently fail on different pages: where they agree
+/// both are likely right, and which way they differ (one holds the other and runs on, or
+/// they hold different text) says how they went wrong.
+fn agreement(blocks: &[TextBlock], chosen: Chosen<'_>, cuter: &[usize]) -> (f64, f64) {
+    let Chosen::Blocks(chosen) = chosen else {
+        return (-1.0, -1.0);
+    };
+    let bytes = |set: &[usize]| -> usize {
+        set.iter()
+            .filter_map(|&ix| blocks.get(ix))
+            .map(|b| b.sl)
+            .sum()
+    };
+    let (own, theirs) = (bytes(chosen), bytes(cuter));
+    if own == 0 || theirs == 0 {
+        return (-1.0, -1.0);
+    }
+    let shared: usize = chosen
+        .iter()
+        .filter(|ix| cuter.binary_search(ix).is_ok())
+        .filter_map(|&ix| blocks.get(ix))
+        .map(|b| b.sl)
+        .sum();
+    (shared as f64 / own as f64, shared as f64 / theirs as f64)
 }
 
 /// `[list_share, heading_share, tail_link_density, linked_block_share, sparseness]` of a set
@@ -539,6 +576,7 @@ pub fn estimate(page: &Page, extraction: &Extraction) -> f64 {
         CuterView {
             confidence: extraction.confidence,
             title: None,
+            blocks: &[],
         }
     } else {
         CuterView::default()

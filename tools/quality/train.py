@@ -2,7 +2,7 @@
 """Trains gleaner's quality estimate (src/extract/quality_model.json).
 
 Data preparation: `gleaner eval ../shared/bench --features rows.jsonl` writes one row per page
-and candidate of `auto` (CUTER, ECON, CETR): the dataset, the page id, the candidate, whether
+and candidate of `auto` (CUTER, ECON, CETR, the content scorer): the dataset, the page id, the candidate, whether
 the cascade's rules prefer it, its F1 against the gold text, and the feature vector of
 `extract::quality::features`.
 
@@ -16,6 +16,7 @@ F1 0.8 and the calibration table (estimate bins against mean F1) are reported. T
 shipped is then trained on all five sets.
 
     python3 tools/quality/train.py rows.jsonl [--out src/extract/quality_model.json]
+    python3 tools/quality/train.py rows.jsonl --second 0.7:0.1,0.8:0.05   # the second opinion
 """
 
 import argparse
@@ -30,7 +31,7 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import KFold
 
 POOR_F1 = 0.8
-CANDIDATES = ["cuter", "econ", "cetr"]
+SECOND = "readability"
 PARAMS = dict(
     n_estimators=120,
     max_depth=3,
@@ -180,6 +181,59 @@ def sweep(pages, datasets, margins):
         print(f"{margin:6.2f}  " + "  ".join(f"{m:11.4f}" for m in means) + f"  {np.mean(means):.4f}")
 
 
+def second_opinion(pages, datasets, grid):
+    """Held-out mean F1 per set of `auto` with the content scorer's second opinion: asked when
+    the cascade's estimate is below `below`, taken when its own is higher by more than
+    `margin` or when it ends CUTER's article early; with the oracle (the better of the two on every page) and the share of the
+    oracle's gain the estimate captures."""
+    models = {h: fit(pages, [k for k in pages if k[0] != h]) for h in datasets}
+    estimates = {}
+    for held in datasets:
+        for key in (k for k in pages if k[0] == held):
+            for c, row in pages[key].items():
+                if not row["empty"]:
+                    estimates[key, c] = models[held].predict(row["features"])[0]
+
+    def f1_of(key, c):
+        row = pages[key].get(c)
+        return 0.0 if row is None or row["empty"] else row["f1"]
+
+    print("below  margin  " + "  ".join(f"{h:>11}" for h in datasets) + "    mean  asked  taken  captured")
+    for below, margin in grid:
+        means, asked, taken, gain, oracle_gain = [], 0, 0, 0.0, 0.0
+        for held in datasets:
+            f1s = []
+            for key in sorted(k for k in pages if k[0] == held):
+                preferred = next((c for c, r in pages[key].items() if r["preferred"]), None)
+                base = f1_of(key, preferred)
+                q0 = estimates.get((key, preferred), 0.0)
+                chosen = base
+                if q0 < below:
+                    asked += 1
+                    q1 = estimates.get((key, SECOND))
+                    # Where the scorer's text opens CUTER's and stops at a label before its
+                    # end, CUTER ran on past the article (`auto::ends_early`).
+                    ends_early = preferred == "cuter" and any(
+                        r.get("scorer_ends_early") for r in pages[key].values()
+                    )
+                    if q1 is not None and (q1 > q0 + margin or ends_early):
+                        taken += 1
+                        chosen = f1_of(key, SECOND)
+                f1s.append(chosen)
+                gain += chosen - base
+                oracle_gain += max(base, f1_of(key, SECOND)) - base
+            means.append(np.mean(f1s))
+        captured = gain / oracle_gain if oracle_gain > 0 else float("nan")
+        print(
+            f"{below:5.2f}  {margin:6.2f}  " + "  ".join(f"{m:11.4f}" for m in means)
+            + f"  {np.mean(means):.4f}  {asked:5d}  {taken:5d}  {captured:8.2f}"
+        )
+    print("oracle  " + "  ".join(
+        f"{np.mean([max(f1_of(k, next((c for c, r in pages[k].items() if r['preferred']), None)), f1_of(k, SECOND)) for k in pages if k[0] == h]):11.4f}"
+        for h in datasets
+    ))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("rows")
@@ -187,9 +241,17 @@ def main():
     parser.add_argument("--names", help="feature names, comma-separated (for --out)")
     parser.add_argument("--margin", type=float, default=0.1)
     parser.add_argument("--sweep", help="margins to compare, comma-separated")
+    parser.add_argument(
+        "--second",
+        help="the content scorer's second opinion: below:margin pairs, comma-separated",
+    )
     args = parser.parse_args()
     pages = load(args.rows)
     datasets = sorted({d for d, _ in pages})
+    if args.second:
+        grid = [tuple(float(v) for v in pair.split(":")) for pair in args.second.split(",")]
+        second_opinion(pages, datasets, grid)
+        return
     if args.sweep:
         sweep(pages, datasets, [float(m) for m in args.sweep.split(",")])
         return

@@ -1,0 +1,341 @@
+//! `readability`: a second opinion built differently from CUTER — content scores that
+//! paragraphs hand up to their ancestors, the design behind Mozilla's Readability.js. Where
+//! CUTER walks the page's text blocks in reading order and unites neighbours, this scorer
+//! asks which element *holds* the most prose: it fails on other pages (an article whose
+//! paragraphs are spread over many small containers defeats it, a long run of links splits
+//! CUTER but not it), which is what a second opinion is for ([`super::auto`] runs it when
+//! the quality estimate of the cascade's choice is low).
+//!
+//! On the shared statistics ([`super::dom`]) and the element tree ([`SubtreeIndex`]):
+//!
+//! 1. **Paragraphs.** Every text block of at least [`MIN_PARAGRAPH_BYTES`] that is not a
+//!    heading, a list item, a caption or inside reader comments or a `nav`, `aside`,
+//!    `footer`, `menu` or `form` element (one holding less than half the page's text) scores
+//!    `1 + commas + min(bytes / 100, 3)`: long, comma-rich text is prose.
+//! 2. **Ancestors.** The score goes to the block's parent in full, to its grandparent by
+//!    half, and to the next three ancestors divided by three times their distance. An
+//!    element's score starts from its tag (a `div` +5; `pre`, `td`, `blockquote` +3; lists,
+//!    forms and their items −3; headings −5) and its class and id: each that names content
+//!    (`article`, `content`, `entry`, `post`, `story`, …) +25, each that names furniture
+//!    (`comment`, `footer`, `sidebar`, `share`, `related`, `widget`, …) −25.
+//! 3. **The top element.** Scores are scaled by `1 − link density` of the element's
+//!    subtree; the highest wins. Walking up from it, a parent whose score is higher than the
+//!    last one seen (not below a third of the top's) holds more of the article and wins.
+//! 4. **Siblings.** The top element's siblings join it when their own score (plus a fifth of
+//!    the top's when they share its class) reaches a fifth of the top's (at least 10), or
+//!    when they are a paragraph of their own: more than 80 bytes with under a quarter of it
+//!    in links, or a shorter unlinked sentence.
+//! 5. **Clean-up.** Of the chosen elements' blocks, those mostly link text, captions, the
+//!    headline itself and blocks under a descendant whose class or id names furniture are
+//!    dropped.
+
+use foldhash::HashMap;
+
+use ego_tree::NodeId;
+
+use super::Page;
+use super::dom::{DomStats, RegionKind, TextBlock};
+use super::subtree::SubtreeIndex;
+
+/// The shortest block that counts as a paragraph (bytes).
+pub const MIN_PARAGRAPH_BYTES: usize = 25;
+
+/// How many ancestors a paragraph's score reaches.
+const ANCESTOR_LEVELS: usize = 5;
+
+/// What a class or id naming content, or furniture, adds to an element's score.
+const CLASS_WEIGHT: f64 = 25.0;
+
+/// Words in a class or id that name an article's container.
+const CONTENT_WORDS: &[&str] = &[
+    "article", "body", "content", "entry", "hentry", "main", "page", "post", "text", "blog",
+    "story", "prose",
+];
+
+/// Words in a class or id that name page furniture.
+const FURNITURE_WORDS: &[&str] = &[
+    "comment",
+    "disqus",
+    "footer",
+    "footnote",
+    "sidebar",
+    "share",
+    "social",
+    "related",
+    "recommend",
+    "promo",
+    "sponsor",
+    "advert",
+    "banner",
+    "widget",
+    "masthead",
+    "menu",
+    "nav",
+    "breadcrumb",
+    "newsletter",
+    "subscribe",
+    "popup",
+    "modal",
+    "cookie",
+    "meta",
+    "tags",
+    "byline",
+    "author",
+    "caption",
+    "hidden",
+    "outbrain",
+    "taboola",
+];
+
+/// Tags whose elements are furniture by their HTML meaning.
+const FURNITURE_TAGS: &[&str] = &["nav", "aside", "footer", "menu", "form"];
+
+/// The blocks (by `IX`) of the element that holds the most prose, with its siblings that
+/// belong to it.
+pub fn select(page: &Page) -> Vec<usize> {
+    let stats = &page.stats;
+    if stats.blocks.is_empty() {
+        return Vec::new();
+    }
+    let excluded = excluded_blocks(stats);
+    let index = SubtreeIndex::build(&page.document, stats);
+    let weight_of = |id: NodeId| element_weight(page, id);
+    // Steps 1–2: paragraphs hand their scores up.
+    let mut scores: HashMap<NodeId, f64> = HashMap::default();
+    for (ix, block) in stats.blocks.iter().enumerate() {
+        if excluded[ix] || !is_paragraph(block) {
+            continue;
+        }
+        let commas = block
+            .text
+            .chars()
+            .filter(|c| matches!(c, ',' | '，' | '、' | '،'))
+            .count();
+        let score = 1.0 + commas as f64 + (block.sl / 100).min(3) as f64;
+        let mut ancestor = block.parent;
+        for level in 0..ANCESTOR_LEVELS {
+            let Some(id) = ancestor else {
+                break;
+            };
+            let divider = match level {
+                0 => 1.0,
+                1 => 2.0,
+                _ => level as f64 * 3.0,
+            };
+            *scores.entry(id).or_insert_with(|| weight_of(id)) += score / divider;
+            ancestor = index.spans.get(&id).and_then(|span| span.parent);
+        }
+    }
+    // Step 3: scaled by the subtree's link density; the highest wins.
+    let scaled = |id: NodeId| -> Option<f64> {
+        let score = *scores.get(&id)?;
+        let totals = index.totals(id);
+        let density = if totals.words > 0.0 {
+            totals.link_words / totals.words
+        } else {
+            0.0
+        };
+        Some(score * (1.0 - density))
+    };
+    let Some((mut top, mut top_score)) = scores
+        .keys()
+        .filter_map(|&id| scaled(id).map(|s| (id, s)))
+        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+    else {
+        return Vec::new();
+    };
+    let threshold = top_score / 3.0;
+    let mut last = top_score;
+    let mut parent = index.spans.get(&top).and_then(|s| s.parent);
+    while let Some(id) = parent.filter(|&id| !is_page_root(page, id)) {
+        if let Some(score) = scaled(id) {
+            if score < threshold {
+                break;
+            }
+            if score > last {
+                top = id;
+                top_score = score;
+                break;
+            }
+            last = score;
+        }
+        parent = index.spans.get(&id).and_then(|s| s.parent);
+    }
+    // Step 4: siblings.
+    let top_class = class_of(page, top);
+    let sibling_bar = (top_score * 0.2).max(10.0);
+    let siblings = index
+        .spans
+        .get(&top)
+        .and_then(|s| s.parent)
+        .and_then(|p| index.spans.get(&p))
+        .map_or_else(|| vec![top], |span| span.children.clone());
+    let mut chosen_nodes = Vec::new();
+    for sibling in siblings {
+        if sibling == top {
+            chosen_nodes.push(sibling);
+            continue;
+        }
+        let bonus = match (&top_class, class_of(page, sibling)) {
+            (Some(a), Some(b)) if *a == b => top_score * 0.2,
+            _ => 0.0,
+        };
+        let scored = scaled(sibling).is_some_and(|s| s + bonus >= sibling_bar);
+        if scored || reads_as_own_paragraph(stats, &index, sibling) {
+            chosen_nodes.push(sibling);
+        }
+    }
+    // Step 5: the chosen elements' blocks, cleaned.
+    let title = page.effective_title().map(normalized);
+    let mut blocks = Vec::new();
+    for node in chosen_nodes {
+        for ix in index.blocks_in(node) {
+            let block = &stats.blocks[ix];
+            let headline = block.is_heading()
+                && title
+                    .as_deref()
+                    .is_some_and(|t| normalized(&block.text) == t);
+            if excluded[ix] || block.caption || block.lp() >= 0.5 || headline {
+                continue;
+            }
+            if under_furniture(page, &index, block, node) {
+                continue;
+            }
+            blocks.push(ix);
+        }
+    }
+    blocks.sort_unstable();
+    blocks.dedup();
+    blocks
+}
+
+/// Blocks inside reader comments, or inside a furniture element by its tag (`nav`, `aside`,
+/// `footer`, `menu`, `form`) that holds less than half the page's text (more may wrap the
+/// page: a form around everything, as some site builders write).
+fn excluded_blocks(stats: &DomStats) -> Vec<bool> {
+    let mut excluded = vec![false; stats.blocks.len()];
+    let half = stats.sh / 2;
+    for region in &stats.regions {
+        let by_tag = region
+            .tag
+            .as_ref()
+            .is_some_and(|tag| FURNITURE_TAGS.contains(&&**tag));
+        let omit = match region.kind {
+            RegionKind::Comments | RegionKind::AnnouncedComments => true,
+            RegionKind::Furniture => by_tag && region.sl < half,
+        };
+        if omit && let Some(flags) = excluded.get_mut(region.blocks.clone()) {
+            flags.fill(true);
+        }
+    }
+    excluded
+}
+
+/// Whether a block is a paragraph that scores: long enough, and not a heading or an item.
+fn is_paragraph(block: &TextBlock) -> bool {
+    block.sl >= MIN_PARAGRAPH_BYTES
+        && !block.caption
+        && !block.is_heading()
+        && !matches!(&*block.tag, "li" | "dt" | "dd" | "th" | "option" | "button")
+}
+
+/// An element's starting score: its tag's and its class's and id's.
+fn element_weight(page: &Page, id: NodeId) -> f64 {
+    let Some(element) = page
+        .document
+        .tree
+        .get(id)
+        .and_then(|n| n.value().as_element())
+    else {
+        return 0.0;
+    };
+    let tag = match element.name() {
+        "div" => 5.0,
+        "pre" | "td" | "blockquote" => 3.0,
+        "address" | "ol" | "ul" | "dl" | "dd" | "dt" | "li" | "form" => -3.0,
+        "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "th" => -5.0,
+        _ => 0.0,
+    };
+    tag + attribute_weight(element.attr("class")) + attribute_weight(element.attr("id"))
+}
+
+/// What one `class` or `id` value adds: furniture words weigh first, since a class such as
+/// `post-sidebar` names a box of the post, not the post.
+fn attribute_weight(value: Option<&str>) -> f64 {
+    let Some(value) = value.filter(|v| !v.is_empty()) else {
+        return 0.0;
+    };
+    let lower = value.to_ascii_lowercase();
+    if FURNITURE_WORDS.iter().any(|w| lower.contains(w)) {
+        -CLASS_WEIGHT
+    } else if CONTENT_WORDS.iter().any(|w| lower.contains(w)) {
+        CLASS_WEIGHT
+    } else {
+        0.0
+    }
+}
+
+/// Whether a sibling of the top element is a paragraph of the article on its own.
+fn reads_as_own_paragraph(stats: &DomStats, index: &SubtreeIndex, id: NodeId) -> bool {
+    let blocks = index.blocks_in(id);
+    let [ix] = blocks[..] else {
+        return false;
+    };
+    let block = &stats.blocks[ix];
+    if block.node != id || &*block.tag != "p" {
+        return false;
+    }
+    if block.sl > 80 {
+        block.lp() < 0.25
+    } else {
+        block.sa == 0 && block.text.trim_end().ends_with('.')
+    }
+}
+
+/// Whether an element between `block` and the chosen element `root` names furniture.
+fn under_furniture(page: &Page, index: &SubtreeIndex, block: &TextBlock, root: NodeId) -> bool {
+    let mut current = Some(block.node);
+    while let Some(id) = current.filter(|&id| id != root) {
+        let weight = page
+            .document
+            .tree
+            .get(id)
+            .and_then(|n| n.value().as_element())
+            .map_or(0.0, |e| {
+                attribute_weight(e.attr("class")) + attribute_weight(e.attr("id"))
+            });
+        if weight < 0.0 {
+            return true;
+        }
+        current = index.spans.get(&id).and_then(|s| s.parent);
+    }
+    false
+}
+
+/// Whether `id` is the page's `body` or `html` element (the walk up stops below them).
+fn is_page_root(page: &Page, id: NodeId) -> bool {
+    page.document
+        .tree
+        .get(id)
+        .and_then(|n| n.value().as_element())
+        .is_none_or(|e| matches!(e.name(), "body" | "html"))
+}
+
+/// The `class` attribute of an element, when it has one.
+fn class_of(page: &Page, id: NodeId) -> Option<String> {
+    page.document
+        .tree
+        .get(id)
+        .and_then(|n| n.value().as_element())
+        .and_then(|e| e.attr("class"))
+        .filter(|c| !c.trim().is_empty())
+        .map(str::to_string)
+}
+
+/// Text lowercased with its whitespace collapsed, for comparing a heading with the title.
+fn normalized(text: &str) -> String {
+    text.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
+}
