@@ -418,12 +418,10 @@ fn where_the_content_scorer_ends_before_cuter_at_a_label_its_text_is_kept() {
     use gleaner::extract::auto::{AutoParams, extract_auto};
     let html = article_then_unmarked_posts();
     let page = Page::parse(html.as_bytes(), None, None, Some(RIVER_TITLE));
-    let asked = AutoParams {
-        second_opinion_below: 1.01,
-        ..AutoParams::default()
-    };
+    let asked = AutoParams::default();
     let never = AutoParams {
         second_opinion_below: 0.0,
+        cut_trailing_by_scorer: false,
         ..AutoParams::default()
     };
     let Ok(first) = extract_auto(&page, &never) else {

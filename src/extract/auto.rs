@@ -8,6 +8,16 @@
 //! kept a fragment of an article that ECON's punctuation walk finds whole), provided CUTER
 //! was sure (confidence at least `min_confidence`) or ECON's text is a quarter of the page's:
 //! on a page of links an unsure CUTER and ECON both start from paragraphs that are not there.
+//! ECON's summary is refused when it lies mostly in reader comments, or in a footer or sidebar
+//! that holds none of CUTER's article, and it replaces the choice the cascade makes without
+//! it only when its quality estimate is higher.
+//!
+//! A second opinion built differently, the content scorer ([`readability`]), runs where
+//! CUTER's article has a label past its head or the estimate is doubtful: its text is taken
+//! where it is the head of CUTER's article and CUTER runs on from a label ([`ends_early`]), or
+//! where the cascade's estimate is below [`AutoParams::second_opinion_below`] and the scorer's
+//! beats it by [`AutoParams::second_opinion_margin`] (`docs/algorithms.md`, "The article's own
+//! container, linked items and the second opinion").
 //!
 //! The chosen text carries its quality estimate ([`quality`]). With a `quality_floor`, a
 //! choice estimated below it is compared with the other candidates' estimates; on the suite,
@@ -16,7 +26,7 @@
 //!
 //! Parameters (sweeps with the suite's five columns in `docs/algorithms.md`, "`auto`"):
 //! `min_confidence` 0.25; `econ_ratio` 0.5; `sigma` CETR's; `quality_floor` 0;
-//! `quality_margin` 0.1.
+//! `quality_margin` 0.1; `second_opinion_below` 0.9, `second_opinion_margin` 0.3.
 
 use super::cetr::{self, LineSelection};
 use super::cuter::{self, CuterParams, CuterSelection};
@@ -347,17 +357,29 @@ pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, Extr
     }
     // The second opinion built differently runs where the first looks doubtful, and wins
     // by the estimate.
-    if best.is_none_or(|(_, quality)| quality < params.second_opinion_below) {
+    // CUTER's article may run on past the element that holds its prose from a label; the
+    // scorer says where that element ends. Only an article with such a label pays for it.
+    let doubtful = best.is_none_or(|(_, quality)| quality < params.second_opinion_below);
+    let may_run_on = params.cut_trailing_by_scorer
+        && best.is_some_and(|(choice, _)| choice == Choice::Cuter)
+        && candidates
+            .cuter
+            .as_ref()
+            .is_some_and(|s| has_label_past_head(page, &s.blocks));
+    if doubtful || may_run_on {
+        tracing::debug!(doubtful, may_run_on, "the content scorer's second opinion");
         candidates.readability = readability::select(page);
-        let bar = best.map_or(f64::NEG_INFINITY, |(_, q)| q + params.second_opinion_margin);
-        let estimate = candidates.estimate(page, &sums, Choice::Readability);
-        let trailing = best.is_some_and(|(choice, _)| choice == Choice::Cuter)
-            && params.cut_trailing_by_scorer
-            && candidates.scorer_ends_early(page);
-        if let Some(quality) = estimate
-            && (quality > bar || trailing)
-        {
-            best = Some((Choice::Readability, quality));
+        if may_run_on && candidates.scorer_ends_early(page) {
+            if let Some(quality) = candidates.estimate(page, &sums, Choice::Readability) {
+                best = Some((Choice::Readability, quality));
+            }
+        } else if doubtful {
+            let bar = best.map_or(f64::NEG_INFINITY, |(_, q)| q + params.second_opinion_margin);
+            if let Some(quality) = candidates.estimate(page, &sums, Choice::Readability)
+                && quality > bar
+            {
+                best = Some((Choice::Readability, quality));
+            }
         }
     }
     if best.is_none_or(|(_, quality)| quality < params.quality_floor) {
@@ -430,9 +452,37 @@ fn ends_early(page: &Page, cuter: &[usize], scorer: &[usize]) -> bool {
     let head = cuter.iter().take_while(|&&ix| ix <= last).copied();
     cuter.first() == Some(first)
         && label
-        && length(scorer) * 10 >= length(cuter) * 3
+        && length(scorer) as f64 >= HEAD_SHARE * length(cuter) as f64
         && head.eq(scorer.iter().copied())
 }
+
+/// Whether CUTER's article has a label ([`cuter::LABEL_BELOW`] bytes or fewer, ending no
+/// sentence) with text after it, past the first [`HEAD_SHARE`] of its text: the only
+/// articles whose end [`ends_early`] can move.
+fn has_label_past_head(page: &Page, chosen: &[usize]) -> bool {
+    let blocks = &page.stats.blocks;
+    let total: usize = chosen
+        .iter()
+        .filter_map(|&ix| blocks.get(ix))
+        .map(|b| b.sl)
+        .sum();
+    let mut seen = 0usize;
+    let last = chosen.len().saturating_sub(1);
+    chosen.iter().enumerate().any(|(i, &ix)| {
+        let Some(block) = blocks.get(ix) else {
+            return false;
+        };
+        let label = i < last
+            && seen as f64 >= HEAD_SHARE * total as f64
+            && block.sl < cuter::LABEL_BELOW
+            && !cuter::ends_sentence(&block.text);
+        seen += block.sl;
+        label
+    })
+}
+
+/// The least share of CUTER's text the scorer's must hold for [`ends_early`].
+const HEAD_SHARE: f64 = 0.3;
 
 /// `cuter` alone.
 pub fn extract_cuter(page: &Page, params: &CuterParams) -> Result<Extraction, ExtractError> {

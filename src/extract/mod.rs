@@ -403,6 +403,7 @@ pub fn warm_up() {
     cuter::warm_up();
     verdict::warm_up();
     quality::warm_up();
+    readability::warm_up();
 }
 
 /// An extraction algorithm.

@@ -6,7 +6,8 @@
 //! CUTER but not it), which is what a second opinion is for ([`super::auto`] runs it when
 //! the quality estimate of the cascade's choice is low).
 //!
-//! On the shared statistics ([`super::dom`]) and the element tree ([`SubtreeIndex`]):
+//! On the shared statistics ([`super::dom`]) and the element tree (each block's ancestors,
+//! walked up from it: no pass over the whole tree):
 //!
 //! 1. **Paragraphs.** Every text block of at least [`MIN_PARAGRAPH_BYTES`] that is not a
 //!    heading, a list item, a caption or inside reader comments or a `nav`, `aside`,
@@ -23,19 +24,22 @@
 //!    last one seen (not below a third of the top's) holds more of the article and wins.
 //! 4. **Siblings.** The top element's siblings join it when their own score (plus a fifth of
 //!    the top's when they share its class) reaches a fifth of the top's (at least 10), or
-//!    when they are a paragraph of their own: more than 80 bytes with under a quarter of it
-//!    in links, or a shorter unlinked sentence.
+//!    when they are a paragraph of their own (an element that is its only text block: a `p`,
+//!    or a `div` holding its text directly): more than 80 bytes with under a quarter of it in
+//!    links, or a shorter unlinked sentence.
 //! 5. **Clean-up.** Of the chosen elements' blocks, those mostly link text, captions, the
 //!    headline itself and blocks under a descendant whose class or id names furniture are
 //!    dropped.
 
+use std::sync::LazyLock;
+
+use aho_corasick::AhoCorasick;
 use foldhash::HashMap;
 
 use ego_tree::NodeId;
 
 use super::Page;
 use super::dom::{DomStats, RegionKind, TextBlock};
-use super::subtree::SubtreeIndex;
 
 /// The shortest block that counts as a paragraph (bytes).
 pub const MIN_PARAGRAPH_BYTES: usize = 25;
@@ -98,7 +102,21 @@ pub fn select(page: &Page) -> Vec<usize> {
         return Vec::new();
     }
     let excluded = excluded_blocks(stats);
-    let index = SubtreeIndex::build(&page.document, stats);
+    let parent_of = |id: NodeId| parent_element(page, id);
+    // Every element's text and link bytes, handed up from the blocks (a walk up from each
+    // block costs less than a walk over the whole tree), and the element of each block.
+    let mut subtree: HashMap<NodeId, (usize, usize)> = HashMap::default();
+    let mut block_of: HashMap<NodeId, usize> = HashMap::default();
+    for (ix, block) in stats.blocks.iter().enumerate() {
+        block_of.insert(block.node, ix);
+        let mut current = Some(block.node);
+        while let Some(id) = current {
+            let totals = subtree.entry(id).or_default();
+            totals.0 += block.sl;
+            totals.1 += block.sa;
+            current = parent_of(id);
+        }
+    }
     let weight_of = |id: NodeId| element_weight(page, id);
     // Steps 1–2: paragraphs hand their scores up.
     let mut scores: HashMap<NodeId, f64> = HashMap::default();
@@ -123,15 +141,15 @@ pub fn select(page: &Page) -> Vec<usize> {
                 _ => level as f64 * 3.0,
             };
             *scores.entry(id).or_insert_with(|| weight_of(id)) += score / divider;
-            ancestor = index.spans.get(&id).and_then(|span| span.parent);
+            ancestor = parent_of(id);
         }
     }
     // Step 3: scaled by the subtree's link density; the highest wins.
     let scaled = |id: NodeId| -> Option<f64> {
         let score = *scores.get(&id)?;
-        let totals = index.totals(id);
-        let density = if totals.words > 0.0 {
-            totals.link_words / totals.words
+        let (text, links) = subtree.get(&id).copied().unwrap_or_default();
+        let density = if text > 0 {
+            links as f64 / text as f64
         } else {
             0.0
         };
@@ -146,7 +164,7 @@ pub fn select(page: &Page) -> Vec<usize> {
     };
     let threshold = top_score / 3.0;
     let mut last = top_score;
-    let mut parent = index.spans.get(&top).and_then(|s| s.parent);
+    let mut parent = parent_of(top);
     while let Some(id) = parent.filter(|&id| !is_page_root(page, id)) {
         if let Some(score) = scaled(id) {
             if score < threshold {
@@ -159,17 +177,22 @@ pub fn select(page: &Page) -> Vec<usize> {
             }
             last = score;
         }
-        parent = index.spans.get(&id).and_then(|s| s.parent);
+        parent = parent_of(id);
     }
     // Step 4: siblings.
     let top_class = class_of(page, top);
     let sibling_bar = (top_score * 0.2).max(10.0);
-    let siblings = index
-        .spans
-        .get(&top)
-        .and_then(|s| s.parent)
-        .and_then(|p| index.spans.get(&p))
-        .map_or_else(|| vec![top], |span| span.children.clone());
+    let siblings: Vec<NodeId> = parent_of(top)
+        .and_then(|p| page.document.tree.get(p))
+        .map_or_else(
+            || vec![top],
+            |p| {
+                p.children()
+                    .filter(|c| c.value().is_element())
+                    .map(|c| c.id())
+                    .collect()
+            },
+        );
     let mut chosen_nodes = Vec::new();
     for sibling in siblings {
         if sibling == top {
@@ -181,32 +204,73 @@ pub fn select(page: &Page) -> Vec<usize> {
             _ => 0.0,
         };
         let scored = scaled(sibling).is_some_and(|s| s + bonus >= sibling_bar);
-        if scored || reads_as_own_paragraph(stats, &index, sibling) {
+        // An element that is its only text block (a `p`, or a `div` holding its text
+        // directly) may be a paragraph of its own.
+        let own_paragraph = block_of.get(&sibling).is_some_and(|&ix| {
+            let block = &stats.blocks[ix];
+            subtree
+                .get(&sibling)
+                .is_some_and(|&(text, _)| text == block.sl)
+                && reads_as_own_paragraph(block)
+        });
+        if scored || own_paragraph {
             chosen_nodes.push(sibling);
         }
     }
-    // Step 5: the chosen elements' blocks, cleaned.
+    // Step 5: the chosen elements' blocks, cleaned. A block belongs to a chosen element
+    // when one is among its ancestors (itself included) and no element named like furniture
+    // stands between them; each element is judged once.
+    let mut membership: HashMap<NodeId, bool> = HashMap::default();
+    let kept = |node: NodeId, memo: &mut HashMap<NodeId, bool>| -> bool {
+        let mut path = Vec::new();
+        let mut current = Some(node);
+        let verdict = loop {
+            let Some(id) = current else {
+                break false;
+            };
+            if let Some(&known) = memo.get(&id) {
+                break known;
+            }
+            if chosen_nodes.contains(&id) {
+                memo.insert(id, true);
+                break true;
+            }
+            path.push(id);
+            if names_furniture(page, id) {
+                break false;
+            }
+            current = parent_of(id);
+        };
+        for id in path {
+            memo.insert(id, verdict);
+        }
+        verdict
+    };
     let title = page.effective_title().map(normalized);
     let mut blocks = Vec::new();
-    for node in chosen_nodes {
-        for ix in index.blocks_in(node) {
-            let block = &stats.blocks[ix];
-            let headline = block.is_heading()
-                && title
-                    .as_deref()
-                    .is_some_and(|t| normalized(&block.text) == t);
-            if excluded[ix] || block.caption || block.lp() >= 0.5 || headline {
-                continue;
-            }
-            if under_furniture(page, &index, block, node) {
-                continue;
-            }
+    for (ix, block) in stats.blocks.iter().enumerate() {
+        let headline = block.is_heading()
+            && title
+                .as_deref()
+                .is_some_and(|t| normalized(&block.text) == t);
+        if excluded[ix] || block.caption || block.lp() >= 0.5 || headline {
+            continue;
+        }
+        if kept(block.node, &mut membership) {
             blocks.push(ix);
         }
     }
-    blocks.sort_unstable();
-    blocks.dedup();
     blocks
+}
+
+/// The parent of an element, when it is an element.
+fn parent_element(page: &Page, id: NodeId) -> Option<NodeId> {
+    page.document
+        .tree
+        .get(id)?
+        .parent()
+        .filter(|p| p.value().is_element())
+        .map(|p| p.id())
 }
 
 /// Blocks inside reader comments, or inside a furniture element by its tag (`nav`, `aside`,
@@ -265,24 +329,52 @@ fn attribute_weight(value: Option<&str>) -> f64 {
     let Some(value) = value.filter(|v| !v.is_empty()) else {
         return 0.0;
     };
-    let lower = value.to_ascii_lowercase();
-    if FURNITURE_WORDS.iter().any(|w| lower.contains(w)) {
+    if NAME_WORDS
+        .furniture
+        .as_ref()
+        .is_some_and(|a| a.is_match(value))
+    {
         -CLASS_WEIGHT
-    } else if CONTENT_WORDS.iter().any(|w| lower.contains(w)) {
+    } else if NAME_WORDS
+        .content
+        .as_ref()
+        .is_some_and(|a| a.is_match(value))
+    {
         CLASS_WEIGHT
     } else {
         0.0
     }
 }
 
-/// Whether a sibling of the top element is a paragraph of the article on its own.
-fn reads_as_own_paragraph(stats: &DomStats, index: &SubtreeIndex, id: NodeId) -> bool {
-    let blocks = index.blocks_in(id);
-    let [ix] = blocks[..] else {
-        return false;
+/// [`FURNITURE_WORDS`] and [`CONTENT_WORDS`] as automata that find them in any case, in one
+/// pass and without a lowercased copy.
+struct NameWords {
+    furniture: Option<AhoCorasick>,
+    content: Option<AhoCorasick>,
+}
+
+static NAME_WORDS: LazyLock<NameWords> = LazyLock::new(|| {
+    let build = |words: &[&str]| {
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(words)
+            .ok()
     };
-    let block = &stats.blocks[ix];
-    if block.node != id || &*block.tag != "p" {
+    NameWords {
+        furniture: build(FURNITURE_WORDS),
+        content: build(CONTENT_WORDS),
+    }
+});
+
+/// Builds the automata ([`crate::extract::warm_up`]).
+pub(crate) fn warm_up() {
+    LazyLock::force(&NAME_WORDS);
+}
+
+/// Whether a block that is a sibling of the top element on its own reads as a paragraph:
+/// more than 80 bytes with under a quarter in links, or a shorter unlinked sentence.
+fn reads_as_own_paragraph(block: &TextBlock) -> bool {
+    if !is_paragraph(block) {
         return false;
     }
     if block.sl > 80 {
@@ -292,24 +384,13 @@ fn reads_as_own_paragraph(stats: &DomStats, index: &SubtreeIndex, id: NodeId) ->
     }
 }
 
-/// Whether an element between `block` and the chosen element `root` names furniture.
-fn under_furniture(page: &Page, index: &SubtreeIndex, block: &TextBlock, root: NodeId) -> bool {
-    let mut current = Some(block.node);
-    while let Some(id) = current.filter(|&id| id != root) {
-        let weight = page
-            .document
-            .tree
-            .get(id)
-            .and_then(|n| n.value().as_element())
-            .map_or(0.0, |e| {
-                attribute_weight(e.attr("class")) + attribute_weight(e.attr("id"))
-            });
-        if weight < 0.0 {
-            return true;
-        }
-        current = index.spans.get(&id).and_then(|s| s.parent);
-    }
-    false
+/// Whether an element's class or id names furniture.
+fn names_furniture(page: &Page, id: NodeId) -> bool {
+    page.document
+        .tree
+        .get(id)
+        .and_then(|n| n.value().as_element())
+        .is_some_and(|e| attribute_weight(e.attr("class")) + attribute_weight(e.attr("id")) < 0.0)
 }
 
 /// Whether `id` is the page's `body` or `html` element (the walk up stops below them).

@@ -182,9 +182,9 @@ def sweep(pages, datasets, margins):
 
 
 def second_opinion(pages, datasets, grid):
-    """Held-out mean F1 per set of `auto` with the content scorer's second opinion: asked when
-    the cascade's estimate is below `below`, taken when its own is higher by more than
-    `margin` or when it ends CUTER's article early; with the oracle (the better of the two on every page) and the share of the
+    """Held-out mean F1 per set of `auto` with the content scorer's second opinion: taken
+    where it ends CUTER's article early, and, where the cascade's estimate is below `below`,
+    when its own estimate is higher by more than `margin`; with the oracle (the better of the two on every page) and the share of the
     oracle's gain the estimate captures."""
     models = {h: fit(pages, [k for k in pages if k[0] != h]) for h in datasets}
     estimates = {}
@@ -208,17 +208,16 @@ def second_opinion(pages, datasets, grid):
                 base = f1_of(key, preferred)
                 q0 = estimates.get((key, preferred), 0.0)
                 chosen = base
-                if q0 < below:
-                    asked += 1
-                    q1 = estimates.get((key, SECOND))
-                    # Where the scorer's text opens CUTER's and stops at a label before its
-                    # end, CUTER ran on past the article (`auto::ends_early`).
-                    ends_early = preferred == "cuter" and any(
-                        r.get("scorer_ends_early") for r in pages[key].values()
-                    )
-                    if q1 is not None and (q1 > q0 + margin or ends_early):
-                        taken += 1
-                        chosen = f1_of(key, SECOND)
+                q1 = estimates.get((key, SECOND))
+                # Where the scorer's text is the head of CUTER's and CUTER runs on from a
+                # label, CUTER ran on past the article (`auto::ends_early`): on any page.
+                ends_early = preferred == "cuter" and any(
+                    r.get("scorer_ends_early") for r in pages[key].values()
+                )
+                asked += int(q0 < below)
+                if q1 is not None and (ends_early or (q0 < below and q1 > q0 + margin)):
+                    taken += 1
+                    chosen = f1_of(key, SECOND)
                 f1s.append(chosen)
                 gain += chosen - base
                 oracle_gain += max(base, f1_of(key, SECOND)) - base
