@@ -341,47 +341,10 @@ pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, Extr
     let mut best = candidates
         .estimate(page, &sums, preferred)
         .map(|quality| (preferred, quality));
-    // ECON's second opinion wins only by the estimate: against the choice the cascade
-    // would have made without it.
     if preferred == Choice::Econ && params.econ_by_estimate {
-        let mut cetr = (!candidates.cetr.lines.is_empty()).then(|| candidates.cetr.clone());
-        let first = first_opinion(page, params, candidates.cuter.as_ref(), &mut cetr);
-        if let Some(cetr) = cetr {
-            candidates.cetr = cetr;
-        }
-        if let Some(first_quality) = candidates.estimate(page, &sums, first)
-            && best.is_none_or(|(_, econ_quality)| econ_quality <= first_quality)
-        {
-            best = Some((first, first_quality));
-        }
+        best = econ_by_estimate(page, params, &sums, &mut candidates, best);
     }
-    // The second opinion built differently runs where the first looks doubtful, and wins
-    // by the estimate.
-    // CUTER's article may run on past the element that holds its prose from a label; the
-    // scorer says where that element ends. Only an article with such a label pays for it.
-    let doubtful = best.is_none_or(|(_, quality)| quality < params.second_opinion_below);
-    let may_run_on = params.cut_trailing_by_scorer
-        && best.is_some_and(|(choice, _)| choice == Choice::Cuter)
-        && candidates
-            .cuter
-            .as_ref()
-            .is_some_and(|s| has_label_past_head(page, &s.blocks));
-    if doubtful || may_run_on {
-        tracing::debug!(doubtful, may_run_on, "the content scorer's second opinion");
-        candidates.readability = readability::select(page);
-        if may_run_on && candidates.scorer_ends_early(page) {
-            if let Some(quality) = candidates.estimate(page, &sums, Choice::Readability) {
-                best = Some((Choice::Readability, quality));
-            }
-        } else if doubtful {
-            let bar = best.map_or(f64::NEG_INFINITY, |(_, q)| q + params.second_opinion_margin);
-            if let Some(quality) = candidates.estimate(page, &sums, Choice::Readability)
-                && quality > bar
-            {
-                best = Some((Choice::Readability, quality));
-            }
-        }
-    }
+    best = scorers_opinion(page, params, &sums, &mut candidates, best);
     if best.is_none_or(|(_, quality)| quality < params.quality_floor) {
         // The candidates the rules did not run are run now.
         if candidates.econ.is_empty() {
@@ -423,6 +386,68 @@ pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, Extr
     };
     extraction.quality = quality;
     Ok(extraction)
+}
+
+/// A choice and its quality estimate.
+type Estimated = Option<(Choice, f64)>;
+
+/// ECON's second opinion wins only by the estimate: against the choice the cascade would
+/// have made without it.
+fn econ_by_estimate(
+    page: &Page,
+    params: &AutoParams,
+    sums: &quality::PageSums,
+    candidates: &mut Candidates,
+    econ: Estimated,
+) -> Estimated {
+    let mut cetr = (!candidates.cetr.lines.is_empty()).then(|| candidates.cetr.clone());
+    let first = first_opinion(page, params, candidates.cuter.as_ref(), &mut cetr);
+    if let Some(cetr) = cetr {
+        candidates.cetr = cetr;
+    }
+    match candidates.estimate(page, sums, first) {
+        Some(quality) if econ.is_none_or(|(_, econ_quality)| econ_quality <= quality) => {
+            Some((first, quality))
+        }
+        _ => econ,
+    }
+}
+
+/// The content scorer's second opinion ([`readability`]) on the choice so far: its text where
+/// CUTER's article runs on past the element that holds its prose from a label (only an
+/// article with such a label pays for the scorer), or where the choice looks doubtful and
+/// the scorer's estimate beats it by the margin.
+fn scorers_opinion(
+    page: &Page,
+    params: &AutoParams,
+    sums: &quality::PageSums,
+    candidates: &mut Candidates,
+    best: Estimated,
+) -> Estimated {
+    let doubtful = best.is_none_or(|(_, quality)| quality < params.second_opinion_below);
+    let may_run_on = params.cut_trailing_by_scorer
+        && best.is_some_and(|(choice, _)| choice == Choice::Cuter)
+        && candidates
+            .cuter
+            .as_ref()
+            .is_some_and(|s| has_label_past_head(page, &s.blocks));
+    if !doubtful && !may_run_on {
+        return best;
+    }
+    tracing::debug!(doubtful, may_run_on, "the content scorer's second opinion");
+    candidates.readability = readability::select(page);
+    let quality = || candidates.estimate(page, sums, Choice::Readability);
+    if may_run_on && candidates.scorer_ends_early(page) {
+        return quality().map(|q| (Choice::Readability, q)).or(best);
+    }
+    if !doubtful {
+        return best;
+    }
+    let bar = best.map_or(f64::NEG_INFINITY, |(_, q)| q + params.second_opinion_margin);
+    match quality() {
+        Some(q) if q > bar => Some((Choice::Readability, q)),
+        _ => best,
+    }
 }
 
 /// Whether the scorer's blocks are the head of CUTER's article (CUTER's first blocks, at least

@@ -56,7 +56,9 @@ const CONTENT_WORDS: &[&str] = &[
     "story", "prose",
 ];
 
-/// Words in a class or id that name page furniture.
+/// Words in a class or id that name page furniture. A list of the scorer's own, found
+/// anywhere in the value (`postsidebar`), where the DOM pass's markers match whole words: a
+/// second opinion should not share the first one's reading of names.
 const FURNITURE_WORDS: &[&str] = &[
     "comment",
     "disqus",
