@@ -14,7 +14,7 @@
 //!
 //! A second opinion built differently, the content scorer ([`readability`]), runs where
 //! CUTER's article has a label past its head or the estimate is doubtful: its text is taken
-//! where it is the head of CUTER's article and CUTER runs on from a label ([`ends_early`]), or
+//! where it holds the head of CUTER's article and CUTER runs on from a label ([`ends_early`]), or
 //! where the cascade's estimate is below [`AutoParams::second_opinion_below`] and the scorer's
 //! beats it by [`AutoParams::second_opinion_margin`] (`docs/algorithms.md`, "The article's own
 //! container, linked items and the second opinion").
@@ -450,14 +450,14 @@ fn scorers_opinion(
     }
 }
 
-/// Whether the scorer's blocks are the head of CUTER's article (CUTER's first blocks, at least
-/// three tenths of its text) and CUTER runs on after them from a label (a short line that
-/// ends no sentence: "What readers say", "Related links"): CUTER's text then runs on past the
-/// element that holds the article's prose into reader posts without a mark, teasers or a
-/// blog's feed of other posts.
+/// Whether the scorer's blocks hold the head of CUTER's article (every CUTER block up to the
+/// scorer's last; at least three tenths of CUTER's text) and CUTER runs on after them from a
+/// label (a short line that ends no sentence: "What readers say", "Related links"): CUTER's
+/// text then runs on past the element that holds the article's prose into reader posts
+/// without a mark, teasers or a blog's feed of other posts.
 fn ends_early(page: &Page, cuter: &[usize], scorer: &[usize]) -> bool {
     let blocks = &page.stats.blocks;
-    let (Some(first), Some(&last)) = (scorer.first(), scorer.last()) else {
+    let Some(&last) = scorer.last() else {
         return false;
     };
     let length = |chosen: &[usize]| -> usize {
@@ -473,12 +473,12 @@ fn ends_early(page: &Page, cuter: &[usize], scorer: &[usize]) -> bool {
     let label = blocks
         .get(next)
         .is_some_and(|b| b.sl < cuter::LABEL_BELOW && !cuter::ends_sentence(&b.text));
-    // CUTER's blocks up to the scorer's last are the scorer's: its text is CUTER's head.
-    let head = cuter.iter().take_while(|&&ix| ix <= last).copied();
-    cuter.first() == Some(first)
-        && label
+    // CUTER's blocks up to the scorer's last are all the scorer's: the scorer holds CUTER's
+    // head (and may hold more of the element around it, a lead CUTER's edges trimmed).
+    let mut head = cuter.iter().take_while(|&&ix| ix <= last);
+    label
         && length(scorer) as f64 >= HEAD_SHARE * length(cuter) as f64
-        && head.eq(scorer.iter().copied())
+        && head.all(|ix| scorer.binary_search(ix).is_ok())
 }
 
 /// Whether CUTER's article has a label ([`cuter::LABEL_BELOW`] bytes or fewer, ending no
