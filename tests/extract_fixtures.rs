@@ -3,6 +3,10 @@
 use gleaner::extract::{Algorithm, ExtractError, Extraction, extract_page};
 use url::Url;
 
+#[path = "common/text.rs"]
+mod text;
+use text::{assert_contains_all, assert_contains_none};
+
 const TITLE: &str = "Arlen bridge reopens after eighteen months of restoration";
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -16,18 +20,6 @@ fn fixture(name: &str) -> Vec<u8> {
 fn extract(name: &str, title: Option<&str>, algorithm: Algorithm) -> Extraction {
     extract_page(&fixture(name), None, None, title, algorithm)
         .unwrap_or_else(|err| panic!("{name} with {algorithm}: {err}"))
-}
-
-fn assert_contains_all(text: &str, needles: &[&str]) {
-    for needle in needles {
-        assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
-    }
-}
-
-fn assert_contains_none(text: &str, needles: &[&str]) {
-    for needle in needles {
-        assert!(!text.contains(needle), "unexpected {needle:?} in:\n{text}");
-    }
 }
 
 /// Phrases from the first and last paragraph of the bridge article.

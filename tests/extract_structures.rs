@@ -6,21 +6,13 @@
 
 use gleaner::extract::{Algorithm, Extraction, extract_page};
 
+#[path = "common/text.rs"]
+mod text;
+use text::{assert_contains_all, assert_contains_none};
+
 fn extract(html: &str, title: Option<&str>) -> Extraction {
     extract_page(html.as_bytes(), None, None, title, Algorithm::Auto)
         .unwrap_or_else(|err| panic!("extracting: {err}"))
-}
-
-fn assert_contains_all(text: &str, needles: &[&str]) {
-    for needle in needles {
-        assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
-    }
-}
-
-fn assert_contains_none(text: &str, needles: &[&str]) {
-    for needle in needles {
-        assert!(!text.contains(needle), "unexpected {needle:?} in:\n{text}");
-    }
 }
 
 /// One paragraph of a post's section `section`, `n`th of it, of about `words` words.

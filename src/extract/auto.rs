@@ -14,9 +14,9 @@
 //!
 //! A second opinion built differently, the content scorer ([`readability`]), runs where
 //! CUTER's article has a label past its head or the estimate is doubtful: its text is taken
-//! where it holds the head of CUTER's article and CUTER runs on from a label ([`ends_early`]), or
-//! where the cascade's estimate is below [`AutoParams::second_opinion_below`] and the scorer's
-//! beats it by [`AutoParams::second_opinion_margin`] (`docs/algorithms.md`, "The article's own
+//! where it holds the head of CUTER's article and CUTER runs on from a label (`ends_early`),
+//! or where the cascade's estimate is below [`AutoParams::second_opinion_below`] and the
+//! scorer's beats it by [`AutoParams::second_opinion_margin`] (`docs/algorithms.md`, "The article's own
 //! container, linked items and the second opinion").
 //!
 //! The chosen text carries its quality estimate ([`quality`]). With a `quality_floor`, a
