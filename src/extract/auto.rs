@@ -400,7 +400,9 @@ fn econ_by_estimate(
     candidates: &mut Candidates,
     econ: Estimated,
 ) -> Estimated {
-    let mut cetr = (!candidates.cetr.lines.is_empty()).then(|| candidates.cetr.clone());
+    // CETR's lines, when the cascade ran it, lent to the rules and given back.
+    let mut cetr =
+        (!candidates.cetr.lines.is_empty()).then(|| std::mem::take(&mut candidates.cetr));
     let first = first_opinion(page, params, candidates.cuter.as_ref(), &mut cetr);
     if let Some(cetr) = cetr {
         candidates.cetr = cetr;
@@ -470,9 +472,7 @@ fn ends_early(page: &Page, cuter: &[usize], scorer: &[usize]) -> bool {
     let Some(next) = cuter.iter().copied().find(|&ix| ix > last) else {
         return false;
     };
-    let label = blocks
-        .get(next)
-        .is_some_and(|b| b.sl < cuter::LABEL_BELOW && !cuter::ends_sentence(&b.text));
+    let label = blocks.get(next).is_some_and(cuter::reads_as_label);
     // CUTER's blocks up to the scorer's last are all the scorer's: the scorer holds CUTER's
     // head (and may hold more of the element around it, a lead CUTER's edges trimmed).
     let mut head = cuter.iter().take_while(|&&ix| ix <= last);
@@ -497,10 +497,8 @@ fn has_label_past_head(page: &Page, chosen: &[usize]) -> bool {
         let Some(block) = blocks.get(ix) else {
             return false;
         };
-        let label = i < last
-            && seen as f64 >= HEAD_SHARE * total as f64
-            && block.sl < cuter::LABEL_BELOW
-            && !cuter::ends_sentence(&block.text);
+        let label =
+            i < last && seen as f64 >= HEAD_SHARE * total as f64 && cuter::reads_as_label(block);
         seen += block.sl;
         label
     })

@@ -206,6 +206,24 @@ pub struct NodeMeasure {
     pub boxed_in_article: bool,
 }
 
+impl NodeMeasure {
+    /// The measures of `block` on a page of `sh` text bytes; `in_region`: inside a region
+    /// that is omitted (it is then invalid, as a caption is). Not boxed in the article.
+    fn of(block: &TextBlock, sh: f64, in_region: bool, params: &CuterParams) -> NodeMeasure {
+        let lp = block.lp();
+        let tp = block.sl as f64 / sh;
+        let omitted = block.caption || in_region;
+        NodeMeasure {
+            lp,
+            tp,
+            valid: lp < params.max_lp && tp > params.min_tp && !omitted,
+            linky: lp >= params.max_lp,
+            omitted,
+            boxed_in_article: false,
+        }
+    }
+}
+
 /// Step 4's output: a group of neighbouring nodes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Group {
@@ -453,18 +471,9 @@ pub fn characterize(
         .iter()
         .zip(omitted_region)
         .zip(boxed_in_article)
-        .map(|((block, in_region), boxed_in_article)| {
-            let lp = block.lp();
-            let tp = block.sl as f64 / sh;
-            let omitted = block.caption || in_region;
-            NodeMeasure {
-                lp,
-                tp,
-                valid: lp < params.max_lp && tp > params.min_tp && !omitted,
-                linky: lp >= params.max_lp,
-                omitted,
-                boxed_in_article,
-            }
+        .map(|((block, in_region), boxed_in_article)| NodeMeasure {
+            boxed_in_article,
+            ..NodeMeasure::of(block, sh, in_region, params)
         })
         .collect()
 }
@@ -488,18 +497,7 @@ fn main_group_paragraphs(stats: &DomStats, main: usize, params: &CuterParams) ->
         .blocks
         .iter()
         .zip(&in_comments)
-        .map(|(block, &comment)| {
-            let lp = block.lp();
-            let tp = block.sl as f64 / sh;
-            NodeMeasure {
-                lp,
-                tp,
-                valid: lp < params.max_lp && tp > params.min_tp && !block.caption && !comment,
-                linky: lp >= params.max_lp,
-                omitted: block.caption || comment,
-                boxed_in_article: false,
-            }
-        })
+        .map(|(block, &comment)| NodeMeasure::of(block, sh, comment, params))
         .collect();
     let mut paragraphs = vec![false; stats.blocks.len()];
     let groups = merge_neighbouring_nodes(&stats.blocks, &measures, params);
@@ -1273,8 +1271,13 @@ fn drop_credits_and_signoffs(blocks: &[TextBlock], chosen: Vec<usize>) -> Vec<us
 /// dateline, a byline, a box's title (CUTER's `trim_below`).
 pub const LABEL_BELOW: usize = 80;
 
+/// Whether a block reads as a label ([`LABEL_BELOW`]).
+pub fn reads_as_label(block: &TextBlock) -> bool {
+    block.sl < LABEL_BELOW && !ends_sentence(&block.text)
+}
+
 /// Whether text ends like a sentence (terminal punctuation, possibly before a closing quote).
-pub fn ends_sentence(text: &str) -> bool {
+fn ends_sentence(text: &str) -> bool {
     let trimmed = text.trim_end_matches(|c: char| {
         c.is_whitespace() || matches!(c, '"' | '\'' | '”' | '’' | '»' | ')')
     });
