@@ -45,8 +45,8 @@ use crate::filter::{Blocked, Candidate, Verdict};
 use crate::metrics;
 use crate::schedule;
 use crate::store::{
-    EntryAttempt, EntryState, FeedPoll, FeedRecord, InsertOutcome, NewEntry, NewFailure,
-    PendingEntry, PollStatus, Store, now,
+    EntryAttempt, EntryState, FeedPoll, FeedRecord, InsertOutcome, LeasedFeed, NewEntry,
+    NewFailure, PendingEntry, PollStatus, Store, now,
 };
 use page::{PageOutcome, download_and_store, fetch_timed, store_instead_of_page};
 
@@ -180,6 +180,8 @@ pub struct FeedReport {
     pub blocked: usize,
     /// Why the feed itself could not be polled.
     pub error: Option<String>,
+    /// The process that holds the feed, when it was left to it ([`PollStatus::Leased`]).
+    pub held_by: Option<LeasedFeed>,
     pub elapsed: Duration,
 }
 
@@ -194,7 +196,17 @@ impl FeedReport {
             failed_images: 0,
             blocked: 0,
             error: None,
+            held_by: None,
             elapsed: Duration::ZERO,
+        }
+    }
+
+    /// A feed not polled because another process holds it.
+    pub fn leased(held: LeasedFeed) -> FeedReport {
+        FeedReport {
+            status: PollStatus::Leased,
+            held_by: Some(held.clone()),
+            ..FeedReport::new(&held.name)
         }
     }
 
@@ -211,6 +223,13 @@ impl FeedReport {
             self.blocked,
             self.elapsed.as_millis()
         );
+        if let Some(held) = &self.held_by {
+            line.push_str(&format!(
+                " holder={} until={}",
+                held.holder,
+                held.until.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            ));
+        }
         if let Some(error) = &self.error {
             line.push_str(&format!(" error={error:?}"));
         }

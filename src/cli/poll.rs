@@ -21,19 +21,13 @@ pub async fn run(config: Config) -> Result<(), CliError> {
 
 /// One cycle: a line per feed on standard output (a JSON object with `json`), a progress bar on
 /// a terminal, the totals. A feed that could not be polled makes the command fail (exit 1)
-/// once every feed is done, so that scripts and timers notice.
+/// once every feed is done, so that scripts and timers notice; so does a cycle stopped by
+/// SIGTERM or SIGINT, after it gave its feeds back for the next run to take at once. Feeds
+/// that another process holds are listed (`status=leased`) and counted (`leased=N`).
 pub async fn poll_once(config: Config, all: bool, json: bool) -> Result<(), CliError> {
     let ctx = daemon::prepare(config).await.context("starting")?;
     let cancel = CancellationToken::new();
-    let interrupted = {
-        let cancel = cancel.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                tracing::info!("interrupted: finishing the feeds in flight");
-                cancel.cancel();
-            }
-        })
-    };
+    let interrupted = stop_on_signals(cancel.clone())?;
     // The bar is drawn only when standard error is a terminal (see `telemetry`); it ticks on
     // its own, log lines pass above it, and it is gone before the totals line.
     let progress = tracing::info_span!("poll", indicatif.pb_show = tracing::field::Empty);
@@ -79,6 +73,19 @@ pub async fn poll_once(config: Config, all: bool, json: bool) -> Result<(), CliE
     } else {
         println!("{}", summary.summary_line());
     }
+    if summary.leased > 0 {
+        tracing::warn!(
+            leased = summary.leased,
+            "feeds left alone: another process is polling them (see the status=leased lines)"
+        );
+    }
+    if summary.interrupted {
+        return Err(CliError::Runtime {
+            context: "polling".to_string(),
+            source: "interrupted before every feed was polled; the next poll takes the rest"
+                .into(),
+        });
+    }
     if summary.errors > 0 {
         return Err(CliError::Runtime {
             context: "polling".to_string(),
@@ -86,6 +93,24 @@ pub async fn poll_once(config: Config, all: bool, json: bool) -> Result<(), CliE
         });
     }
     Ok(())
+}
+
+/// Fires `cancel` on the first SIGTERM or SIGINT: the cycle stops taking work, lets the polls
+/// in flight finish for the grace period, and gives its feeds back.
+fn stop_on_signals(
+    cancel: CancellationToken,
+) -> Result<tokio::task::JoinHandle<()>, CliError> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut terminate = signal(SignalKind::terminate()).context("installing signal handlers")?;
+    let mut interrupt = signal(SignalKind::interrupt()).context("installing signal handlers")?;
+    Ok(tokio::spawn(async move {
+        let name = tokio::select! {
+            _ = terminate.recv() => "SIGTERM",
+            _ = interrupt.recv() => "SIGINT",
+        };
+        tracing::info!("{name}: finishing the feeds in flight, then giving the rest back");
+        cancel.cancel();
+    }))
 }
 
 /// How long `poll --once` waits for its webhook deliveries before it exits.
@@ -116,6 +141,8 @@ fn feed_json(report: &FeedReport) -> serde_json::Value {
         "failed_images": report.failed_images,
         "blocked": report.blocked,
         "error": report.error,
+        "holder": report.held_by.as_ref().map(|held| held.holder.as_str()),
+        "lease_until": report.held_by.as_ref().map(|held| held.until),
         "elapsed_ms": u64::try_from(report.elapsed.as_millis()).unwrap_or(u64::MAX),
     })
 }
@@ -130,6 +157,8 @@ fn summary_json(summary: &PollSummary) -> serde_json::Value {
         "failed_images": summary.failed_images,
         "errors": summary.errors,
         "blocked": summary.blocked,
+        "leased": summary.leased,
+        "interrupted": summary.interrupted,
         "elapsed_ms": u64::try_from(summary.elapsed.as_millis()).unwrap_or(u64::MAX),
     })
 }

@@ -22,6 +22,16 @@ pub struct OverdueFeed {
     pub due_since: DateTime<Utc>,
 }
 
+/// A feed that another process holds: it polls the feed, or another feed of its host.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LeasedFeed {
+    pub name: String,
+    /// The holder's `feeds.lease_owner`: host, process id and a random part.
+    pub holder: String,
+    /// When the holder's lease lapses unless it is renewed.
+    pub until: DateTime<Utc>,
+}
+
 /// When a feed due at `next_due_at` on `schedule` was due, if it is overdue at `at`
 /// ([`OVERDUE_FIRINGS`] firings have passed since); `None` when it is not. A schedule that
 /// does not parse, or never fires again, makes no feed overdue.
@@ -160,6 +170,38 @@ impl Store {
         })
         .context("releasing feed leases");
         self.noted(WriteKind::Leases, released)
+    }
+
+    /// The feeds a poll by `owner` at `at` would have taken (the due ones, every active one
+    /// with `all`) but that another process holds: what `poll --once` reports as `leased`.
+    pub async fn feeds_leased_elsewhere(
+        &self,
+        owner: &str,
+        at: DateTime<Utc>,
+        all: bool,
+    ) -> Result<Vec<LeasedFeed>, StoreError> {
+        let rows: Vec<(String, String, DateTime<Utc>)> = on_pool!(self, pool => {
+            sqlx::query_as(sql::SELECT_LEASED_ELSEWHERE)
+                .bind(owner)
+                .bind(db_time(at))
+                .bind(all)
+                .fetch_all(pool)
+                .await
+        })
+        .context("reading the feeds other processes hold")?;
+        let mut leased: Vec<LeasedFeed> = Vec::new();
+        for (name, holder, until) in rows {
+            // Rows come by name, the longest-held lease first: that one says when it is free.
+            if leased.last().is_some_and(|last| last.name == name) {
+                continue;
+            }
+            leased.push(LeasedFeed {
+                name,
+                holder,
+                until,
+            });
+        }
+        Ok(leased)
     }
 
     /// The active feeds overdue at `at` (see [`overdue_since`]), the longest overdue first.

@@ -40,7 +40,7 @@ use crate::config::DatabaseTarget;
 
 pub use api_reads::StoreCounts;
 pub use articles::{Reextraction, word_count};
-pub use feeds::{OVERDUE_FIRINGS, OverdueFeed, overdue_since};
+pub use feeds::{LeasedFeed, OVERDUE_FIRINGS, OverdueFeed, overdue_since};
 pub use health::{FailingWrite, WriteFailureKind, WriteKind};
 pub use model::*;
 pub use record::{ArticleRecord, ImageRecord};

@@ -364,6 +364,8 @@ pub enum PollStatus {
     NotModified,
     /// The feed left the configuration, or was disabled, while it was waiting to be polled.
     Removed,
+    /// Not polled: another process holds the feed (a `poll --once` line, never stored).
+    Leased,
     /// The poll failed; the kind of the error.
     Failed(&'static str),
 }
@@ -374,6 +376,7 @@ impl PollStatus {
             PollStatus::Ok => "ok",
             PollStatus::NotModified => "not_modified",
             PollStatus::Removed => "removed",
+            PollStatus::Leased => "leased",
             PollStatus::Failed(kind) => kind,
         }
     }

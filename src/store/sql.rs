@@ -168,6 +168,17 @@ pub(super) const RELEASE_FEED_LEASE: &str =
 pub(super) const RELEASE_ALL_FEED_LEASES: &str =
     "UPDATE feeds SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1";
 
+/// The active feeds due at `$2` (every active one when `$3` is true) that a process other
+/// than `$1` holds, itself or through another feed of its host (a host is polled by one
+/// process at a time): each with the holder and when that lease lapses, the latest first.
+pub(super) const SELECT_LEASED_ELSEWHERE: &str = "
+    SELECT feed.name, held.lease_owner, held.lease_until FROM feeds feed
+    JOIN feeds held ON held.id = feed.id OR held.host = feed.host
+    WHERE feed.active
+      AND ($3 OR feed.next_due_at IS NULL OR feed.next_due_at <= $2)
+      AND held.lease_owner IS NOT NULL AND held.lease_owner <> $1 AND held.lease_until > $2
+    ORDER BY feed.name, held.lease_until DESC";
+
 /// The earliest moment an active feed can be leased: its due time, or later when another
 /// replica's lease runs past it.
 pub(super) const SELECT_NEXT_DUE: &str = "
