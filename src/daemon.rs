@@ -370,7 +370,11 @@ pub async fn poll_once(
     let leases = FeedLeases::new(ctx);
     let feeds = leases.take(usize::MAX, all).await?;
     let renewal = leases.keep_renewed();
-    let leased_elsewhere = match ctx.store.feeds_leased_elsewhere(leases.owner(), now(), all).await {
+    let leased_elsewhere = match ctx
+        .store
+        .feeds_leased_elsewhere(leases.owner(), now(), all)
+        .await
+    {
         Ok(leased) => leased,
         Err(error) => {
             renewal.finish().await;

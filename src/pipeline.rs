@@ -19,6 +19,7 @@
 //! rest of the work goes on; the feed's next due time follows the schedule, or the backoff
 //! after an error, or the first entry due again.
 
+pub mod extraction;
 mod failure;
 mod feed_text;
 mod page;
@@ -26,7 +27,7 @@ mod page;
 use failure::StepFailure;
 pub use failure::{FailureKind, Stage};
 
-pub use page::strip_controls;
+pub use extraction::strip_controls;
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -227,7 +228,8 @@ impl FeedReport {
             line.push_str(&format!(
                 " holder={} until={}",
                 held.holder,
-                held.until.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                held.until
+                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
             ));
         }
         if let Some(error) = &self.error {

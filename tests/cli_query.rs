@@ -17,6 +17,7 @@ on_both_databases!(
     articles_list_show_and_search,
     export_resumes_exactly_after_an_id,
     reextract_rebuilds_text_from_the_raw_page,
+    reextract_stores_what_a_fresh_poll_stores,
     failures_are_listed_newest_first,
     stored_text_prints_inert_and_a_closed_pipe_ends_quietly,
 );
@@ -295,6 +296,106 @@ async fn reextract_rebuilds_text_from_the_raw_page(db: TestDb) -> anyhow::Result
         .args(["reextract", "--algorithm", "nonsense"])
         .output()?;
     assert_eq!(output.status.code(), Some(2));
+    Ok(())
+}
+
+/// A page with control characters in its text, a declared language and metadata: polled, then
+/// its stored article replaced as an older version would have left it (control characters
+/// in the text, no language, no page metadata), then re-extracted: the article is again what
+/// the poll stored, control characters stripped, language and metadata read from the page,
+/// the feed's author first.
+async fn reextract_stores_what_a_fresh_poll_stores(db: TestDb) -> anyhow::Result<()> {
+    use common::farm::{self, Farm, Item};
+    let farm = Farm::start().await?;
+    let paragraphs = [
+        "The harbour master published the tide tables for the winter months on Monday,\u{1b}[31m \
+         and the ferry company moved its first crossing to match the low water.",
+        "Fishermen said the new tables\u{7} help them plan the early trips, since the channel \
+         silts up after every storm and the old markers no longer show the depth.",
+        "The council will print the tables in the library and post them at the pier, beside \
+         the notices about the lifeboat station and the summer festival.",
+    ];
+    let page = format!(
+        "<html lang=\"en\"><head><title>Tide tables</title>\
+         <meta property=\"og:site_name\" content=\"Harbour\u{1b} News\">\
+         <meta property=\"og:image\" content=\"{}\">\
+         <meta name=\"author\" content=\"Page Author\"></head><body><nav><a href=\"/\">Home</a></nav>\
+         <article><h1>Tide tables</h1><p>{}</p></article></body></html>",
+        farm.url("/tide.jpg"),
+        paragraphs.join("</p><p>")
+    );
+    farm.html("/tide.html", &page);
+    let item = Item {
+        guid: "tide".into(),
+        url: farm.url("/tide.html"),
+        title: "Tide tables".into(),
+    };
+    let feed = farm::rss(&[item]).replace("<item>", "<item><author>Staff</author>");
+    farm.route("/feed.xml", farm::ok("application/rss+xml", feed.into()));
+    let dir = tempfile::tempdir()?;
+    let config = common::TestConfig::new(&db)
+        .loopback_farm()
+        .feed("harbour", farm.url("/feed.xml"))
+        .write(dir.path())?;
+    let poll = gleaner(dir.path(), &db)
+        .arg("--config")
+        .arg(&config)
+        .args(["poll", "--once", "--all"])
+        .output()?;
+    assert!(poll.status.success(), "{poll:?}");
+    let rows = common::distinct_articles(&db.store).await?;
+    let id = rows.first().context("the poll stored the page")?.id;
+    let polled = db.store.article(id).await?.context("stored")?;
+    assert_eq!(polled.language.as_deref(), Some("en"));
+    assert_eq!(polled.metadata.site_name.as_deref(), Some("Harbour News"));
+
+    let older = gleaner::store::PageFields {
+        extractor: "cetr".into(),
+        confidence: 0.5,
+        verdict: gleaner::store::Verdict::Article,
+        quality: 0.5,
+        language: None,
+        text: format!("{}\u{1b}[0m", polled.text),
+        html: polled.html.clone(),
+        author: polled.author.clone(),
+        published_at: polled.published_at,
+        metadata: gleaner::store::ArticleMetadata {
+            author_source: polled.metadata.author_source.clone(),
+            published_source: polled.metadata.published_source.clone(),
+            ..Default::default()
+        },
+        images: Vec::new(),
+    };
+    assert!(db.store.replace_extraction(id, &older).await?);
+
+    let (out, output) = run(gleaner(dir.path(), &db).arg("--config").arg(&config).args([
+        "reextract",
+        "--algorithm",
+        &polled.extractor,
+    ]))?;
+    assert!(output.status.success(), "{output:?}");
+    assert!(out.contains("reextracted=1 failed=0"), "{out}");
+    let again = db.store.article(id).await?.context("stored")?;
+    assert!(
+        !again
+            .text
+            .chars()
+            .any(|c| c.is_control() && c != '\n' && c != '\t'),
+        "{:?}",
+        again.text
+    );
+    assert_eq!(again.text, polled.text);
+    assert_eq!(again.html, polled.html);
+    assert_eq!(again.language, polled.language);
+    assert_eq!(again.metadata, polled.metadata);
+    assert_eq!(
+        (
+            again.author.as_deref(),
+            again.metadata.author_source.as_deref()
+        ),
+        (Some("Staff"), Some("feed")),
+        "the feed's author stays first"
+    );
     Ok(())
 }
 

@@ -111,7 +111,7 @@ async fn rss_atom_and_json_feeds_are_stored_with_text_and_images(db: TestDb) -> 
         "{reports:#?}"
     );
     assert!(summary.summary_line().starts_with(
-        "feeds=3 new_articles=6 failed_articles=0 failed_images=0 errors=0 blocked=0 elapsed_ms="
+        "feeds=3 new_articles=6 failed_articles=0 failed_images=0 errors=0 blocked=0 leased=0 elapsed_ms="
     ));
 
     let listed = db

@@ -116,7 +116,10 @@ async fn a_poll_stopped_by_sigterm_gives_its_feeds_back(db: TestDb) -> anyhow::R
         "{out}\n{}",
         String::from_utf8_lossy(&second.stderr)
     );
-    assert!(out.contains("feeds=2 ") && out.contains("leased=0 "), "{out}");
+    assert!(
+        out.contains("feeds=2 ") && out.contains("leased=0 "),
+        "{out}"
+    );
     assert_eq!(stored(&db).await?, 2 * STORIES, "{out}");
     Ok(())
 }
@@ -169,7 +172,10 @@ async fn a_poll_says_which_feeds_another_process_holds(db: TestDb) -> anyhow::Re
     let config = TestConfig::new(&db)
         .loopback_farm()
         .feed("mine", farm.story_feed(1, 2, false, farm::html_route))
-        .feed("theirs", other_host.story_feed(2, 2, false, farm::html_route))
+        .feed(
+            "theirs",
+            other_host.story_feed(2, 2, false, farm::html_route),
+        )
         .write(dir.path())?;
     // Register the feeds, then hand one to a replica that is alive and renewing.
     let first = gleaner(&config, &["poll", "--once", "--all"]).output()?;
@@ -186,11 +192,14 @@ async fn a_poll_says_which_feeds_another_process_holds(db: TestDb) -> anyhow::Re
         .unwrap_or_default();
     assert!(theirs.contains("status=leased"), "{out}");
     assert!(theirs.contains("holder=replica-b/42/cafe"), "{out}");
-    let until_text = gleaner::store::db_time(until)
-        .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    let until_text =
+        gleaner::store::db_time(until).to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
     assert!(theirs.contains(&format!("until={until_text}")), "{out}");
     assert!(out.contains("feed=mine status=ok"), "{out}");
-    assert!(out.contains("feeds=1 ") && out.contains("leased=1 "), "{out}");
+    assert!(
+        out.contains("feeds=1 ") && out.contains("leased=1 "),
+        "{out}"
+    );
 
     let json = gleaner(&config, &["poll", "--once", "--all", "--json"]).output()?;
     let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&json.stdout)

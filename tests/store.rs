@@ -10,7 +10,7 @@ use gleaner::config::{FeedConfig, WebhookConfig};
 use gleaner::schedule::CronSchedule;
 use gleaner::store::{
     ArticleFilter, CompressedPage, FeedPoll, ImageContent, InsertOutcome, NewArticle, NewFailure,
-    NewImage, PageEncoding, Reextraction, Store, db_time, sha256_hex,
+    NewImage, PageEncoding, PageFields, Store, db_time, sha256_hex,
 };
 
 on_both_backends!(
@@ -618,13 +618,17 @@ async fn articles_written_together_are_all_found_by_search(store: Store) -> anyh
     }
     assert_eq!(store.search("keeper", 100).await?.len(), 24);
 
-    let replaced = Reextraction {
+    let replaced = PageFields {
         extractor: "cuter".to_string(),
         confidence: 0.9,
         verdict: gleaner::store::Verdict::Article,
         quality: 0.9,
         text: "The keeper now counts echidnas.".to_string(),
         html: "<p>The keeper now counts echidnas.</p>".to_string(),
+        language: None,
+        author: None,
+        published_at: None,
+        metadata: Default::default(),
         images: Vec::new(),
     };
     assert!(store.replace_extraction(ids[5], &replaced).await?);

@@ -9,7 +9,7 @@ use anyhow::Context as _;
 use chrono::{Duration, Utc};
 use common::TestDb;
 use gleaner::store::{
-    ArticleFilter, ArticleMetadata, EntryAttempt, EntryState, NewArticle, NewEntry, Reextraction,
+    ArticleFilter, ArticleMetadata, EntryAttempt, EntryState, NewArticle, NewEntry, PageFields,
     Store, Verdict,
 };
 use serde_json::json;
@@ -222,13 +222,17 @@ async fn reextraction_stores_the_new_verdict_and_quality(db: TestDb) -> anyhow::
         .insert_article(&article(feed_id, 1, Verdict::Article, 0.7))
         .await?
         .id();
-    let replaced = Reextraction {
+    let replaced = PageFields {
         extractor: "cetr".into(),
         confidence: 0.4,
         verdict: Verdict::Blocked,
         quality: 0.125,
         text: "Just a moment...".into(),
         html: "<p>Just a moment...</p>".into(),
+        language: None,
+        author: None,
+        published_at: None,
+        metadata: Default::default(),
         images: Vec::new(),
     };
     assert!(store.replace_extraction(id, &replaced).await?);

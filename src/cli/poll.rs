@@ -82,8 +82,7 @@ pub async fn poll_once(config: Config, all: bool, json: bool) -> Result<(), CliE
     if summary.interrupted {
         return Err(CliError::Runtime {
             context: "polling".to_string(),
-            source: "interrupted before every feed was polled; the next poll takes the rest"
-                .into(),
+            source: "interrupted before every feed was polled; the next poll takes the rest".into(),
         });
     }
     if summary.errors > 0 {
@@ -97,9 +96,7 @@ pub async fn poll_once(config: Config, all: bool, json: bool) -> Result<(), CliE
 
 /// Fires `cancel` on the first SIGTERM or SIGINT: the cycle stops taking work, lets the polls
 /// in flight finish for the grace period, and gives its feeds back.
-fn stop_on_signals(
-    cancel: CancellationToken,
-) -> Result<tokio::task::JoinHandle<()>, CliError> {
+fn stop_on_signals(cancel: CancellationToken) -> Result<tokio::task::JoinHandle<()>, CliError> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut terminate = signal(SignalKind::terminate()).context("installing signal handlers")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("installing signal handlers")?;

@@ -1,5 +1,11 @@
 //! `gleaner reextract`: extract again from the stored raw pages, without downloading.
 //!
+//! A page is extracted by the pipeline's own step (`pipeline::extraction`): the same
+//! extraction permits and `[extract] timeout_seconds`, the same stored fields (text without
+//! control characters, language, the page's metadata, images, `max_text_bytes`). The author
+//! and date the article took from its feed entry stay; what it read from its page is read
+//! again.
+//!
 //! Walks the articles in id order in batches; each page is decompressed and extracted on the
 //! blocking pool, as many at a time as there are cores, and its text, HTML and images are
 //! replaced in one transaction. Images keep the bytes downloaded earlier for the same URL.
@@ -15,9 +21,14 @@ use futures::StreamExt;
 
 use super::{CliError, Context};
 use crate::config::Config;
-use crate::extract::{Algorithm, SiteKnowledge, extract_site_page, template};
+use crate::extract::metadata::MetadataSource;
+use crate::extract::{Algorithm, EntryHints, template};
 use crate::fetch::charset_of;
-use crate::store::{NewImage, Reextraction, Store};
+use crate::pipeline::InFlight;
+use crate::pipeline::extraction::{
+    FeedFacts, RawPage, SiteSetup, cap_stored, extract_page, off_runtime, page_fields,
+};
+use crate::store::{Article, Store};
 
 const BATCH: i64 = 200;
 
@@ -58,6 +69,8 @@ pub async fn run(
         )));
     }
     let parallel = std::thread::available_parallelism().map_or(2, usize::from);
+    // Extraction permits as in a poll: as many pages extracted at once as there are cores.
+    let in_flight = InFlight::default();
     let (mut updated, mut no_raw, mut failed) = (0usize, 0usize, 0usize);
     let mut cursor = 0;
     loop {
@@ -66,9 +79,9 @@ pub async fn run(
         cursor = last.id;
         let outcomes: Vec<Outcome> = futures::stream::iter(batch)
             .map(|row| {
-                let store = store.clone();
+                let (store, in_flight) = (store.clone(), in_flight.clone());
                 let algorithm = algorithm_of(&row.feed);
-                async move { reextract_one(&store, row.id, algorithm, config).await }
+                async move { reextract_one(&store, &in_flight, row.id, algorithm, config).await }
             })
             .buffer_unordered(parallel)
             .collect()
@@ -89,8 +102,15 @@ pub async fn run(
     Ok(())
 }
 
-async fn reextract_one(store: &Store, id: i64, algorithm: Algorithm, config: &Config) -> Outcome {
-    let templates = config.extract.site_templates;
+/// Extracts article `id` again from its raw page, as a poll would extract the page now
+/// ([`crate::pipeline::extraction`]), and replaces what the article took from its page.
+async fn reextract_one(
+    store: &Store,
+    in_flight: &InFlight,
+    id: i64,
+    algorithm: Algorithm,
+    config: &Config,
+) -> Outcome {
     let (raw, article) = match (store.raw_page(id).await, store.article(id).await) {
         (Ok(Some((raw, content_type))), Ok(Some(article))) => ((raw, content_type), article),
         (Ok(None), _) => return Outcome::NoRawPage,
@@ -102,40 +122,36 @@ async fn reextract_one(store: &Store, id: i64, algorithm: Algorithm, config: &Co
     };
     let (page, content_type) = raw;
     let url = url::Url::parse(article.canonical_url.as_deref().unwrap_or(&article.url)).ok();
-    let title = article.title.clone();
-    let rules = url.as_ref().and_then(|url| config.sites.for_url(url));
-    let site = url
-        .as_ref()
-        .and_then(template::site_of)
-        .filter(|_| templates);
-    let model = match &site {
-        Some(site) => store.site_template(site).await.unwrap_or_else(|error| {
-            tracing::warn!(article = id, %error, "cannot read the site template");
-            None
-        }),
-        None => None,
+    let site = SiteSetup {
+        algorithm,
+        template: site_model(store, url.as_ref(), config, id).await,
+        rules: url.as_ref().and_then(|url| config.sites.for_url(url)),
     };
-    let extracted = tokio::task::spawn_blocking(move || {
+    let title = article.title.clone();
+    let feed = feed_facts(&article);
+    let max_text = config.extract.max_text_bytes;
+    let job = move || {
         let bytes = page.decompress()?;
-        let charset = content_type.as_deref().and_then(charset_of);
-        Ok::<_, std::io::Error>(
-            extract_site_page(
-                &bytes,
-                charset,
-                url.as_ref(),
-                crate::extract::EntryHints::title(Some(title.as_str()).filter(|t| !t.is_empty())),
-                algorithm,
-                SiteKnowledge {
-                    template: model.as_deref(),
-                    rules: rules.as_deref(),
-                },
-            )
-            .extraction,
-        )
-    })
-    .await;
-    let extraction = match extracted {
-        Ok(Ok(Ok(extraction))) => extraction,
+        let raw = RawPage {
+            bytes: &bytes,
+            charset: content_type.as_deref().and_then(charset_of),
+            url: url.as_ref(),
+        };
+        let hints = EntryHints::title(Some(title.as_str()).filter(|t| !t.is_empty()));
+        let extracted = extract_page(raw, hints, &site);
+        if let Some(cut) = extracted.cut {
+            tracing::warn!(article = id, %cut, "page longer than extraction reads");
+        }
+        Ok::<_, std::io::Error>(extracted.extraction.map(|extraction| {
+            let mut fields = page_fields(extraction, &extracted.metadata, feed);
+            if let Some(sizes) = cap_stored(&mut fields.text, &mut fields.html, max_text) {
+                tracing::warn!(article = id, %sizes, "article stored cut");
+            }
+            fields
+        }))
+    };
+    let fields = match off_runtime(in_flight, config.extract.timeout, job).await {
+        Ok(Ok(Ok(fields))) => fields,
         Ok(Ok(Err(error))) => {
             tracing::warn!(article = id, %error, "extraction failed; the stored text is kept");
             return Outcome::Failed;
@@ -145,36 +161,48 @@ async fn reextract_one(store: &Store, id: i64, algorithm: Algorithm, config: &Co
             return Outcome::Failed;
         }
         Err(error) => {
-            tracing::error!(article = id, %error, "extraction panicked");
+            tracing::error!(article = id, %error, "the stored text is kept");
             return Outcome::Failed;
         }
     };
-    let replacement = Reextraction {
-        extractor: extraction.algorithm.name().to_string(),
-        confidence: extraction.confidence,
-        verdict: extraction.verdict,
-        quality: extraction.quality,
-        text: extraction.text,
-        html: extraction.html,
-        images: extraction
-            .images
-            .into_iter()
-            .map(|image| NewImage {
-                url: image.url,
-                alt: image.alt,
-                caption: image.caption,
-                width: image.width.map(i64::from),
-                height: image.height.map(i64::from),
-                content: None,
-            })
-            .collect(),
-    };
-    match store.replace_extraction(id, &replacement).await {
+    match store.replace_extraction(id, &fields).await {
         Ok(true) => Outcome::Updated,
         Ok(false) => Outcome::NoRawPage,
         Err(error) => {
             tracing::warn!(article = id, %error, "cannot store the new extraction");
             Outcome::Failed
         }
+    }
+}
+
+/// The site's template model when `[extract] site_templates` is on and the site has one.
+async fn site_model(
+    store: &Store,
+    url: Option<&url::Url>,
+    config: &Config,
+    id: i64,
+) -> Option<std::sync::Arc<template::SiteTemplate>> {
+    let site = url
+        .and_then(template::site_of)
+        .filter(|_| config.extract.site_templates)?;
+    store.site_template(&site).await.unwrap_or_else(|error| {
+        tracing::warn!(article = id, %error, "cannot read the site template");
+        None
+    })
+}
+
+/// The author and date the article took from its feed entry: they go before the page's
+/// again. What was read from the page is read again.
+fn feed_facts(article: &Article) -> FeedFacts {
+    let from_feed =
+        |source: &Option<String>| source.as_deref() == Some(MetadataSource::Feed.as_str());
+    FeedFacts {
+        author: article
+            .author
+            .clone()
+            .filter(|_| from_feed(&article.metadata.author_source)),
+        published_at: article
+            .published_at
+            .filter(|_| from_feed(&article.metadata.published_source)),
     }
 }

@@ -21,22 +21,23 @@ use std::time::Instant;
 use futures::{FutureExt, StreamExt};
 use url::Url;
 
+use super::extraction::{
+    Facts, FeedFacts, OffRuntimeError, RawPage, SiteSetup, cap_stored, extract_page, off_runtime,
+    page_fields, strip_controls,
+};
 use super::feed_text::{self, FeedText, Source};
 use super::{Context, FailureKind, FeedSettings, Stage, StepFailure, candidate, record};
 use crate::extract::Verdict as PageVerdict;
-use crate::extract::metadata::{MetadataSource, PageMetadata, Sourced};
-use crate::extract::rules::SiteRules;
+use crate::extract::metadata::PageMetadata;
 use crate::extract::template::{self, Applied, PageObservation, SiteTemplate};
-use crate::extract::{
-    Algorithm, EntryHints, Extraction, PageCut, SiteKnowledge, extract_site_page,
-};
+use crate::extract::{Algorithm, EntryHints, Extraction, PageCut};
 use crate::feed::normalize_url;
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, ResourceKind};
 use crate::filter::{Blocked, Verdict};
 use crate::metrics;
 use crate::store::{
-    ArticleMetadata, CompressedPage, EntryAttempt, FEED_EXTRACTOR, ImageContent, InsertOutcome,
-    NewArticle, NewImage, PageEncoding, PendingEntry, now,
+    CompressedPage, EntryAttempt, FEED_EXTRACTOR, ImageContent, InsertOutcome, NewArticle,
+    NewImage, PageEncoding, PendingEntry, now,
 };
 
 /// The quality given to an article stored from its feed entry's own text: the publisher's
@@ -50,58 +51,6 @@ const TEXT_SAMPLE_BYTES: usize = 64 * 1024;
 /// A page whose sample has more than this share of control bytes (other than whitespace) is
 /// not text: real HTML has none, random bytes about one in eight.
 const MAX_CONTROL_SHARE: f64 = 0.02;
-
-/// Text as stored: C0 and C1 control characters (terminal escapes among them) removed, but
-/// newlines and tabs kept.
-pub fn strip_controls(text: &str) -> String {
-    text.chars()
-        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
-        .collect()
-}
-
-/// `text` cut to at most `max` bytes, when it is longer: at the last paragraph break (a blank
-/// line) in the second half of the allowance, else the last line break or space there, else
-/// at a character boundary.
-pub fn cap_text(text: &str, max: usize) -> Option<String> {
-    if text.len() <= max {
-        return None;
-    }
-    let allowed = &text[..text.floor_char_boundary(max)];
-    let end = ["\n\n", "\n", " "]
-        .iter()
-        .find_map(|separator| {
-            allowed
-                .rfind(separator)
-                .filter(|&at| at >= allowed.len() / 2)
-        })
-        .unwrap_or(allowed.len());
-    Some(allowed[..end].trim_end().to_string())
-}
-
-/// Sanitized `html` cut to at most `max` bytes, when it is longer: after the last closed
-/// paragraph in the second half of the allowance, else before the last tag in it; the
-/// sanitizer then closes the elements left open (and drops a tag cut in an attribute), and
-/// the cut moves back by what that added until the result fits.
-pub fn cap_html(html: &str, max: usize) -> Option<String> {
-    if html.len() <= max {
-        return None;
-    }
-    let mut limit = max;
-    loop {
-        let allowed = &html[..html.floor_char_boundary(limit)];
-        let end = allowed
-            .rfind("</p>")
-            .map(|at| at + "</p>".len())
-            .filter(|&end| end >= allowed.len() / 2)
-            .or_else(|| allowed.rfind('<'))
-            .unwrap_or(0);
-        let capped = crate::tidy::sanitize(&html[..end]);
-        if capped.len() <= max || end == 0 {
-            return Some(capped);
-        }
-        limit = end - (capped.len() - max).min(end);
-    }
-}
 
 /// Fetches through the shared fetcher, recording latency and bytes.
 pub(super) async fn fetch_timed(
@@ -264,7 +213,7 @@ async fn store_feed_text(
     metadata: &PageMetadata,
 ) -> Result<(NewArticle, usize), StepFailure> {
     let (images, failed_images) = download_images(ctx, settings, &feed.images).await;
-    let facts = Facts::of(entry, metadata);
+    let facts = Facts::of(feed_facts(entry), metadata);
     let article = NewArticle {
         feed_id: entry.feed_id,
         guid: entry.guid.clone(),
@@ -308,60 +257,37 @@ fn page_article(
     } else {
         entry.title.clone()
     };
-    let facts = Facts::of(entry, metadata);
+    let fields = page_fields(extraction, metadata, feed_facts(entry));
     NewArticle {
         feed_id: entry.feed_id,
         guid: entry.guid.clone(),
         url: entry.url.clone(),
         canonical_url: (final_url.as_str() != entry.url).then(|| final_url.to_string()),
         title,
-        author: facts.author,
+        author: fields.author,
         summary: entry.summary.clone(),
-        published_at: facts.published_at,
+        published_at: fields.published_at,
         fetched_at: now(),
-        language: extraction.language,
-        extractor: extraction.algorithm.name().to_string(),
-        confidence: extraction.confidence,
-        verdict: extraction.verdict,
-        quality: extraction.quality,
-        text: strip_controls(&extraction.text),
-        html: strip_controls(&extraction.html),
+        language: fields.language,
+        extractor: fields.extractor,
+        confidence: fields.confidence,
+        verdict: fields.verdict,
+        quality: fields.quality,
+        text: fields.text,
+        html: fields.html,
         raw_page: Some(raw_page),
         raw_content_type: page.content_type.clone(),
         images: Vec::new(),
-        metadata: facts.metadata,
+        metadata: fields.metadata,
     }
 }
 
-/// Author and date (the feed's, else the page's) and what the page says of itself.
-struct Facts {
-    author: Option<String>,
-    published_at: Option<chrono::DateTime<chrono::Utc>>,
-    metadata: ArticleMetadata,
-}
-
-impl Facts {
-    fn of(entry: &PendingEntry, page: &PageMetadata) -> Facts {
-        let author = feed_first(entry.author.clone(), page.author.clone());
-        let published = feed_first(entry.published_at, page.published_at.clone());
-        Facts {
-            metadata: ArticleMetadata {
-                author_source: source_of(&author),
-                published_source: source_of(&published),
-                lead_image_url: page.lead_image.as_ref().map(|i| i.value.clone()),
-                lead_image_source: source_of(&page.lead_image),
-                site_name: page.site_name.as_ref().map(|n| strip_controls(&n.value)),
-                site_name_source: source_of(&page.site_name),
-            },
-            author: author.map(|a| strip_controls(&a.value)),
-            published_at: published.map(|p| p.value),
-        }
+/// What the entry says of its article's author and date.
+fn feed_facts(entry: &PendingEntry) -> FeedFacts {
+    FeedFacts {
+        author: entry.author.clone(),
+        published_at: entry.published_at,
     }
-}
-
-/// Where a value was read, as stored.
-fn source_of<T>(value: &Option<Sourced<T>>) -> Option<String> {
-    value.as_ref().map(|v| v.source.as_str().to_string())
 }
 
 /// Stores the article, the entry becoming `stored` in the article's own transaction: one
@@ -397,8 +323,6 @@ fn cap_article(
     cut: Option<PageCut>,
 ) -> Vec<StepFailure> {
     let max_text = ctx.config.extract.max_text_bytes;
-    let capped_text = cap_text(&article.text, max_text);
-    let capped_html = cap_html(&article.html, max_text);
     let mut notes = Vec::new();
     if let Some(cut) = cut {
         tracing::warn!(url = %entry.url, %cut, "page longer than extraction reads");
@@ -408,26 +332,13 @@ fn cap_article(
             format!("{}: {cut}", entry.url),
         ));
     }
-    if capped_text.is_some() || capped_html.is_some() {
-        let sizes = format!(
-            "text {} → {} bytes, HTML {} → {} bytes (max_text_bytes {max_text})",
-            article.text.len(),
-            capped_text.as_ref().map_or(article.text.len(), String::len),
-            article.html.len(),
-            capped_html.as_ref().map_or(article.html.len(), String::len),
-        );
+    if let Some(sizes) = cap_stored(&mut article.text, &mut article.html, max_text) {
         tracing::warn!(url = %entry.url, %sizes, "article stored cut");
         notes.push(StepFailure::own(
             Stage::Extract,
             FailureKind::Truncated,
             format!("{}: {sizes}", entry.url),
         ));
-    }
-    if let Some(text) = capped_text {
-        article.text = text;
-    }
-    if let Some(html) = capped_html {
-        article.html = html;
     }
     notes
 }
@@ -511,23 +422,11 @@ fn looks_like_text(bytes: &[u8], charset: Option<&str>) -> bool {
     (controls as f64) <= sample.len() as f64 * MAX_CONTROL_SHARE
 }
 
-/// A `[[sites]]` rule whose `content` matched nothing is said once per site, not per page.
-pub(crate) fn report_rule_miss(rules: Option<&SiteRules>, missed: bool) {
-    if let Some(rules) = rules.filter(|rules| missed && rules.first_miss()) {
-        tracing::warn!(
-            site = %rules.host,
-            "the site's content rule matched nothing; the generic algorithm extracts its pages \
-             until it matches (said once)"
-        );
-    }
-}
-
 /// Extraction, the rendering of the entry's own text and compression (zstd, for a page that
-/// did not come gzip-encoded) are CPU work: they run on the blocking pool so that they never
-/// stall the async runtime. A panic in an extractor becomes a recorded failure; so does an
-/// extraction that runs past `[extract] timeout_seconds` (its thread cannot be stopped and
-/// finishes on its own, its result dropped). The entry's text is the extraction's hint, and
-/// the second source of the article ([`feed_text::choose`]).
+/// did not come gzip-encoded) are CPU work: they run on the blocking pool within
+/// `[extract] timeout_seconds` ([`off_runtime`]), so that they never stall the async runtime.
+/// The entry's text is the extraction's hint, and the second source of the article
+/// ([`feed_text::choose`]).
 async fn extract_off_runtime(
     ctx: &Context,
     algorithm: Algorithm,
@@ -539,75 +438,46 @@ async fn extract_off_runtime(
     let title = entry.title.clone();
     let (content, summary) = (entry.content.clone(), entry.summary.clone());
     let entry_url = Url::parse(&entry.url).ok();
-    let rules = ctx.config.sites.for_url(&page.final_url);
-    // Held by the blocking thread until it finishes, also past the budget.
-    let permit = ctx.in_flight.extraction_permit().await;
-    let joined = tokio::task::spawn_blocking(move || {
-        let _permit = permit;
+    let site = SiteSetup {
+        algorithm,
+        template: model,
+        rules: ctx.config.sites.for_url(&page.final_url),
+    };
+    let job = move || {
         let feed = FeedText::of_entry(content.as_deref(), summary.as_deref(), entry_url.as_ref());
-        let started = Instant::now();
         let hints = EntryHints {
             title: Some(title.as_str()).filter(|t| !t.is_empty()),
             feed_text: feed.as_ref().map(|feed| feed.text.as_str()),
         };
-        let site_page = extract_site_page(
-            &page.bytes,
-            page.charset(),
-            Some(&page.final_url),
-            hints,
-            algorithm,
-            SiteKnowledge {
-                template: model.as_deref(),
-                rules: rules.as_deref(),
-            },
-        );
-        report_rule_miss(rules.as_deref(), site_page.rule_missed);
-        let extraction = site_page.extraction;
-        if let Ok(extraction) = &extraction {
-            // The cascade starts with CUTER: anything else means it fell back.
-            let fell_back =
-                algorithm == Algorithm::Auto && extraction.algorithm != Algorithm::Cuter;
-            metrics::extraction_finished(
-                extraction.algorithm.name(),
-                started.elapsed().as_secs_f64(),
-                fell_back,
-            );
-        }
+        let raw = RawPage {
+            bytes: &page.bytes,
+            charset: page.charset(),
+            url: Some(&page.final_url),
+        };
+        let site_page = extract_page(raw, hints, &site);
         let (compressed, page) = compress_for_storage(page);
         drop(page_permit);
-        let learning = (
-            site_page.metadata,
-            site_page.observation,
-            site_page.applied,
-            site_page.cut,
-        );
-        ((extraction, feed), learning, compressed, page)
-    });
-    let budget = ctx.config.extract.timeout;
-    let joined = tokio::time::timeout(budget, joined).await.map_err(|_| {
-        StepFailure::own(
-            Stage::Extract,
-            FailureKind::ExtractTimeout,
-            format!("{}: extraction took longer than {budget:?}", entry.url),
-        )
-    })?;
-    let ((extraction, feed), (metadata, observation, applied, cut), compressed, page) = joined
-        .map_err(|e| {
-            StepFailure::own(
-                Stage::Extract,
-                FailureKind::Panic,
-                format!("{}: {e}", entry.url),
-            )
-        })?;
-    let source = feed_text::choose(extraction, feed, &entry.url)?;
+        (site_page, feed, compressed, page)
+    };
+    let (site_page, feed, compressed, page) =
+        off_runtime(&ctx.in_flight, ctx.config.extract.timeout, job)
+            .await
+            .map_err(|error| {
+                let kind = match error {
+                    OffRuntimeError::Timeout(_) => FailureKind::ExtractTimeout,
+                    OffRuntimeError::Panicked(_) => FailureKind::Panic,
+                };
+                StepFailure::own(Stage::Extract, kind, format!("{}: {error}", entry.url))
+            })?;
+    let source = feed_text::choose(site_page.extraction, feed, &entry.url)?;
     let compressed =
         compressed.map_err(|e| StepFailure::own(Stage::Store, FailureKind::Compress, e))?;
     let learning = SiteLearning {
         source,
-        metadata,
-        observation,
-        applied,
-        cut,
+        metadata: site_page.metadata,
+        observation: site_page.observation,
+        applied: site_page.applied,
+        cut: site_page.cut,
     };
     Ok((learning, compressed, page))
 }
@@ -627,15 +497,6 @@ fn compress_for_storage(page: Fetched) -> (std::io::Result<CompressedPage>, Fetc
         ..page
     };
     (compressed, page)
-}
-
-/// The feed's value when it has one, else the page's.
-fn feed_first<T>(feed: Option<T>, page: Option<Sourced<T>>) -> Option<Sourced<T>> {
-    feed.map(|value| Sourced {
-        value,
-        source: MetadataSource::Feed,
-    })
-    .or(page)
 }
 
 /// The article's images, in document order, up to `[images].max_per_article`; their bytes
@@ -662,11 +523,8 @@ async fn download_images(
                 };
                 NewImage {
                     url: url.to_string(),
-                    alt: image.alt.clone(),
-                    caption: image.caption.clone(),
-                    width: image.width.map(i64::from),
-                    height: image.height.map(i64::from),
                     content,
+                    ..NewImage::from(image)
                 }
             }
             .boxed()
@@ -718,40 +576,6 @@ async fn fetch_image(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn controls_are_stripped_but_newlines_and_tabs_kept() {
-        assert_eq!(
-            strip_controls("a\u{1b}[31mred\u{7}\u{0}\u{9b}b\n\tc"),
-            "a[31mredb\n\tc"
-        );
-    }
-
-    #[test]
-    fn long_text_is_cut_at_a_paragraph_and_html_stays_well_formed() {
-        let paragraph = "Ein langer Absatz über Äpfel und Birnen. ".repeat(20);
-        let text = vec![paragraph.trim_end(); 100].join("\n\n");
-        assert_eq!(cap_text(&text, text.len()), None);
-        let Some(cut) = cap_text(&text, 10_000) else {
-            panic!("a longer text is cut");
-        };
-        assert!(cut.len() <= 10_000 && cut.len() > 5_000, "{}", cut.len());
-        assert!(text.starts_with(&cut) && text[cut.len()..].starts_with("\n\n"));
-        let one_word = "ü".repeat(5000);
-        let cut = cap_text(&one_word, 1001).unwrap_or_default();
-        assert_eq!(cut.len(), 1000, "at a character boundary");
-
-        let html = format!(
-            "<ul>{}</ul>",
-            "<li><p>a <a href=\"https://example.org/x\">link</a> and text</p></li>".repeat(500)
-        );
-        let Some(cut) = cap_html(&html, 4_000) else {
-            panic!("a longer HTML is cut");
-        };
-        assert!(cut.len() <= 4_000 && cut.len() > 2_000, "{}", cut.len());
-        assert!(cut.ends_with("</p></li></ul>"), "{cut}");
-        assert_eq!(crate::tidy::sanitize(&cut), cut, "well formed");
-    }
 
     #[test]
     fn binary_garbage_is_not_text_but_utf16_is() {

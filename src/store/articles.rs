@@ -1,5 +1,7 @@
 //! Articles and their images: the one-transaction write, reads, listings and search.
 
+use chrono::{DateTime, Utc};
+
 use super::model::*;
 use super::{Backend, QueryContext, Store, StoreError, WriteKind, db_time, now, on_pool, sql};
 
@@ -173,16 +175,23 @@ impl ArticleWrites {
     }
 }
 
-/// A new extraction of a stored article, from its raw page.
+/// What a stored article takes from its page: the extraction and what the page says of
+/// itself. Built in one place (`pipeline::extraction`), for a page downloaded now and for a
+/// raw page extracted again ([`Store::replace_extraction`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Reextraction {
+pub struct PageFields {
     pub extractor: String,
     pub confidence: f64,
     pub verdict: Verdict,
     pub quality: f64,
+    pub language: Option<String>,
     pub text: String,
     pub html: String,
-    /// Without bytes: images whose URL was downloaded before keep those bytes.
+    /// The feed's author, else the page's; where it was read is in `metadata`.
+    pub author: Option<String>,
+    pub published_at: Option<DateTime<Utc>>,
+    pub metadata: ArticleMetadata,
+    /// Without bytes when re-extracted: images whose URL was downloaded before keep them.
     pub images: Vec<NewImage>,
 }
 
@@ -387,7 +396,7 @@ impl Store {
     pub async fn replace_extraction(
         &self,
         id: i64,
-        extraction: &Reextraction,
+        extraction: &PageFields,
     ) -> Result<bool, StoreError> {
         let previous = self.article_images(id).await?;
         let (rows, blobs) = image_rows(&extraction.images, &previous);
@@ -404,6 +413,15 @@ impl Store {
                 .bind(sha256_hex(extraction.text.as_bytes()))
                 .bind(extraction.verdict.as_str())
                 .bind(extraction.quality)
+                .bind(&extraction.language)
+                .bind(&extraction.author)
+                .bind(extraction.published_at.map(db_time))
+                .bind(&extraction.metadata.author_source)
+                .bind(&extraction.metadata.published_source)
+                .bind(&extraction.metadata.lead_image_url)
+                .bind(&extraction.metadata.lead_image_source)
+                .bind(&extraction.metadata.site_name)
+                .bind(&extraction.metadata.site_name_source)
                 .execute(&mut *tx)
                 .await
                 .context("updating an article's extraction")?

@@ -39,7 +39,7 @@ use sqlx::sqlite::{
 use crate::config::DatabaseTarget;
 
 pub use api_reads::StoreCounts;
-pub use articles::{Reextraction, word_count};
+pub use articles::{PageFields, word_count};
 pub use feeds::{LeasedFeed, OVERDUE_FIRINGS, OverdueFeed, overdue_since};
 pub use health::{FailingWrite, WriteFailureKind, WriteKind};
 pub use model::*;

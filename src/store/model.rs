@@ -198,6 +198,20 @@ pub struct NewImage {
     pub content: Option<ImageContent>,
 }
 
+impl From<crate::extract::Image> for NewImage {
+    /// An extracted image as stored, without its bytes (the pipeline downloads them).
+    fn from(image: crate::extract::Image) -> NewImage {
+        NewImage {
+            url: image.url,
+            alt: image.alt,
+            caption: image.caption,
+            width: image.width.map(i64::from),
+            height: image.height.map(i64::from),
+            content: None,
+        }
+    }
+}
+
 /// Downloaded image bytes with their media type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ImageContent {

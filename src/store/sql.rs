@@ -374,7 +374,9 @@ pub(super) const INSERT_IMAGES_UNNEST: &str = "
 pub(super) const UPDATE_EXTRACTION: &str = "
     UPDATE articles
     SET extractor = $2, confidence = $3, text = $4, html = $5, word_count = $6,
-        content_hash = $7, verdict = $8, quality = $9
+        content_hash = $7, verdict = $8, quality = $9, language = $10, author = $11,
+        published_at = $12, author_source = $13, published_source = $14,
+        lead_image_url = $15, lead_image_source = $16, site_name = $17, site_name_source = $18
     WHERE id = $1";
 
 pub(super) const DELETE_ARTICLE_IMAGES: &str = "DELETE FROM images WHERE article_id = $1";
