@@ -24,8 +24,8 @@ mod failure;
 mod feed_text;
 mod page;
 
+pub use crate::store::{FailureKind, OwnKind, Stage};
 use failure::StepFailure;
-pub use failure::{FailureKind, Stage};
 
 pub use extraction::strip_controls;
 
@@ -268,7 +268,7 @@ pub async fn poll_feed(ctx: &Context, feed: &FeedRecord, cancel: &CancellationTo
         report.error = Some(failure.message.clone());
         record(ctx, Some(feed.id), None, &failure).await;
         // Said once by the caller, with when the feed is polled next.
-        tracing::debug!(feed = %feed.name, kind = failure.kind, error = %failure.message, "feed poll failed");
+        tracing::debug!(feed = %feed.name, kind = %failure.kind, error = %failure.message, "feed poll failed");
     }
     report.elapsed = started.elapsed();
     metrics::feed_polled(report.status.as_str());
@@ -346,7 +346,7 @@ async fn record_unusable_entries(ctx: &Context, feed_id: i64, unusable: &[Unusab
         match ctx.store.record_failure_once(&row).await {
             Ok(false) => {}
             Ok(true) => {
-                metrics::failure(failure.stage.as_str(), failure.kind);
+                metrics::failure(failure.stage.as_str(), failure.kind.as_str());
                 new += 1;
             }
             Err(error) => tracing::error!(%error, "could not record a failure"),
@@ -591,7 +591,7 @@ async fn process_entry(
         .known_article(entry.feed_id, entry.guid.as_deref(), &entry.url)
         .await
     {
-        Ok(Some(_)) => Ok(PageOutcome::Stored(InsertOutcome::Duplicate(0), 0)),
+        Ok(Some(id)) => Ok(PageOutcome::Stored(InsertOutcome::Duplicate(id), 0)),
         Ok(None) => download_and_store(ctx, settings, entry).await,
         Err(error) => Err(StepFailure::database(error)),
     };
@@ -611,7 +611,7 @@ async fn entry_failed(
     entry: &PendingEntry,
     failure: StepFailure,
 ) -> EntryOutcome {
-    tracing::warn!(url = %entry.url, stage = failure.stage.as_str(), kind = failure.kind, error = %failure.message, "article failed");
+    tracing::warn!(url = %entry.url, stage = failure.stage.as_str(), kind = %failure.kind, error = %failure.message, "article failed");
     record(ctx, Some(entry.feed_id), Some(&entry.url), &failure).await;
     let mut attempt = after_failure(&ctx.config.entries, entry, &failure, now());
     if attempt.state == EntryState::GivenUp {
@@ -733,7 +733,7 @@ async fn settle(ctx: &Context, entry: &PendingEntry, attempt: EntryAttempt) {
 async fn give_up(ctx: &Context, entry: &PendingEntry, attempt: &EntryAttempt, last: &StepFailure) {
     let failure = StepFailure::own(
         last.stage,
-        FailureKind::GivenUp,
+        OwnKind::GivenUp,
         format!(
             "{}: given up after {} failed attempts; last: {}: {}",
             entry.url, attempt.attempts, last.kind, last.message
@@ -749,7 +749,7 @@ async fn record(
     article_url: Option<&str>,
     failure: &StepFailure,
 ) {
-    metrics::failure(failure.stage.as_str(), failure.kind);
+    metrics::failure(failure.stage.as_str(), failure.kind.as_str());
     let row = failure_row(feed_id, article_url, failure);
     if let Err(error) = ctx.store.record_failure(&row).await {
         tracing::error!(%error, "could not record a failure");
@@ -765,8 +765,8 @@ fn failure_row(
     NewFailure {
         feed_id,
         article_url: article_url.map(str::to_string),
-        stage: failure.stage.as_str().to_string(),
-        kind: failure.kind.to_string(),
+        stage: failure.stage,
+        kind: failure.kind,
         message: failure.message.clone(),
     }
 }
@@ -801,7 +801,11 @@ mod tests {
     #[test]
     fn failed_entries_back_off_doubling_then_are_given_up() {
         let at = now();
-        let failure = StepFailure::new(Stage::Page, "http_status", "HTTP 503");
+        let failure = StepFailure::new(
+            Stage::Page,
+            crate::fetch::FetchErrorKind::HttpStatus,
+            "HTTP 503",
+        );
         let waits: Vec<(EntryState, i64)> = (0..3)
             .map(|attempts| {
                 let next = after_failure(&config(), &entry(attempts), &failure, at);
@@ -842,17 +846,18 @@ mod tests {
             assert_eq!(given_up_after(verdict), Some(2), "{verdict}");
         }
         let failure = StepFailure::not_an_article(PageVerdict::NotFound, "gone");
-        assert_eq!(failure.kind, "not_found");
+        assert_eq!(failure.kind, FailureKind::Verdict(PageVerdict::NotFound));
+        assert_eq!(failure.kind.as_str(), "not_found");
         assert_eq!(failure.stage, Stage::Extract);
     }
 
     #[test]
     fn database_failures_do_not_count_and_timeouts_give_up_at_once() {
         let at = now();
-        let database = StepFailure::own(Stage::Store, FailureKind::Database, "gone");
+        let database = StepFailure::own(Stage::Store, OwnKind::Database, "gone");
         let next = after_failure(&config(), &entry(1), &database, at);
         assert_eq!((next.state, next.attempts), (EntryState::Retrying, 1));
-        let timeout = StepFailure::own(Stage::Extract, FailureKind::ExtractTimeout, "slow");
+        let timeout = StepFailure::own(Stage::Extract, OwnKind::ExtractTimeout, "slow");
         let next = after_failure(&config(), &entry(0), &timeout, at);
         assert_eq!(next.state, EntryState::GivenUp);
     }

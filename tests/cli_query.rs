@@ -401,16 +401,18 @@ async fn reextract_stores_what_a_fresh_poll_stores(db: TestDb) -> anyhow::Result
 
 async fn failures_are_listed_newest_first(db: TestDb) -> anyhow::Result<()> {
     let (dir, _) = seed(&db).await?;
+    use gleaner::fetch::FetchErrorKind::{HttpStatus, Timeout};
+    use gleaner::store::Stage::{Image, Page};
     for (feed, stage, kind, url) in [
-        ("news", "page", "http_status", "https://news.example/gone"),
-        ("blog", "image", "http_status", "https://blog.example/a.png"),
-        ("news", "page", "timeout", "https://news.example/slow"),
+        ("news", Page, HttpStatus, "https://news.example/gone"),
+        ("blog", Image, HttpStatus, "https://blog.example/a.png"),
+        ("news", Page, Timeout, "https://news.example/slow"),
     ] {
         db.store
             .record_failure(&gleaner::store::NewFailure {
                 feed_id: db.store.feed_by_name(feed).await?.map(|f| f.id),
                 article_url: Some(url.into()),
-                stage: stage.into(),
+                stage,
                 kind: kind.into(),
                 message: format!("{url}: {kind}"),
             })

@@ -77,7 +77,7 @@ async fn a_page_that_failed_once_is_stored_by_a_later_poll_while_the_feed_answer
     let (first, _) = poll(&ctx).await?;
     assert_eq!((first.new_articles, first.failed_articles), (2, 1));
     let (second, report) = poll(&ctx).await?;
-    assert_eq!(report.status, "not_modified");
+    assert_eq!(report.status.as_str(), "not_modified");
     assert_eq!(second.new_articles, 1, "{report:?}");
     assert_eq!(common::distinct_articles(&db.store).await?.len(), 3);
     assert_eq!(farm.hits(&story_path(101)), 2);
@@ -103,7 +103,7 @@ async fn a_cut_short_poll_leaves_its_entries_pending_for_the_next(
     assert_eq!(pending, 12 - i64::try_from(cut.new_articles)?);
 
     let (next, report) = poll(&ctx).await?;
-    assert_eq!(report.status, "not_modified");
+    assert_eq!(report.status.as_str(), "not_modified");
     assert_eq!(cut.new_articles + next.new_articles, 12);
     assert_eq!(common::distinct_articles(&db.store).await?.len(), 12);
     assert_eq!(entries(&db.store, EntryState::Pending).await?, 0);
@@ -196,7 +196,7 @@ async fn entries_survive_a_database_that_refuses_writes_during_a_poll(
     refuse_inserts(&db, "articles", false).await?;
 
     let (back, report) = poll(&ctx).await?;
-    assert_eq!(report.status, "not_modified");
+    assert_eq!(report.status.as_str(), "not_modified");
     assert_eq!(back.new_articles, 4, "{report:?}");
     assert_eq!(common::distinct_articles(&db.store).await?.len(), 4);
     Ok(())
@@ -219,7 +219,7 @@ async fn a_poll_that_cannot_remember_its_entries_keeps_the_old_validators(
     refuse_inserts(&db, "feed_entries", false).await?;
 
     let (back, report) = poll(&ctx).await?;
-    assert_eq!(report.status, "ok", "the document is read again");
+    assert_eq!(report.status.as_str(), "ok", "the document is read again");
     assert_eq!(back.new_articles, 3);
     Ok(())
 }

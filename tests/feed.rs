@@ -149,7 +149,7 @@ fn an_html_page_is_not_a_feed() {
     let error = parse_feed(html, None, &base()).expect_err("HTML is refused");
     assert!(matches!(error, FeedError::NotAFeed { .. }), "{error:?}");
     assert!(error.to_string().contains("HTML page"), "{error}");
-    assert_eq!(error.kind(), "not_a_feed");
+    assert_eq!(error.kind().as_str(), "not_a_feed");
 }
 
 #[test]

@@ -177,7 +177,7 @@ fn only_an_alternate_link_a_plain_link_or_a_url_id_is_the_article() {
     let unusable: Vec<(&str, &str)> = feed
         .unusable
         .iter()
-        .map(|entry| (entry.name.as_str(), entry.reason.kind()))
+        .map(|entry| (entry.name.as_str(), entry.reason.kind().as_str()))
         .collect();
     assert_eq!(
         unusable,
@@ -203,7 +203,11 @@ fn entries_in_an_unknown_vocabulary_are_reported_not_dropped() {
 </feed>"#;
     let parsed = parse_feed(feed, None, &base()).expect("a feed root");
     assert!(parsed.entries.is_empty());
-    let kinds: Vec<&str> = parsed.unusable.iter().map(|e| e.reason.kind()).collect();
+    let kinds: Vec<&str> = parsed
+        .unusable
+        .iter()
+        .map(|e| e.reason.kind().as_str())
+        .collect();
     assert_eq!(kinds, ["unreadable_entry", "unreadable_entry"]);
     assert_eq!(parsed.unusable[1].name, "#2");
 }
@@ -267,7 +271,7 @@ fn a_json_feed_value_of_the_wrong_type_costs_that_value_or_that_item() {
     let unusable: Vec<(&str, &str)> = feed
         .unusable
         .iter()
-        .map(|e| (e.name.as_str(), e.reason.kind()))
+        .map(|e| (e.name.as_str(), e.reason.kind().as_str()))
         .collect();
     assert_eq!(
         unusable,

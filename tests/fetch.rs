@@ -125,13 +125,13 @@ async fn status_errors_and_retry_after() {
     let server = serve("127.0.0.1").await;
     let fetcher = fetcher(&config());
     let error = failure(&fetcher, &page(server.url("/status/500"))).await;
-    assert_eq!(error.kind(), "http_status");
+    assert_eq!(error.kind().as_str(), "http_status");
     assert_eq!(error.status(), Some(500));
     assert!(error.is_transient());
     assert_eq!(error.retry_after(), None);
 
     let error = failure(&fetcher, &page(server.url("/status/404"))).await;
-    assert_eq!(error.kind(), "http_status");
+    assert_eq!(error.kind().as_str(), "http_status");
     assert!(!error.is_transient());
 
     for code in [429, 503] {
@@ -153,7 +153,7 @@ async fn endless_body_stops_at_the_cap() {
     let server = serve("127.0.0.1").await;
     let fetcher = fetcher(&config());
     let error = failure(&fetcher, &page(server.url("/endless"))).await;
-    assert_eq!(error.kind(), "too_large");
+    assert_eq!(error.kind().as_str(), "too_large");
     assert!(matches!(
         error,
         FetchError::TooLarge {
@@ -172,7 +172,7 @@ async fn content_length_over_the_cap_is_refused_before_reading() {
     let server = serve("127.0.0.1").await;
     let fetcher = fetcher(&config());
     let error = failure(&fetcher, &page(server.url("/big"))).await;
-    assert_eq!(error.kind(), "too_large");
+    assert_eq!(error.kind().as_str(), "too_large");
     assert!(
         matches!(error, FetchError::TooLarge { declared: Some(length), .. } if length == 2 * CAP)
     );
@@ -191,7 +191,7 @@ async fn gzip_bomb_stops_at_the_cap_of_decoded_bytes() {
     let server = serve("127.0.0.1").await;
     let fetcher = fetcher(&config());
     let error = failure(&fetcher, &page(server.url("/bomb"))).await;
-    assert_eq!(error.kind(), "too_large");
+    assert_eq!(error.kind().as_str(), "too_large");
     assert!(!error.is_transient());
 }
 
@@ -204,7 +204,7 @@ async fn timeouts_cover_headers_and_body() {
     for path in ["/slow", "/slow-body"] {
         let started = Instant::now();
         let error = failure(&fetcher, &page(server.url(path))).await;
-        assert_eq!(error.kind(), "timeout", "{path}: {error}");
+        assert_eq!(error.kind().as_str(), "timeout", "{path}: {error}");
         assert!(error.is_transient());
         assert!(started.elapsed() < Duration::from_secs(3), "{path}");
     }
@@ -216,16 +216,19 @@ async fn redirects() {
     let fetcher = fetcher(&config());
     for path in ["/loop", "/loop-a"] {
         let error = failure(&fetcher, &page(server.url(path))).await;
-        assert_eq!(error.kind(), "redirects", "{error}");
+        assert_eq!(error.kind().as_str(), "redirects", "{error}");
         assert!(error.to_string().contains("loop"), "{error}");
     }
     let got = fetched(&fetcher, &page(server.url("/chain/10"))).await;
     assert_eq!(got.final_url, server.url("/chain/0"));
     assert_eq!(got.bytes, b"end of chain");
     let error = failure(&fetcher, &page(server.url("/chain/11"))).await;
-    assert_eq!(error.kind(), "redirects");
+    assert_eq!(error.kind().as_str(), "redirects");
     let away = server.url("/redirect?to=ftp://127.0.0.1/file");
-    assert_eq!(failure(&fetcher, &page(away)).await.kind(), "redirects");
+    assert_eq!(
+        failure(&fetcher, &page(away)).await.kind().as_str(),
+        "redirects"
+    );
 }
 
 #[tokio::test]
@@ -238,7 +241,7 @@ async fn only_http_and_https() {
     ] {
         let url = Url::parse(text).expect("test URL");
         let error = failure(&fetcher, &page(url)).await;
-        assert_eq!(error.kind(), "scheme");
+        assert_eq!(error.kind().as_str(), "scheme");
         assert!(!error.is_transient());
     }
 }
@@ -255,7 +258,7 @@ async fn guard_refuses_loopback() {
         Url::parse(&format!("http://[::ffff:127.0.0.1]:{}/ok", server.port())).expect("url");
     for url in [server.url("/ok"), by_name, mapped] {
         let error = failure(&fetcher, &page(url)).await;
-        assert_eq!(error.kind(), "refused_address", "{error}");
+        assert_eq!(error.kind().as_str(), "refused_address", "{error}");
         assert!(!error.is_transient());
     }
     assert_eq!(server.stats.hits(), 0, "no request reached the server");
@@ -296,12 +299,16 @@ async fn guard_checks_redirects_and_resolved_names() {
         // Directly, and through a redirect from the exempt server.
         let direct = page(Url::parse(target).expect("url"));
         let error = failure(&fetcher, &direct).await;
-        assert_eq!(error.kind(), "refused_address", "{target}: {error}");
+        assert_eq!(
+            error.kind().as_str(),
+            "refused_address",
+            "{target}: {error}"
+        );
         let mut via = exempt.url("/redirect");
         via.query_pairs_mut().append_pair("to", target);
         let error = failure(&fetcher, &page(via)).await;
         assert_eq!(
-            error.kind(),
+            error.kind().as_str(),
             "refused_address",
             "redirect to {target}: {error}"
         );
@@ -345,10 +352,10 @@ async fn robots_disallow_and_allow() {
     ));
     let fetcher = fetcher(&polite(true));
     let error = failure(&fetcher, &page(server.url("/private/x"))).await;
-    assert_eq!(error.kind(), "robots");
+    assert_eq!(error.kind().as_str(), "robots");
     assert!(!error.is_transient());
     let image = FetchRequest::new(server.url("/private/x.png"), ResourceKind::Image);
-    assert_eq!(failure(&fetcher, &image).await.kind(), "robots");
+    assert_eq!(failure(&fetcher, &image).await.kind().as_str(), "robots");
     assert_eq!(
         fetched(&fetcher, &page(server.url("/private/open/1")))
             .await
@@ -405,7 +412,7 @@ async fn a_feed_with_its_own_user_agent_obeys_that_agents_robots_group() {
     ));
     let options = std::sync::Arc::new(gleaner::fetch::RequestOptions::for_feed(&feed));
     let members = page(server.url("/members/1")).with_options(&options);
-    assert_eq!(failure(&fetcher, &members).await.kind(), "robots");
+    assert_eq!(failure(&fetcher, &members).await.kind().as_str(), "robots");
     let article = page(server.url("/article")).with_options(&options);
     assert_eq!(fetched(&fetcher, &article).await.status, 200);
     assert_eq!(

@@ -231,7 +231,7 @@ async fn a_second_poll_fetches_nothing_already_stored(db: TestDb) -> anyhow::Res
         .iter()
         .find(|r| r.feed == "etag")
         .context("etag feed")?;
-    assert_eq!(etag.status, "not_modified");
+    assert_eq!(etag.status.as_str(), "not_modified");
     let plain = reports
         .iter()
         .find(|r| r.feed == "plain")

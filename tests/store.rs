@@ -470,7 +470,7 @@ async fn feeds_follow_the_configuration(store: Store) -> anyhow::Result<()> {
             alpha.id,
             &FeedPoll {
                 polled_at: db_time(Utc::now()),
-                status: "ok".to_string(),
+                status: gleaner::store::PollStatus::Ok,
                 error: None,
                 etag: Some("\"v1\"".to_string()),
                 last_modified: Some("Mon, 02 Nov 2026 10:00:00 GMT".to_string()),
@@ -519,7 +519,11 @@ async fn poll_state_counts_consecutive_errors(store: Store) -> anyhow::Result<()
     let feed_id = one_feed(&store).await?;
     let poll = |error: Option<&str>| FeedPoll {
         polled_at: db_time(Utc::now()),
-        status: if error.is_some() { "http_status" } else { "ok" }.to_string(),
+        status: if error.is_some() {
+            gleaner::store::PollStatus::Failed(gleaner::fetch::FetchErrorKind::HttpStatus.into())
+        } else {
+            gleaner::store::PollStatus::Ok
+        },
         error: error.map(str::to_string),
         etag: None,
         last_modified: None,
@@ -736,8 +740,8 @@ async fn failures_are_recorded(store: Store) -> anyhow::Result<()> {
         .record_failure(&NewFailure {
             feed_id: Some(feed_id),
             article_url: None,
-            stage: "feed".into(),
-            kind: "http_status".into(),
+            stage: gleaner::store::Stage::Feed,
+            kind: gleaner::fetch::FetchErrorKind::HttpStatus.into(),
             message: "HTTP 500 Internal Server Error".into(),
         })
         .await?;
@@ -745,8 +749,8 @@ async fn failures_are_recorded(store: Store) -> anyhow::Result<()> {
         .record_failure(&NewFailure {
             feed_id: None,
             article_url: Some("https://example.org/broken".into()),
-            stage: "page".into(),
-            kind: "timeout".into(),
+            stage: gleaner::store::Stage::Page,
+            kind: gleaner::fetch::FetchErrorKind::Timeout.into(),
             message: "no answer in 30 s".into(),
         })
         .await?;

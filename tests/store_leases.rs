@@ -197,7 +197,7 @@ async fn leasing_follows_the_schedule(store: Store) -> anyhow::Result<()> {
     for &id in &all[1..] {
         let poll = FeedPoll {
             polled_at: now,
-            status: "ok".into(),
+            status: gleaner::store::PollStatus::Ok,
             error: None,
             etag: None,
             last_modified: None,
@@ -252,7 +252,7 @@ async fn one_host_is_polled_from_one_replica_at_a_time(store: Store) -> anyhow::
 fn polled(polled_at: chrono::DateTime<Utc>, due: chrono::DateTime<Utc>) -> FeedPoll {
     FeedPoll {
         polled_at,
-        status: "ok".into(),
+        status: gleaner::store::PollStatus::Ok,
         error: None,
         etag: None,
         last_modified: None,

@@ -54,11 +54,37 @@ pub enum Unusable {
 }
 
 impl Unusable {
-    /// A short word for the failures table.
-    pub fn kind(&self) -> &'static str {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> FeedErrorKind {
         match self {
-            Unusable::NoArticleLink { .. } => "no_article_link",
-            Unusable::Unreadable(_) => "unreadable_entry",
+            Unusable::NoArticleLink { .. } => FeedErrorKind::NoArticleLink,
+            Unusable::Unreadable(_) => FeedErrorKind::UnreadableEntry,
+        }
+    }
+}
+
+/// What kind of failure a feed document or one of its entries is: one word each in the
+/// failures table, the logs and the metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FeedErrorKind {
+    /// The document is no feed ([`FeedError::NotAFeed`]).
+    NotAFeed,
+    /// The document is a feed that does not parse ([`FeedError::Malformed`]).
+    MalformedFeed,
+    /// An entry without a link to an article ([`Unusable::NoArticleLink`]).
+    NoArticleLink,
+    /// An entry the parser could not read ([`Unusable::Unreadable`]).
+    UnreadableEntry,
+}
+
+impl FeedErrorKind {
+    /// The word stored in the failures table.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FeedErrorKind::NotAFeed => "not_a_feed",
+            FeedErrorKind::MalformedFeed => "malformed_feed",
+            FeedErrorKind::NoArticleLink => "no_article_link",
+            FeedErrorKind::UnreadableEntry => "unreadable_entry",
         }
     }
 }
@@ -125,11 +151,11 @@ pub enum FeedError {
 }
 
 impl FeedError {
-    /// A short word for the failures table.
-    pub fn kind(&self) -> &'static str {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> FeedErrorKind {
         match self {
-            FeedError::NotAFeed { .. } => "not_a_feed",
-            FeedError::Malformed(_) => "malformed_feed",
+            FeedError::NotAFeed { .. } => FeedErrorKind::NotAFeed,
+            FeedError::Malformed(_) => FeedErrorKind::MalformedFeed,
         }
     }
 }

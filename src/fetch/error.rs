@@ -62,21 +62,63 @@ fn too_large_detail(limit: u64, declared: Option<u64>) -> String {
     }
 }
 
-impl FetchError {
-    /// The short word stored in the failures table.
-    pub fn kind(&self) -> &'static str {
+/// What kind of failure a [`FetchError`] is: one word each in the failures table, the logs
+/// and the metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FetchErrorKind {
+    Scheme,
+    InvalidUrl,
+    HttpStatus,
+    Timeout,
+    TooLarge,
+    Redirects,
+    RefusedAddress,
+    Robots,
+    Network,
+    Decode,
+    Client,
+}
+
+impl FetchErrorKind {
+    /// The word stored in the failures table.
+    pub fn as_str(self) -> &'static str {
         match self {
-            FetchError::Scheme { .. } => "scheme",
-            FetchError::InvalidUrl { .. } => "invalid_url",
-            FetchError::HttpStatus { .. } => "http_status",
-            FetchError::Timeout { .. } => "timeout",
-            FetchError::TooLarge { .. } => "too_large",
-            FetchError::Redirects { .. } => "redirects",
-            FetchError::RefusedAddress { .. } => "refused_address",
-            FetchError::Robots { .. } => "robots",
-            FetchError::Network { .. } => "network",
-            FetchError::Decode { .. } => "decode",
-            FetchError::Client { .. } => "client",
+            FetchErrorKind::Scheme => "scheme",
+            FetchErrorKind::InvalidUrl => "invalid_url",
+            FetchErrorKind::HttpStatus => "http_status",
+            FetchErrorKind::Timeout => "timeout",
+            FetchErrorKind::TooLarge => "too_large",
+            FetchErrorKind::Redirects => "redirects",
+            FetchErrorKind::RefusedAddress => "refused_address",
+            FetchErrorKind::Robots => "robots",
+            FetchErrorKind::Network => "network",
+            FetchErrorKind::Decode => "decode",
+            FetchErrorKind::Client => "client",
+        }
+    }
+}
+
+impl std::fmt::Display for FetchErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FetchError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> FetchErrorKind {
+        match self {
+            FetchError::Scheme { .. } => FetchErrorKind::Scheme,
+            FetchError::InvalidUrl { .. } => FetchErrorKind::InvalidUrl,
+            FetchError::HttpStatus { .. } => FetchErrorKind::HttpStatus,
+            FetchError::Timeout { .. } => FetchErrorKind::Timeout,
+            FetchError::TooLarge { .. } => FetchErrorKind::TooLarge,
+            FetchError::Redirects { .. } => FetchErrorKind::Redirects,
+            FetchError::RefusedAddress { .. } => FetchErrorKind::RefusedAddress,
+            FetchError::Robots { .. } => FetchErrorKind::Robots,
+            FetchError::Network { .. } => FetchErrorKind::Network,
+            FetchError::Decode { .. } => FetchErrorKind::Decode,
+            FetchError::Client { .. } => FetchErrorKind::Client,
         }
     }
 
@@ -227,7 +269,7 @@ mod tests {
         assert!(status(429).is_transient());
         assert!(!status(404).is_transient());
         assert!(!status(403).is_transient());
-        assert_eq!(status(404).kind(), "http_status");
+        assert_eq!(status(404).kind(), FetchErrorKind::HttpStatus);
         let robots = FetchError::Robots { url: url.clone() };
         assert!(!robots.is_transient());
         assert!(robots.to_string().contains("https://example.com/a"));

@@ -48,7 +48,7 @@ use url::Url;
 
 use crate::config::FetchConfig;
 
-pub use error::FetchError;
+pub use error::{FetchError, FetchErrorKind};
 use guard::{Guard, GuardedResolver};
 pub use guard::{MAX_REDIRECTS, is_forbidden};
 use hosts::Politeness;
@@ -328,7 +328,7 @@ impl Fetcher {
                 if let Some(status) = error.status() {
                     span.record("status", status);
                 }
-                tracing::debug!(kind = error.kind(), error = %error, "fetch failed");
+                tracing::debug!(kind = %error.kind(), error = %error, "fetch failed");
             }
         }
         result
@@ -577,7 +577,7 @@ impl Fetcher {
                 // be reached is reported once, there.
                 tracing::debug!(
                     parent: None,
-                    kind = error.kind(),
+                    kind = %error.kind(),
                     "{error}: robots.txt unreachable, everything allowed for now"
                 );
                 (Robots::allow_all(), robots::ERROR_TTL)
@@ -741,7 +741,7 @@ mod tests {
     fn inflating_stops_at_the_cap() {
         let bomb = gzip(&[b'a'; 10_000]);
         let error = inflate_capped(&url(), &bomb, 1_000, Overflow::Fail).expect_err("too large");
-        assert_eq!(error.kind(), "too_large");
+        assert_eq!(error.kind(), FetchErrorKind::TooLarge);
         let kept = inflate_capped(&url(), &bomb, 1_000, Overflow::Truncate).expect("truncated");
         assert_eq!(kept, vec![b'a'; 1_000]);
         // Cut off mid-stream (a truncated download): what was inflated is kept.
@@ -749,7 +749,7 @@ mod tests {
         let kept = inflate_capped(&url(), cut, 20_000, Overflow::Truncate).expect("what came");
         assert!(kept.len() <= 10_000 && kept.iter().all(|&b| b == b'a'));
         let error = inflate_capped(&url(), cut, 20_000, Overflow::Fail).expect_err("cut off");
-        assert_eq!(error.kind(), "decode");
+        assert_eq!(error.kind(), FetchErrorKind::Decode);
     }
 
     #[tokio::test]
@@ -770,7 +770,10 @@ mod tests {
             inflate_off_runtime(&url(), sent.clone(), 4_000_000, Overflow::Fail).await;
         assert_eq!((body.expect("inflated"), kept), (page, sent.clone()));
         let (body, _) = inflate_off_runtime(&url(), sent, 1_000_000, Overflow::Fail).await;
-        assert_eq!(body.expect_err("over the cap").kind(), "too_large");
+        assert_eq!(
+            body.expect_err("over the cap").kind(),
+            FetchErrorKind::TooLarge
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@
 
 use url::Url;
 
-use super::{Stage, StepFailure};
+use super::{OwnKind, Stage, StepFailure};
 use crate::extract::{self, ExtractError, Extraction, Image, Page, Verdict};
 use crate::store::word_count;
 
@@ -161,7 +161,7 @@ pub(super) fn choose(
         // Nothing extracted from a page judged an article: no verdict to give as the kind.
         return Err(StepFailure::own(
             Stage::Extract,
-            super::FailureKind::NoContent,
+            OwnKind::NoContent,
             format!("{url}: no article text found on the page"),
         ));
     }

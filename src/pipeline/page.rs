@@ -26,7 +26,7 @@ use super::extraction::{
     page_fields, strip_controls,
 };
 use super::feed_text::{self, FeedText, Source};
-use super::{Context, FailureKind, FeedSettings, Stage, StepFailure, candidate, record};
+use super::{Context, FeedSettings, OwnKind, Stage, StepFailure, candidate, record};
 use crate::extract::Verdict as PageVerdict;
 use crate::extract::metadata::PageMetadata;
 use crate::extract::template::{self, Applied, PageObservation, SiteTemplate};
@@ -87,11 +87,7 @@ pub(super) async fn download_and_store(
     entry: &PendingEntry,
 ) -> Result<PageOutcome, StepFailure> {
     let url = Url::parse(&entry.url).map_err(|e| {
-        StepFailure::own(
-            Stage::Page,
-            FailureKind::BadUrl,
-            format!("{}: {e}", entry.url),
-        )
+        StepFailure::own(Stage::Page, OwnKind::BadUrl, format!("{}: {e}", entry.url))
     })?;
     // Held from the download to the end of the extraction, while the page's bytes are.
     let page_permit = ctx.in_flight.page_permit().await;
@@ -170,7 +166,7 @@ pub(super) async fn store_instead_of_page(
         Ok(feed) => feed.filter(FeedText::is_enough)?,
         Err(error) => {
             let message = format!("{}: rendering the feed's text: {error}", entry.url);
-            let failure = StepFailure::own(Stage::Extract, FailureKind::Panic, message);
+            let failure = StepFailure::own(Stage::Extract, OwnKind::Panic, message);
             return Some(Err(failure));
         }
     };
@@ -328,7 +324,7 @@ fn cap_article(
         tracing::warn!(url = %entry.url, %cut, "page longer than extraction reads");
         notes.push(StepFailure::own(
             Stage::Extract,
-            FailureKind::TooComplex,
+            OwnKind::TooComplex,
             format!("{}: {cut}", entry.url),
         ));
     }
@@ -336,7 +332,7 @@ fn cap_article(
         tracing::warn!(url = %entry.url, %sizes, "article stored cut");
         notes.push(StepFailure::own(
             Stage::Extract,
-            FailureKind::Truncated,
+            OwnKind::Truncated,
             format!("{}: {sizes}", entry.url),
         ));
     }
@@ -378,7 +374,7 @@ async fn fetch_page(
         Ok(FetchOutcome::NotModified) => {
             return Err(StepFailure::own(
                 Stage::Page,
-                FailureKind::NotModified,
+                OwnKind::NotModified,
                 "unexpected 304 without a validator",
             ));
         }
@@ -387,14 +383,14 @@ async fn fetch_page(
     if let Some(media_type) = page.media_type().filter(|m| !is_html(m)) {
         return Err(StepFailure::own(
             Stage::Page,
-            FailureKind::NotHtml,
+            OwnKind::NotHtml,
             format!("{}: served as {media_type}, not HTML", page.final_url),
         ));
     }
     if !looks_like_text(&page.bytes, page.charset()) {
         return Err(StepFailure::own(
             Stage::Page,
-            FailureKind::NotText,
+            OwnKind::NotText,
             format!("{}: binary data served as a document", page.final_url),
         ));
     }
@@ -464,14 +460,14 @@ async fn extract_off_runtime(
             .await
             .map_err(|error| {
                 let kind = match error {
-                    OffRuntimeError::Timeout(_) => FailureKind::ExtractTimeout,
-                    OffRuntimeError::Panicked(_) => FailureKind::Panic,
+                    OffRuntimeError::Timeout(_) => OwnKind::ExtractTimeout,
+                    OffRuntimeError::Panicked(_) => OwnKind::Panic,
                 };
                 StepFailure::own(Stage::Extract, kind, format!("{}: {error}", entry.url))
             })?;
     let source = feed_text::choose(site_page.extraction, feed, &entry.url)?;
     let compressed =
-        compressed.map_err(|e| StepFailure::own(Stage::Store, FailureKind::Compress, e))?;
+        compressed.map_err(|e| StepFailure::own(Stage::Store, OwnKind::Compress, e))?;
     let learning = SiteLearning {
         source,
         metadata: site_page.metadata,
@@ -558,7 +554,7 @@ async fn fetch_image(
             }
             other => StepFailure::own(
                 Stage::Image,
-                FailureKind::NotImage,
+                OwnKind::NotImage,
                 format!(
                     "{url}: served as {}",
                     other.as_deref().unwrap_or("no content type")
@@ -568,7 +564,7 @@ async fn fetch_image(
         Ok(FetchOutcome::NotModified) => return None,
         Err(error) => StepFailure::new(Stage::Image, error.kind(), &error),
     };
-    tracing::debug!(url = %url, kind = failure.kind, "image not downloaded");
+    tracing::debug!(url = %url, kind = %failure.kind, "image not downloaded");
     record(ctx, Some(feed_id), Some(url.as_str()), &failure).await;
     None
 }

@@ -12,6 +12,8 @@ use flate2::write::GzEncoder;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use super::kinds::{FailureKind, PollStatus, Stage};
+
 pub use crate::extract::Verdict;
 
 /// The `extractor` of an article whose text is its feed entry's own content, stored because
@@ -369,51 +371,12 @@ pub struct FeedRecord {
     pub articles: i64,
 }
 
-/// How a poll of one feed ended: `feeds.last_status`, the `poll --once` line, a metric label.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PollStatus {
-    /// The document was fetched and parsed.
-    Ok,
-    /// The feed answered 304 to the saved validators.
-    NotModified,
-    /// The feed left the configuration, or was disabled, while it was waiting to be polled.
-    Removed,
-    /// Not polled: another process holds the feed (a `poll --once` line, never stored).
-    Leased,
-    /// The poll failed; the kind of the error.
-    Failed(&'static str),
-}
-
-impl PollStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PollStatus::Ok => "ok",
-            PollStatus::NotModified => "not_modified",
-            PollStatus::Removed => "removed",
-            PollStatus::Leased => "leased",
-            PollStatus::Failed(kind) => kind,
-        }
-    }
-}
-
-impl std::fmt::Display for PollStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl PartialEq<&str> for PollStatus {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
 /// The outcome of one poll of a feed, written back to its row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FeedPoll {
     pub polled_at: DateTime<Utc>,
-    /// A [`PollStatus`] word: `ok`, `not_modified`, or the kind of error.
-    pub status: String,
+    /// `ok`, `not_modified`, or the kind of error.
+    pub status: PollStatus,
     /// Set when the poll failed: the consecutive error count grows, else it resets.
     pub error: Option<String>,
     pub etag: Option<String>,
@@ -428,7 +391,7 @@ impl FeedPoll {
     pub fn not_modified(feed: &FeedRecord, at: DateTime<Utc>, next: DateTime<Utc>) -> FeedPoll {
         FeedPoll {
             polled_at: at,
-            status: PollStatus::NotModified.as_str().to_string(),
+            status: PollStatus::NotModified,
             error: None,
             etag: feed.etag.clone(),
             last_modified: feed.last_modified.clone(),
@@ -448,7 +411,7 @@ impl FeedPoll {
     ) -> FeedPoll {
         FeedPoll {
             polled_at: at,
-            status: PollStatus::Ok.as_str().to_string(),
+            status: PollStatus::Ok,
             error: None,
             etag,
             last_modified,
@@ -461,12 +424,12 @@ impl FeedPoll {
     /// A failed poll, `(kind, message)`: the saved validators stay, the error count grows.
     pub fn failed(
         feed: &FeedRecord,
-        (kind, message): (&'static str, &str),
+        (kind, message): (FailureKind, &str),
         at: DateTime<Utc>,
         next: DateTime<Utc>,
     ) -> FeedPoll {
         FeedPoll {
-            status: PollStatus::Failed(kind).as_str().to_string(),
+            status: PollStatus::Failed(kind),
             error: Some(message.to_string()),
             ..FeedPoll::not_modified(feed, at, next)
         }
@@ -564,10 +527,8 @@ impl EntryAttempt {
 pub struct NewFailure {
     pub feed_id: Option<i64>,
     pub article_url: Option<String>,
-    /// The pipeline stage: `feed`, `page`, `extract`, `image`, `store`.
-    pub stage: String,
-    /// A short machine-readable kind: `http_status`, `timeout`, `too_large`, …
-    pub kind: String,
+    pub stage: Stage,
+    pub kind: FailureKind,
     pub message: String,
 }
 
