@@ -8,9 +8,11 @@
 //! limit may clear: it is retried like any failure. Every other verdict is the page's own
 //! answer and would be the same again: given up after [`VERDICT_ATTEMPTS`] attempts.
 
+use super::context::Context;
 use crate::extract::Verdict;
 use crate::fetch::FetchError;
-use crate::store::{FailureKind, OwnKind, Stage};
+use crate::metrics;
+use crate::store::{FailureKind, NewFailure, OwnKind, Stage};
 
 /// Attempts at a page judged `not_found`, `needs_javascript`, `consent`, `login` or
 /// `not_article` before its entry is given up: one more try covers an article whose page went
@@ -92,5 +94,35 @@ impl StepFailure {
             }
             _ => None,
         }
+    }
+}
+
+/// Records a failure in the failures table and the metrics; a failure to record it is
+/// logged.
+pub(super) async fn record(
+    ctx: &Context,
+    feed_id: Option<i64>,
+    article_url: Option<&str>,
+    failure: &StepFailure,
+) {
+    metrics::failure(failure.stage.as_str(), failure.kind.as_str());
+    let row = failure_row(feed_id, article_url, failure);
+    if let Err(error) = ctx.store.record_failure(&row).await {
+        tracing::error!(%error, "could not record a failure");
+    }
+}
+
+/// The row that records `failure`.
+pub(super) fn failure_row(
+    feed_id: Option<i64>,
+    article_url: Option<&str>,
+    failure: &StepFailure,
+) -> NewFailure {
+    NewFailure {
+        feed_id,
+        article_url: article_url.map(str::to_string),
+        stage: failure.stage,
+        kind: failure.kind,
+        message: failure.message.clone(),
     }
 }

@@ -21,12 +21,15 @@ use std::time::Instant;
 use futures::{FutureExt, StreamExt};
 use url::Url;
 
+use super::context::{Context, FeedSettings};
+use super::entry::candidate;
 use super::extraction::{
     Facts, FeedFacts, OffRuntimeError, RawPage, SiteSetup, cap_stored, extract_page, off_runtime,
     page_fields, strip_controls,
 };
+use super::failure::{StepFailure, record};
 use super::feed_text::{self, FeedText, Source};
-use super::{Context, FeedSettings, OwnKind, Stage, StepFailure, candidate, record};
+use super::{OwnKind, Stage};
 use crate::extract::Verdict as PageVerdict;
 use crate::extract::metadata::PageMetadata;
 use crate::extract::template::{self, Applied, PageObservation, SiteTemplate};

@@ -25,9 +25,9 @@
 //! feeds move on to the others when the lease lapses; the articles it stored are whole (one
 //! transaction each) and unique by constraint, so the replica that takes over skips them.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
@@ -39,204 +39,13 @@ use tracing::Instrument;
 use crate::config::Config;
 use crate::fetch::{FetchError, Fetcher};
 use crate::pipeline::{Context, FeedReport, poll_feed};
-use crate::store::{FeedRecord, PollStatus, Store, StoreError, now};
+use crate::store::{FeedRecord, Store, StoreError, now};
 use crate::webhooks::{self, Targets};
 
-/// Attempts at giving a lease back before it is left to the next take: the first at once,
-/// each retry after the next of these waits.
-const RELEASE_RETRY_WAITS: [Duration; 2] = [Duration::from_millis(100), Duration::from_millis(500)];
-
-/// This process's hold on feeds in a database that other processes may share.
-#[derive(Debug, Clone)]
-pub struct FeedLeases {
-    store: Store,
-    owner: Arc<str>,
-    lease: Duration,
-    /// The feeds this process is polling: the only leases it renews.
-    polling: Arc<Mutex<BTreeSet<i64>>>,
-    /// Feeds whose lease could not be given back: tried again before each take and renewal.
-    unreleased: Arc<Mutex<BTreeSet<i64>>>,
-}
-
-/// A poisoned set only means a panic elsewhere while it was held: the ids are still right.
-fn lock_ids(set: &Mutex<BTreeSet<i64>>) -> std::sync::MutexGuard<'_, BTreeSet<i64>> {
-    set.lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-impl FeedLeases {
-    /// Leases of `[daemon] feed_lease_seconds` under a name no other process has: host,
-    /// process id and a random part (process ids repeat across hosts and restarts).
-    pub fn new(ctx: &Context) -> FeedLeases {
-        use std::hash::{BuildHasher, RandomState};
-        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-            .map(|h| h.trim().to_string())
-            .unwrap_or_else(|_| "localhost".to_string());
-        let random = RandomState::new().hash_one(Instant::now()) & 0xffff_ffff;
-        let owner = format!("{host}/{}/{random:08x}", std::process::id());
-        FeedLeases {
-            store: ctx.store.clone(),
-            owner: owner.into(),
-            lease: Duration::from_secs(ctx.config.daemon.feed_lease_seconds),
-            polling: Default::default(),
-            unreleased: Default::default(),
-        }
-    }
-
-    /// When a lease taken or renewed now lapses.
-    fn lapses_at(&self) -> DateTime<Utc> {
-        now() + chrono::Duration::from_std(self.lease).unwrap_or(chrono::Duration::MAX)
-    }
-
-    /// The name this process's leases carry in `feeds.lease_owner`.
-    pub fn owner(&self) -> &str {
-        &self.owner
-    }
-
-    /// Leases up to `limit` due feeds (every active one with `all`) that nobody holds, after
-    /// giving back the leases that could not be given back before; they are renewed until
-    /// [`FeedLeases::release`].
-    pub async fn take(&self, limit: usize, all: bool) -> Result<Vec<FeedRecord>, StoreError> {
-        self.give_back_unreleased().await;
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let feeds = self
-            .store
-            .lease_feeds(&self.owner, now(), self.lapses_at(), limit, all)
-            .await?;
-        lock_ids(&self.polling).extend(feeds.iter().map(|feed| feed.id));
-        Ok(feeds)
-    }
-
-    /// The feeds this process is polling, whose leases it renews.
-    pub fn polling(&self) -> Vec<i64> {
-        lock_ids(&self.polling).iter().copied().collect()
-    }
-
-    /// Feeds whose lease could not be given back yet.
-    pub fn unreleased(&self) -> Vec<i64> {
-        lock_ids(&self.unreleased).iter().copied().collect()
-    }
-
-    /// Gives one feed back, or every feed this process holds. It is no longer renewed
-    /// either way; a feed that cannot be given back after a few tries is tried again before
-    /// the next take, and its lease lapses by itself meanwhile.
-    pub async fn release(&self, feed_id: Option<i64>) {
-        match feed_id {
-            Some(id) => {
-                lock_ids(&self.polling).remove(&id);
-                if !self.give_back(Some(id)).await {
-                    lock_ids(&self.unreleased).insert(id);
-                    tracing::warn!(
-                        feed_id = id,
-                        "cannot give a feed's lease back; trying again before the next lease, \
-                         and it lapses on its own meanwhile"
-                    );
-                }
-            }
-            None => {
-                lock_ids(&self.polling).clear();
-                if self.give_back(None).await {
-                    lock_ids(&self.unreleased).clear();
-                } else {
-                    tracing::warn!("cannot give feed leases back; they lapse on their own");
-                }
-            }
-        }
-    }
-
-    /// One attempt and [`RELEASE_RETRY_WAITS`] retries; whether the feed went back.
-    async fn give_back(&self, feed_id: Option<i64>) -> bool {
-        let mut waits = RELEASE_RETRY_WAITS.iter();
-        loop {
-            match self.store.release_feed_leases(&self.owner, feed_id).await {
-                Ok(()) => return true,
-                Err(error) => {
-                    let Some(wait) = waits.next() else {
-                        tracing::debug!(%error, "giving a lease back failed");
-                        return false;
-                    };
-                    tracing::debug!(%error, "giving a lease back failed; retrying");
-                    tokio::time::sleep(*wait).await;
-                }
-            }
-        }
-    }
-
-    /// Gives back, once each, the leases that could not be given back before.
-    async fn give_back_unreleased(&self) {
-        let pending = self.unreleased();
-        for id in pending {
-            if self
-                .store
-                .release_feed_leases(&self.owner, Some(id))
-                .await
-                .is_ok()
-            {
-                lock_ids(&self.unreleased).remove(&id);
-                tracing::info!(feed_id = id, "a feed's lease was given back late");
-            }
-        }
-    }
-
-    /// Renews the leases of the feeds being polled, after giving back the ones left over.
-    async fn renew(&self) {
-        self.give_back_unreleased().await;
-        let polling = self.polling();
-        match self
-            .store
-            .renew_feed_leases(&self.owner, &polling, self.lapses_at())
-            .await
-        {
-            Ok(held) if held < polling.len() as u64 => tracing::warn!(
-                polling = polling.len(),
-                held,
-                "some polled feeds' leases lapsed; another process may poll them too"
-            ),
-            Ok(_) => {}
-            Err(error) => tracing::warn!(%error, "cannot renew feed leases; retrying"),
-        }
-    }
-
-    /// Starts renewing the leases of the feeds being polled every third of their length, in
-    /// the background, until [`Renewal::finish`].
-    pub fn keep_renewed(&self) -> Renewal {
-        let stop = CancellationToken::new();
-        let (leases, stopped) = (self.clone(), stop.clone());
-        let task = tokio::spawn(async move {
-            let mut tick = tokio::time::interval(leases.lease / 3);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                tokio::select! {
-                    _ = stopped.cancelled() => return,
-                    _ = tick.tick() => {}
-                }
-                leases.renew().await;
-            }
-        });
-        Renewal {
-            leases: self.clone(),
-            stop,
-            task,
-        }
-    }
-}
-
-/// The background renewal of a process's leases.
-#[derive(Debug)]
-pub struct Renewal {
-    leases: FeedLeases,
-    stop: CancellationToken,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Renewal {
-    /// Stops renewing and gives every lease back: the feeds go straight to other processes.
-    pub async fn finish(self) {
-        self.stop.cancel();
-        let _ = self.task.await;
-        self.leases.release(None).await;
-    }
-}
+mod leases;
+mod once;
+pub use leases::{FeedLeases, Renewal};
+pub use once::{PollSummary, poll_once};
 
 /// How often the configuration file is checked for changes.
 const CONFIG_CHECK_INTERVAL: Duration = Duration::from_secs(2);
@@ -302,143 +111,6 @@ pub async fn prepare(config: Config) -> Result<Context, DaemonError> {
     })
 }
 
-/// Totals of one cycle, printed by `poll --once`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct PollSummary {
-    pub feeds: usize,
-    pub new_articles: usize,
-    pub failed_articles: usize,
-    /// Images of stored articles whose bytes could not be downloaded.
-    pub failed_images: usize,
-    /// Feeds that could not be polled.
-    pub errors: usize,
-    /// Entries turned away by their feed's filters.
-    pub blocked: usize,
-    /// Feeds left alone because another process holds them.
-    pub leased: usize,
-    /// The cycle was stopped (SIGTERM, SIGINT) before every feed was polled; the rest are
-    /// polled by the next cycle, at once, since their leases were given back.
-    pub interrupted: bool,
-    pub elapsed: Duration,
-}
-
-impl PollSummary {
-    pub fn add(&mut self, report: &FeedReport) {
-        if report.status == PollStatus::Leased {
-            self.leased += 1;
-            return;
-        }
-        self.feeds += 1;
-        self.new_articles += report.new_articles;
-        self.failed_articles += report.failed_articles;
-        self.failed_images += report.failed_images;
-        self.errors += usize::from(report.error.is_some());
-        self.blocked += report.blocked;
-    }
-
-    /// `feeds=N new_articles=N failed_articles=N failed_images=N errors=N blocked=N leased=N
-    /// elapsed_ms=N`
-    pub fn summary_line(&self) -> String {
-        format!(
-            "feeds={} new_articles={} failed_articles={} failed_images={} errors={} blocked={} leased={} elapsed_ms={}",
-            self.feeds,
-            self.new_articles,
-            self.failed_articles,
-            self.failed_images,
-            self.errors,
-            self.blocked,
-            self.leased,
-            self.elapsed.as_millis()
-        )
-    }
-}
-
-/// One pass over the feeds that are due (every active feed with `all`) and that no other
-/// process is polling, at most `[fetch].concurrency` at a time; `on_report` sees each feed as
-/// it finishes, and each feed left to another process. When `cancel` fires, no feed is
-/// started any more, the polls in flight have `[daemon] shutdown_grace_seconds` to finish
-/// (each stops taking entries), and then every lease is given back, so that the next cycle
-/// takes the feeds at once.
-pub async fn poll_once(
-    ctx: &Context,
-    all: bool,
-    cancel: &CancellationToken,
-    mut on_start: impl FnMut(usize),
-    mut on_report: impl FnMut(&FeedReport),
-) -> Result<PollSummary, StoreError> {
-    let started = Instant::now();
-    let leases = FeedLeases::new(ctx);
-    let feeds = leases.take(usize::MAX, all).await?;
-    let renewal = leases.keep_renewed();
-    let leased_elsewhere = match ctx
-        .store
-        .feeds_leased_elsewhere(leases.owner(), now(), all)
-        .await
-    {
-        Ok(leased) => leased,
-        Err(error) => {
-            renewal.finish().await;
-            return Err(error);
-        }
-    };
-    on_start(feeds.len() + leased_elsewhere.len());
-    let mut summary = PollSummary::default();
-    for held in leased_elsewhere {
-        let report = FeedReport::leased(held);
-        summary.add(&report);
-        on_report(&report);
-    }
-    let mut finished = |done: Result<FeedReport, tokio::task::JoinError>| match done {
-        Ok(report) => {
-            summary.add(&report);
-            on_report(&report);
-        }
-        // Nothing of the feed is lost: its entries stay due for the next poll.
-        Err(error) if error.is_panic() => {
-            tracing::error!("a poll panicked; the feed is retried when next due");
-        }
-        Err(_) => {}
-    };
-    // Each feed's poll is a task of its own, as in the service: polled inside this one
-    // future, every feed's downloads, inflating and writes would share the caller's thread.
-    let mut feeds = feeds.into_iter();
-    let mut polls: JoinSet<FeedReport> = JoinSet::new();
-    loop {
-        while polls.len() < ctx.config.fetch.concurrency.max(1) && !cancel.is_cancelled() {
-            let Some(feed) = feeds.next() else { break };
-            spawn_poll(&mut polls, ctx, feed, cancel);
-        }
-        let done = tokio::select! {
-            done = polls.join_next() => done,
-            _ = cancel.cancelled() => break,
-        };
-        match done {
-            Some(done) => finished(done),
-            None => break,
-        }
-    }
-    let interrupted = cancel.is_cancelled() && (feeds.next().is_some() || !polls.is_empty());
-    let grace = Duration::from_secs(ctx.config.daemon.shutdown_grace_seconds);
-    let drained = tokio::time::timeout(grace, async {
-        while let Some(done) = polls.join_next().await {
-            finished(done);
-        }
-    })
-    .await;
-    if drained.is_err() {
-        tracing::warn!(
-            abandoned = polls.len(),
-            "grace period over: abandoning the polls in flight; their entries stay due"
-        );
-        polls.shutdown().await;
-    }
-    // Feeds never started and polls abandoned go back at once, not when their leases lapse.
-    renewal.finish().await;
-    summary.interrupted = interrupted;
-    summary.elapsed = started.elapsed();
-    Ok(summary)
-}
-
 /// Runs the service until SIGTERM or SIGINT; SIGHUP reloads the configuration.
 pub async fn run_until_signalled(config_path: PathBuf, config: Config) -> Result<(), DaemonError> {
     use tokio::signal::unix::{SignalKind, signal};
@@ -475,29 +147,13 @@ pub async fn run(
     shutdown: CancellationToken,
     mut reload: mpsc::Receiver<()>,
 ) -> Result<(), DaemonError> {
-    let mut ctx = prepare(config).await?;
+    let ctx = prepare(config).await?;
     // Built now rather than while the first page waits (some 25 million instructions).
     crate::extract::warm_up();
     if ctx.config.feeds.is_empty() {
         tracing::warn!(config = %config_path.display(), "no feeds configured: add [[feeds]] to start");
     }
-    let api_server = match ctx.config.api.clone() {
-        Some(api) => {
-            let listener = tokio::net::TcpListener::bind(api.listen)
-                .await
-                .map_err(|source| DaemonError::Listen {
-                    address: api.listen,
-                    source,
-                })?;
-            let (store, stop) = (ctx.store.clone(), shutdown.clone());
-            Some(tokio::spawn(async move {
-                if let Err(error) = crate::api::serve(listener, store, api, stop).await {
-                    tracing::error!(%error, "the API stopped");
-                }
-            }))
-        }
-        None => None,
-    };
+    let api_server = start_api(&ctx, &shutdown).await?;
     let (targets, targets_seen) = watch::channel(Targets::new(&ctx.config.webhooks, &ctx.fetcher));
     let deliveries = tokio::spawn(webhooks::run_deliveries(
         ctx.store.clone(),
@@ -508,77 +164,23 @@ pub async fn run(
     tracing::info!(owner = leases.owner(), "leasing feeds");
     // Renewal outlives `shutdown`: polls finishing in the grace period still hold their feeds.
     let renewal = leases.keep_renewed();
-    let work = shutdown.child_token();
-    let mut polls: JoinSet<FeedReport> = JoinSet::new();
-    let mut in_flight: HashMap<tokio::task::Id, i64> = HashMap::new();
-    let mut config_seen = fingerprint(&config_path);
+    let mut service = Service::new(ctx, config_path, leases, shutdown.child_token());
     let mut config_check = tokio::time::interval(CONFIG_CHECK_INTERVAL);
     config_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    // The polls since the service was last idle: one line says what they did.
-    let mut cycle: Option<(Instant, PollSummary)> = None;
-    let mut retention_due = Instant::now();
-
     loop {
-        let wake_in = start_due_polls(&ctx, &leases, &work, &mut polls, &mut in_flight).await;
-        if !polls.is_empty() && cycle.is_none() {
-            cycle = Some((Instant::now(), PollSummary::default()));
-        }
-        if Instant::now() >= retention_due {
-            retention_due = Instant::now() + RETENTION_INTERVAL;
-            apply_retention(&ctx).await;
-        }
+        let wake_in = service.start_due_work().await;
         tokio::select! {
             _ = shutdown.cancelled() => break,
-            Some(()) = reload.recv() => {
-                config_seen = fingerprint(&config_path);
-                reload_config(&mut ctx, &config_path, &targets).await;
-            }
-            _ = config_check.tick() => {
-                let current = fingerprint(&config_path);
-                if current.is_some() && current != config_seen {
-                    config_seen = current;
-                    tracing::info!(config = %config_path.display(), "configuration file changed");
-                    reload_config(&mut ctx, &config_path, &targets).await;
-                }
-            }
-            Some(done) = polls.join_next_with_id(), if !polls.is_empty() => {
-                if let Some(report) = finish_poll(done, &mut in_flight, &leases).await {
-                    say_feed_outcome(&ctx, &report).await;
-                    if let Some((_, summary)) = cycle.as_mut() {
-                        summary.add(&report);
-                    }
-                }
-                if polls.is_empty()
-                    && let Some((started, mut summary)) = cycle.take()
-                {
-                    summary.elapsed = started.elapsed();
-                    say_cycle(&ctx, &summary).await;
-                }
+            Some(()) = reload.recv() => service.reload(&targets).await,
+            _ = config_check.tick() => service.reload_if_changed(&targets).await,
+            Some(done) = service.polls.join_next_with_id(), if !service.polls.is_empty() => {
+                service.poll_finished(done).await;
             }
             _ = tokio::time::sleep(wake_in) => {}
         }
     }
-
-    work.cancel();
-    let grace = Duration::from_secs(ctx.config.daemon.shutdown_grace_seconds);
-    tracing::info!(
-        in_flight = polls.len(),
-        grace_seconds = grace.as_secs(),
-        "stopping: finishing in-flight polls"
-    );
-    let drained = tokio::time::timeout(grace, async {
-        while let Some(done) = polls.join_next_with_id().await {
-            finish_poll(done, &mut in_flight, &leases).await;
-        }
-    })
-    .await;
-    if drained.is_err() {
-        tracing::warn!(
-            abandoned = polls.len(),
-            "grace period over: abandoning in-flight polls"
-        );
-        polls.shutdown().await;
-    }
+    let grace = Duration::from_secs(service.ctx.config.daemon.shutdown_grace_seconds);
+    service.finish_in_flight(grace).await;
     // Abandoned polls stored nothing half-way; their feeds go straight back to the others.
     renewal.finish().await;
     // The delivery task stopped with `shutdown`; an attempt it cut short is sent again later.
@@ -589,13 +191,156 @@ pub async fn run(
             tracing::warn!("the API did not stop in time");
         }
     }
-    ctx.store.close().await;
+    service.ctx.store.close().await;
     tracing::info!("stopped");
     Ok(())
 }
 
+/// Starts the HTTP API when `[api]` is configured; it stops with `shutdown`.
+async fn start_api(
+    ctx: &Context,
+    shutdown: &CancellationToken,
+) -> Result<Option<tokio::task::JoinHandle<()>>, DaemonError> {
+    let Some(api) = ctx.config.api.clone() else {
+        return Ok(None);
+    };
+    let listener = tokio::net::TcpListener::bind(api.listen)
+        .await
+        .map_err(|source| DaemonError::Listen {
+            address: api.listen,
+            source,
+        })?;
+    let (store, stop) = (ctx.store.clone(), shutdown.clone());
+    Ok(Some(tokio::spawn(async move {
+        if let Err(error) = crate::api::serve(listener, store, api, stop).await {
+            tracing::error!(%error, "the API stopped");
+        }
+    })))
+}
+
+/// What the service loop keeps from one turn to the next: the running configuration, the
+/// polls in flight with their feeds, and what is due besides polls.
+struct Service {
+    ctx: Context,
+    config_path: PathBuf,
+    leases: FeedLeases,
+    /// Fires when the service stops taking work; polls stop taking entries.
+    work: CancellationToken,
+    polls: JoinSet<FeedReport>,
+    /// The feed of each poll in flight, to give its lease back when it ends.
+    in_flight: HashMap<tokio::task::Id, i64>,
+    /// The configuration file's content as last read.
+    config_seen: Option<u64>,
+    /// The polls since the service was last idle: one line says what they did.
+    cycle: Option<(Instant, PollSummary)>,
+    retention_due: Instant,
+}
+
+impl Service {
+    fn new(
+        ctx: Context,
+        config_path: PathBuf,
+        leases: FeedLeases,
+        work: CancellationToken,
+    ) -> Service {
+        Service {
+            config_seen: fingerprint(&config_path),
+            ctx,
+            config_path,
+            leases,
+            work,
+            polls: JoinSet::new(),
+            in_flight: HashMap::new(),
+            cycle: None,
+            retention_due: Instant::now(),
+        }
+    }
+
+    /// Starts the polls that are due (and the retention rules, when due); how long to sleep
+    /// before looking again.
+    async fn start_due_work(&mut self) -> Duration {
+        let wake_in = start_due_polls(
+            &self.ctx,
+            &self.leases,
+            &self.work,
+            &mut self.polls,
+            &mut self.in_flight,
+        )
+        .await;
+        if !self.polls.is_empty() && self.cycle.is_none() {
+            self.cycle = Some((Instant::now(), PollSummary::default()));
+        }
+        if Instant::now() >= self.retention_due {
+            self.retention_due = Instant::now() + RETENTION_INTERVAL;
+            apply_retention(&self.ctx).await;
+        }
+        wake_in
+    }
+
+    /// A poll ended: its lease goes back, its outcome is said, and the cycle's line once the
+    /// service is idle.
+    async fn poll_finished(
+        &mut self,
+        done: Result<(tokio::task::Id, FeedReport), tokio::task::JoinError>,
+    ) {
+        if let Some(report) = finish_poll(done, &mut self.in_flight, &self.leases).await {
+            say_feed_outcome(&self.ctx, &report).await;
+            if let Some((_, summary)) = self.cycle.as_mut() {
+                summary.add(&report);
+            }
+        }
+        if self.polls.is_empty()
+            && let Some((started, mut summary)) = self.cycle.take()
+        {
+            summary.elapsed = started.elapsed();
+            say_cycle(&self.ctx, &summary).await;
+        }
+    }
+
+    /// SIGHUP: the file is read again.
+    async fn reload(&mut self, targets: &watch::Sender<Targets>) {
+        self.config_seen = fingerprint(&self.config_path);
+        reload_config(&mut self.ctx, &self.config_path, targets).await;
+    }
+
+    /// The file is read again when its content changed.
+    async fn reload_if_changed(&mut self, targets: &watch::Sender<Targets>) {
+        let current = fingerprint(&self.config_path);
+        if current.is_some() && current != self.config_seen {
+            self.config_seen = current;
+            tracing::info!(config = %self.config_path.display(), "configuration file changed");
+            reload_config(&mut self.ctx, &self.config_path, targets).await;
+        }
+    }
+
+    /// Stops taking work and lets the polls in flight finish for `grace`, then abandons the
+    /// rest.
+    async fn finish_in_flight(&mut self, grace: Duration) {
+        self.work.cancel();
+        tracing::info!(
+            in_flight = self.polls.len(),
+            grace_seconds = grace.as_secs(),
+            "stopping: finishing in-flight polls"
+        );
+        let (polls, in_flight, leases) = (&mut self.polls, &mut self.in_flight, &self.leases);
+        let drained = tokio::time::timeout(grace, async {
+            while let Some(done) = polls.join_next_with_id().await {
+                finish_poll(done, in_flight, leases).await;
+            }
+        })
+        .await;
+        if drained.is_err() {
+            tracing::warn!(
+                abandoned = self.polls.len(),
+                "grace period over: abandoning in-flight polls"
+            );
+            self.polls.shutdown().await;
+        }
+    }
+}
+
 /// Starts one feed's poll as a task of its own, in a span naming the feed.
-fn spawn_poll(
+pub(super) fn spawn_poll(
     polls: &mut JoinSet<FeedReport>,
     ctx: &Context,
     feed: FeedRecord,
