@@ -30,6 +30,7 @@ on_both_backends!(
     listings_filter_by_feed_time_and_cursor,
     failures_are_recorded,
     articles_written_together_are_queued_for_their_webhooks,
+    settled_entries_their_feed_stopped_listing_are_forgotten,
 );
 
 fn feed(name: &str, url: &str) -> FeedConfig {
@@ -98,6 +99,7 @@ async fn migrations_are_idempotent(store: Store) -> anyhow::Result<()> {
             "search index per batch".to_string(),
             "summary text".to_string(),
             "verdict quality".to_string(),
+            "entry last seen".to_string(),
         ]
     );
     store.ping().await?;
@@ -960,5 +962,63 @@ async fn a_full_disk_fails_writes_then_everything_works_again_at_once() -> anyho
     );
     stop.cancel();
     server.await??;
+    Ok(())
+}
+
+/// Entries A, B (settled as stored) and C (waiting) are listed; forty days later the feed
+/// lists only B. Forgetting what was last listed over thirty days ago removes A alone: B is
+/// still listed (its page is never downloaded again, whatever its age) and C still waits. A,
+/// listed again, is a new entry.
+async fn settled_entries_their_feed_stopped_listing_are_forgotten(
+    store: Store,
+) -> anyhow::Result<()> {
+    use gleaner::store::{EntryAttempt, NewEntry};
+    let feed_id = one_feed(&store).await?;
+    let entry = |name: &str| NewEntry {
+        guid: None,
+        url: format!("https://example.org/{name}"),
+        title: name.to_string(),
+        author: None,
+        summary: None,
+        content: None,
+        published_at: None,
+    };
+    let first = db_time(Utc::now()) - chrono::Duration::days(40);
+    store
+        .remember_entries(feed_id, &[entry("a"), entry("b"), entry("c")], first)
+        .await?;
+    for due in store.due_entries(feed_id, first, 10).await? {
+        if due.url.ends_with("/c") {
+            continue;
+        }
+        store
+            .record_entry_attempt(due.id, &EntryAttempt::stored(1, first))
+            .await?;
+    }
+    let later = db_time(Utc::now());
+    store
+        .remember_entries(feed_id, &[entry("b")], later)
+        .await?;
+
+    let forgotten = store
+        .forget_entries(later - chrono::Duration::days(30))
+        .await?;
+    assert_eq!(forgotten, 1, "only the settled entry no longer listed");
+
+    store
+        .remember_entries(feed_id, &[entry("a"), entry("b")], later)
+        .await?;
+    let mut due: Vec<String> = store
+        .due_entries(feed_id, later, 10)
+        .await?
+        .into_iter()
+        .map(|entry| entry.url)
+        .collect();
+    due.sort();
+    assert_eq!(
+        due,
+        ["https://example.org/a", "https://example.org/c"],
+        "A is new again, B stays stored, C still waits"
+    );
     Ok(())
 }

@@ -389,9 +389,26 @@ async fn start_due_polls(
 /// How often the `[retention]` rules are applied while the service runs.
 const RETENTION_INTERVAL: Duration = Duration::from_secs(3600);
 
+/// A settled feed entry that its feed stopped listing is forgotten this long after it was
+/// last listed: long enough for a feed that drops an item and lists it again (a republished
+/// post, a feed that pages), short enough that the table follows the feeds, not their history.
+const FORGET_UNLISTED_ENTRIES_AFTER: chrono::Duration = chrono::Duration::days(30);
+
 /// Applies `[retention]`: articles (or only their raw pages) older than the configured age
-/// are removed. A failure is logged and tried again at the next interval.
+/// are removed. Settled entries their feeds no longer list are forgotten in any case. A
+/// failure is logged and tried again at the next interval.
 async fn apply_retention(ctx: &Context) {
+    match ctx
+        .store
+        .forget_entries(now() - FORGET_UNLISTED_ENTRIES_AFTER)
+        .await
+    {
+        Ok(0) => {}
+        Ok(forgotten) => {
+            tracing::info!(forgotten, "forgot feed entries their feeds no longer list")
+        }
+        Err(error) => tracing::warn!(%error, "cannot forget old feed entries; trying again later"),
+    }
     let Some(retention) = ctx.config.retention.clone() else {
         return;
     };

@@ -49,9 +49,34 @@ impl Store {
                     .context("remembering a feed entry")?
                     .rows_affected();
             }
+            let urls = serde_json::Value::from_iter(entries.iter().map(|entry| entry.url.as_str()));
+            sqlx::query(self.sql(&sql::MARK_ENTRIES_SEEN))
+                .bind(feed_id)
+                .bind(at)
+                .bind(urls.to_string())
+                .execute(&mut *tx)
+                .await
+                .context("marking feed entries as listed")?;
             tx.commit().await.context("committing feed entries")?;
             Ok::<u64, StoreError>(added)
         })
+    }
+
+    /// Forgets the settled entries (stored, given up, blocked) that their feed stopped listing
+    /// and that were last listed before `before`; the number forgotten. An entry its feed
+    /// still lists is kept, so that its page is never downloaded again.
+    pub async fn forget_entries(&self, before: DateTime<Utc>) -> Result<u64, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query(sql::FORGET_ENTRIES)
+                .bind(db_time(before))
+                .bind(EntryState::Stored.as_str())
+                .bind(EntryState::GivenUp.as_str())
+                .bind(EntryState::Blocked.as_str())
+                .execute(pool)
+                .await
+                .map(|done| done.rows_affected())
+        })
+        .context("forgetting feed entries no longer listed")
     }
 
     /// Up to `limit` entries of a feed, pending or retrying, whose attempt time has come by

@@ -3,7 +3,9 @@
 //! (`gleaner feeds remove --purge`). Image bytes nothing refers to any more go too.
 //!
 //! A pruned article's feed entry is kept (a small row), so the article is not downloaded again
-//! while its feed still lists it.
+//! while its feed still lists it. Settled entries that their feed stopped listing are
+//! forgotten a month after they were last listed (`Store::forget_entries`, run by the
+//! service every hour), so `feed_entries` follows the feeds, not their whole history.
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;

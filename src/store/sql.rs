@@ -218,8 +218,8 @@ pub(super) const SET_FEED_NEXT_DUE: &str = "UPDATE feeds SET next_due_at = $2 WH
 /// already stored is found by its URL, and not downloaded again).
 pub(super) const INSERT_FEED_ENTRY: &str = "
     INSERT INTO feed_entries (feed_id, guid, url, title, author, summary, published_at, state,
-                              attempts, next_attempt_at, first_seen_at, content)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $9, $12)
+                              attempts, next_attempt_at, first_seen_at, content, last_seen_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $9, $12, $9)
     ON CONFLICT (feed_id, url) DO UPDATE SET
         guid = excluded.guid,
         state = excluded.state,
@@ -229,6 +229,28 @@ pub(super) const INSERT_FEED_ENTRY: &str = "
         content = excluded.content
     WHERE feed_entries.state IN ($8, $10, $11)
       AND excluded.guid = feed_entries.guid || ' ' || feed_entries.url";
+
+/// Marks feed `$1`'s entries whose URLs are in `$3` (a JSON array) as listed by its document
+/// read at `$2`.
+pub(super) const MARK_ENTRIES_SEEN: Dialects = Dialects {
+    sqlite: "UPDATE feed_entries SET last_seen_at = $2
+             WHERE feed_id = $1 AND url IN (SELECT value FROM json_each($3))",
+    postgres: "UPDATE feed_entries SET last_seen_at = $2
+               WHERE feed_id = $1
+                 AND url IN (SELECT value FROM json_array_elements_text(CAST($3 AS json)))",
+};
+
+/// Forgets the settled entries (states `$2`, `$3`, `$4`) last listed before `$1` that their
+/// feed no longer lists: the feed's document was read since without them. An entry still
+/// listed is kept whatever its age. Rows remembered before `last_seen_at` existed count as
+/// seen when first seen.
+pub(super) const FORGET_ENTRIES: &str = "
+    DELETE FROM feed_entries
+    WHERE state IN ($2, $3, $4)
+      AND COALESCE(last_seen_at, first_seen_at) < $1
+      AND COALESCE(last_seen_at, first_seen_at) < (
+          SELECT MAX(COALESCE(listed.last_seen_at, listed.first_seen_at))
+          FROM feed_entries listed WHERE listed.feed_id = feed_entries.feed_id)";
 
 /// Feed `$1`'s entries in state `$2` or `$3` whose attempt time has come by `$4`, in the
 /// order they were first seen (oldest first), at most `$5`.
