@@ -179,7 +179,7 @@ async fn migrate_creates_the_postgres_schema_through_the_url_override() -> anyho
             "search index per batch".to_string(),
             "summary text".to_string(),
             "verdict quality".to_string(),
-            "entry last seen".to_string(),
+            "forgetting".to_string(),
         ]
     );
     Ok(())

@@ -31,6 +31,7 @@ on_both_backends!(
     failures_are_recorded,
     articles_written_together_are_queued_for_their_webhooks,
     settled_entries_their_feed_stopped_listing_are_forgotten,
+    a_removed_webhook_waits_a_month_then_is_forgotten,
 );
 
 fn feed(name: &str, url: &str) -> FeedConfig {
@@ -99,7 +100,7 @@ async fn migrations_are_idempotent(store: Store) -> anyhow::Result<()> {
             "search index per batch".to_string(),
             "summary text".to_string(),
             "verdict quality".to_string(),
-            "entry last seen".to_string(),
+            "forgetting".to_string(),
         ]
     );
     store.ping().await?;
@@ -1019,6 +1020,43 @@ async fn settled_entries_their_feed_stopped_listing_are_forgotten(
         due,
         ["https://example.org/a", "https://example.org/c"],
         "A is new again, B stays stored, C still waits"
+    );
+    Ok(())
+}
+
+/// A webhook with a pending delivery leaves the configuration: its delivery waits (not due
+/// while it is removed, due again once it is configured again); removed for longer than the
+/// cutoff, it is forgotten with its deliveries, and configured again it starts empty.
+async fn a_removed_webhook_waits_a_month_then_is_forgotten(store: Store) -> anyhow::Result<()> {
+    let feed_id = one_feed(&store).await?;
+    let hook = WebhookConfig {
+        url: "https://hooks.example.org/in".parse()?,
+        feeds: None,
+        secret: None,
+        retry_after: std::time::Duration::from_secs(60),
+        max_attempts: 3,
+    };
+    store.sync_webhooks(std::slice::from_ref(&hook)).await?;
+    store.insert_article(&article(feed_id, 1)).await?;
+    assert_eq!(store.due_deliveries(10).await?.len(), 1);
+
+    store.sync_webhooks(&[]).await?;
+    assert!(store.due_deliveries(10).await?.is_empty(), "removed: waits");
+    let month_ago = Utc::now() - Duration::days(30);
+    assert_eq!(store.forget_removed_webhooks(month_ago).await?, 0);
+    store.sync_webhooks(std::slice::from_ref(&hook)).await?;
+    assert_eq!(store.due_deliveries(10).await?.len(), 1, "configured again: resumes");
+
+    store.sync_webhooks(&[]).await?;
+    // Removed since before the cutoff: the cutoff is a day from now.
+    let forgotten = store
+        .forget_removed_webhooks(Utc::now() + Duration::days(1))
+        .await?;
+    assert_eq!(forgotten, 1);
+    store.sync_webhooks(std::slice::from_ref(&hook)).await?;
+    assert!(
+        store.due_deliveries(10).await?.is_empty(),
+        "forgotten with its deliveries"
     );
     Ok(())
 }

@@ -394,8 +394,13 @@ const RETENTION_INTERVAL: Duration = Duration::from_secs(3600);
 /// post, a feed that pages), short enough that the table follows the feeds, not their history.
 const FORGET_UNLISTED_ENTRIES_AFTER: chrono::Duration = chrono::Duration::days(30);
 
+/// A webhook removed from the configuration keeps its pending deliveries this long, in case
+/// it is configured again (an edit that comments it out for a while).
+const FORGET_REMOVED_WEBHOOKS_AFTER: chrono::Duration = chrono::Duration::days(30);
+
 /// Applies `[retention]`: articles (or only their raw pages) older than the configured age
-/// are removed. Settled entries their feeds no longer list are forgotten in any case. A
+/// are removed. Settled entries their feeds no longer list, and webhooks removed a month ago,
+/// are forgotten in any case. A
 /// failure is logged and tried again at the next interval.
 async fn apply_retention(ctx: &Context) {
     match ctx
@@ -408,6 +413,18 @@ async fn apply_retention(ctx: &Context) {
             tracing::info!(forgotten, "forgot feed entries their feeds no longer list")
         }
         Err(error) => tracing::warn!(%error, "cannot forget old feed entries; trying again later"),
+    }
+    match ctx
+        .store
+        .forget_removed_webhooks(now() - FORGET_REMOVED_WEBHOOKS_AFTER)
+        .await
+    {
+        Ok(0) => {}
+        Ok(forgotten) => tracing::info!(
+            forgotten,
+            "forgot webhooks removed from the configuration a month ago, with their deliveries"
+        ),
+        Err(error) => tracing::warn!(%error, "cannot forget removed webhooks; trying again later"),
     }
     let Some(retention) = ctx.config.retention.clone() else {
         return;

@@ -533,13 +533,20 @@ pub(super) const DELETE_FEED: &str = "DELETE FROM feeds WHERE id = $1";
 
 // --- webhooks: the configured webhooks and the delivery queue ---
 
-pub(super) const DEACTIVATE_ALL_WEBHOOKS: &str = "UPDATE webhooks SET active = FALSE";
+/// Every webhook inactive, removed at `$1` unless it was removed before.
+pub(super) const DEACTIVATE_ALL_WEBHOOKS: &str =
+    "UPDATE webhooks SET active = FALSE, removed_at = COALESCE(removed_at, $1)";
 
 /// A configured webhook by `key`: active, `$2` for all feeds; its id.
 pub(super) const UPSERT_WEBHOOK: &str = "
     INSERT INTO webhooks (key, active, all_feeds) VALUES ($1, TRUE, $2)
-    ON CONFLICT (key) DO UPDATE SET active = TRUE, all_feeds = excluded.all_feeds
+    ON CONFLICT (key) DO UPDATE SET active = TRUE, all_feeds = excluded.all_feeds,
+                                    removed_at = NULL
     RETURNING id";
+
+/// Webhooks removed from the configuration before `$1`, with their deliveries and feeds.
+pub(super) const DELETE_REMOVED_WEBHOOKS: &str =
+    "DELETE FROM webhooks WHERE NOT active AND removed_at < $1";
 
 pub(super) const DELETE_WEBHOOK_FEEDS: &str = "DELETE FROM webhook_feeds WHERE webhook_id = $1";
 

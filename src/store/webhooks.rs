@@ -73,6 +73,7 @@ impl Store {
         on_pool!(self, pool => {
             let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
             sqlx::query(sql::DEACTIVATE_ALL_WEBHOOKS)
+                .bind(now())
                 .execute(&mut *tx)
                 .await
                 .context("deactivating webhooks")?;
@@ -99,6 +100,20 @@ impl Store {
             }
             tx.commit().await.context("committing the webhook list")
         })
+    }
+
+    /// Forgets the webhooks removed from the configuration before `before`, with their
+    /// deliveries (pending ones included); the number forgotten. A webhook configured again
+    /// sooner resumes its pending deliveries.
+    pub async fn forget_removed_webhooks(&self, before: DateTime<Utc>) -> Result<u64, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query(sql::DELETE_REMOVED_WEBHOOKS)
+                .bind(db_time(before))
+                .execute(pool)
+                .await
+                .map(|done| done.rows_affected())
+        })
+        .context("forgetting removed webhooks")
     }
 
     /// Up to `limit` deliveries due now, the most overdue first.
