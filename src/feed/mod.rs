@@ -601,15 +601,53 @@ fn article_link(entry: &feed_rs::model::Entry, guid: Option<&str>, feed_url: &Ur
 
 /// An entry's title or the feed's, as plain text. Atom and JSON Feed say what their text
 /// is: plain text is kept as written (`<blink>` in a text title is words, not a tag); HTML is
-/// stripped. RSS does not say, and its titles carry escaped markup often enough that it is
-/// read as HTML.
+/// stripped. RSS does not say: see [`rss_text`].
 fn text_of(text: &feed_rs::model::Text, feed_type: &feed_rs::model::FeedType) -> String {
     use feed_rs::model::FeedType;
     let plain = text.content_type.essence().to_string() == "text/plain";
     match feed_type {
         FeedType::Atom | FeedType::JSON if plain => collapse_whitespace(&text.content),
-        _ => plain_text(&text.content),
+        FeedType::Atom | FeedType::JSON => plain_text(&text.content),
+        FeedType::RSS0 | FeedType::RSS1 | FeedType::RSS2 => rss_text(&text.content),
     }
+}
+
+/// Inline markup that RSS titles carry as escaped HTML often enough to be read as such.
+const TITLE_MARKUP: &[&str] = &[
+    "a", "abbr", "b", "big", "br", "cite", "code", "del", "em", "font", "i", "ins", "kbd",
+    "mark", "q", "s", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u",
+    "var", "wbr",
+];
+
+/// An RSS title, whose type RSS never says, as plain text. Publishers escape inline markup
+/// into titles (`&lt;em&gt;`) and entities twice (`AT&amp;amp;T`), so it is read as HTML;
+/// but only inline markup is markup there: a title about HTML names its elements ("Why <div>
+/// is not a paragraph", "The <script> element"), and read as HTML those words would vanish,
+/// with everything after a `<script>` or `<template>`.
+fn rss_text(text: &str) -> String {
+    if !text.contains('<') {
+        return plain_text(text);
+    }
+    let mut kept = String::with_capacity(text.len() + 8);
+    let mut rest = text;
+    while let Some(at) = rest.find('<') {
+        kept.push_str(&rest[..at]);
+        rest = &rest[at + 1..];
+        kept.push_str(if starts_title_markup(rest) { "<" } else { "&lt;" });
+    }
+    kept.push_str(rest);
+    plain_text(&kept)
+}
+
+/// Whether the text after a `<` opens or closes one of [`TITLE_MARKUP`]'s elements.
+fn starts_title_markup(after: &str) -> bool {
+    let tag = after.strip_prefix('/').unwrap_or(after);
+    let name_len = tag
+        .find(|c: char| !c.is_ascii_alphanumeric())
+        .unwrap_or(tag.len());
+    let (name, next) = tag.split_at(name_len);
+    TITLE_MARKUP.iter().any(|known| known.eq_ignore_ascii_case(name))
+        && next.starts_with(['>', '/', ' ', '\t', '\n', '\r'])
 }
 
 fn collapse_whitespace(text: &str) -> String {
@@ -826,6 +864,27 @@ mod tests {
         );
         assert_eq!(plain_text("5 < 6 and <b>7</b> > 3"), "5 < 6 and 7 > 3");
         assert_eq!(plain_text("<p>One</p><p>two</p>"), "One two");
+    }
+
+    #[test]
+    fn rss_titles_keep_element_names_as_words_and_lose_inline_markup() {
+        assert_eq!(
+            rss_text("Why <div> is not a paragraph"),
+            "Why <div> is not a paragraph"
+        );
+        assert_eq!(
+            rss_text("The <script> element, and <template> too"),
+            "The <script> element, and <template> too"
+        );
+        assert_eq!(
+            rss_text("<b>Rust</b> &amp;amp; <EM>C</EM><br/>news"),
+            "Rust &amp; C news"
+        );
+        assert_eq!(rss_text("Vec<T> and 5 <6"), "Vec<T> and 5 <6");
+        assert_eq!(
+            rss_text("<a href=\"https://example.org/\">Link</a> post"),
+            "Link post"
+        );
     }
 
     #[test]
