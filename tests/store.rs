@@ -1045,7 +1045,11 @@ async fn a_removed_webhook_waits_a_month_then_is_forgotten(store: Store) -> anyh
     let month_ago = Utc::now() - Duration::days(30);
     assert_eq!(store.forget_removed_webhooks(month_ago).await?, 0);
     store.sync_webhooks(std::slice::from_ref(&hook)).await?;
-    assert_eq!(store.due_deliveries(10).await?.len(), 1, "configured again: resumes");
+    assert_eq!(
+        store.due_deliveries(10).await?.len(),
+        1,
+        "configured again: resumes"
+    );
 
     store.sync_webhooks(&[]).await?;
     // Removed since before the cutoff: the cutoff is a day from now.
@@ -1057,6 +1061,48 @@ async fn a_removed_webhook_waits_a_month_then_is_forgotten(store: Store) -> anyh
     assert!(
         store.due_deliveries(10).await?.is_empty(),
         "forgotten with its deliveries"
+    );
+    Ok(())
+}
+
+/// A database that refuses to remember a feed's entries (a full disk) shows in the write
+/// health as failing `entries` writes, and recovers with the next write that succeeds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failing_entry_writes_show_in_the_write_health() -> anyhow::Result<()> {
+    use gleaner::store::{NewEntry, SizeCap, WriteKind};
+    let db = common::TestDb::sqlite().await?;
+    let store = &db.store;
+    let feed_id = one_feed(store).await?;
+    let entries: Vec<NewEntry> = (0..200)
+        .map(|n| NewEntry {
+            guid: None,
+            url: format!("https://example.org/{n}"),
+            title: format!("Entry {n}"),
+            author: None,
+            summary: Some("A summary that takes room. ".repeat(200)),
+            content: None,
+            published_at: None,
+        })
+        .collect();
+    store.cap_sqlite_size(SizeCap::AtCurrentSize).await?;
+    let refused = store.remember_entries(feed_id, &entries, Utc::now()).await;
+    assert!(refused.is_err(), "{refused:?}");
+    let failing = store.failing_writes();
+    assert!(
+        failing
+            .iter()
+            .any(|write| write.write == WriteKind::Entries),
+        "{failing:?}"
+    );
+    store.cap_sqlite_size(SizeCap::Lifted).await?;
+    store
+        .remember_entries(feed_id, &entries, Utc::now())
+        .await?;
+    assert!(
+        !store
+            .failing_writes()
+            .iter()
+            .any(|write| write.write == WriteKind::Entries)
     );
     Ok(())
 }

@@ -614,9 +614,8 @@ fn text_of(text: &feed_rs::model::Text, feed_type: &feed_rs::model::FeedType) ->
 
 /// Inline markup that RSS titles carry as escaped HTML often enough to be read as such.
 const TITLE_MARKUP: &[&str] = &[
-    "a", "abbr", "b", "big", "br", "cite", "code", "del", "em", "font", "i", "ins", "kbd",
-    "mark", "q", "s", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u",
-    "var", "wbr",
+    "a", "abbr", "b", "big", "br", "cite", "code", "del", "em", "font", "i", "ins", "kbd", "mark",
+    "q", "s", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr",
 ];
 
 /// An RSS title, whose type RSS never says, as plain text. Publishers escape inline markup
@@ -633,7 +632,11 @@ fn rss_text(text: &str) -> String {
     while let Some(at) = rest.find('<') {
         kept.push_str(&rest[..at]);
         rest = &rest[at + 1..];
-        kept.push_str(if starts_title_markup(rest) { "<" } else { "&lt;" });
+        kept.push_str(if starts_title_markup(rest) {
+            "<"
+        } else {
+            "&lt;"
+        });
     }
     kept.push_str(rest);
     plain_text(&kept)
@@ -646,7 +649,9 @@ fn starts_title_markup(after: &str) -> bool {
         .find(|c: char| !c.is_ascii_alphanumeric())
         .unwrap_or(tag.len());
     let (name, next) = tag.split_at(name_len);
-    TITLE_MARKUP.iter().any(|known| known.eq_ignore_ascii_case(name))
+    TITLE_MARKUP
+        .iter()
+        .any(|known| known.eq_ignore_ascii_case(name))
         && next.starts_with(['>', '/', ' ', '\t', '\n', '\r'])
 }
 

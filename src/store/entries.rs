@@ -10,7 +10,7 @@
 use chrono::{DateTime, Utc};
 
 use super::model::*;
-use super::{QueryContext, Store, StoreError, db_time, on_pool, sql};
+use super::{QueryContext, Store, StoreError, WriteKind, db_time, on_pool, sql};
 
 /// The states of an entry that still waits for its article ([`EntryState::is_waiting`]).
 const WAITING: [EntryState; 2] = [EntryState::Pending, EntryState::Retrying];
@@ -27,7 +27,8 @@ impl Store {
         at: DateTime<Utc>,
     ) -> Result<u64, StoreError> {
         let at = db_time(at);
-        on_pool!(self, pool => {
+        // In a block of its own: the `?`s end the block, not the function, and are noted.
+        let remembered = async { on_pool!(self, pool => {
             let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
             let mut added = 0;
             for entry in entries {
@@ -59,7 +60,9 @@ impl Store {
                 .context("marking feed entries as listed")?;
             tx.commit().await.context("committing feed entries")?;
             Ok::<u64, StoreError>(added)
-        })
+        }) }
+        .await;
+        self.noted(WriteKind::Entries, remembered)
     }
 
     /// Forgets the settled entries (stored, given up, blocked) that their feed stopped listing
@@ -122,7 +125,7 @@ impl Store {
         entry_id: i64,
         attempt: &EntryAttempt,
     ) -> Result<(), StoreError> {
-        on_pool!(self, pool => {
+        let recorded = on_pool!(self, pool => {
             sqlx::query(sql::UPDATE_FEED_ENTRY)
                 .bind(entry_id)
                 .bind(attempt.state.as_str())
@@ -134,7 +137,8 @@ impl Store {
                 .await
                 .map(drop)
         })
-        .context("recording an entry attempt")
+        .context("recording an entry attempt");
+        self.noted(WriteKind::Entries, recorded)
     }
 
     /// Records that a filter turned an entry away, and why: it is never due again.
@@ -144,7 +148,7 @@ impl Store {
         reason: &str,
         at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        on_pool!(self, pool => {
+        let blocked = on_pool!(self, pool => {
             sqlx::query(sql::BLOCK_FEED_ENTRY)
                 .bind(entry_id)
                 .bind(EntryState::Blocked.as_str())
@@ -154,7 +158,8 @@ impl Store {
                 .await
                 .map(drop)
         })
-        .context("recording a blocked entry")
+        .context("recording a blocked entry");
+        self.noted(WriteKind::Entries, blocked)
     }
 
     /// Why a feed's entry with this URL was blocked; `None` when it was not (or is unknown).

@@ -36,6 +36,8 @@ pub enum WriteKind {
     Failures,
     /// Articles with their images and entries.
     Articles,
+    /// Feed entries remembered, and each attempt's outcome written back.
+    Entries,
     /// Claims of the API's queue.
     Claims,
 }
@@ -48,6 +50,7 @@ impl WriteKind {
             WriteKind::FeedState => "feed_state",
             WriteKind::Failures => "failures",
             WriteKind::Articles => "articles",
+            WriteKind::Entries => "entries",
             WriteKind::Claims => "claims",
         }
     }
