@@ -3,10 +3,10 @@
 //! Owns [`Rule`] (`"field:regex"`, the field one of [`Field`]) and [`Filters`], a feed's
 //! `keep` and `block` lists, and the one judgement over them: an entry is blocked when any
 //! block rule matches, or when keep rules exist and none matches. Pure: the pipeline hands in
-//! an entry's fields as a [`Candidate`] and stores the [`Verdict`].
+//! an entry's fields as a [`Candidate`] and stores the [`Decision`].
 //!
 //! A feed entry may carry no text (no summary); a `text:` rule cannot answer for it, so the
-//! judgement says [`Verdict::NeedsText`] when such a rule could still change the outcome, and
+//! judgement says [`Decision::NeedsText`] when such a rule could still change the outcome, and
 //! the pipeline judges again with the extracted article's text. Regexes are the `regex`
 //! crate's (linear time: no rule can stall a poll); `(?i)` makes one case-insensitive.
 
@@ -164,7 +164,7 @@ impl fmt::Display for Blocked {
 
 /// The outcome of filtering one entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub enum Decision {
     Pass,
     Blocked(Blocked),
     /// Only the article's text can decide: judge again with it.
@@ -178,11 +178,11 @@ impl Filters {
 
     /// Judges one entry: blocked when a block rule matches, or when keep rules exist and
     /// none matches; undecided while a rule lacking its value could still change that.
-    pub fn judge(&self, candidate: &Candidate<'_>) -> Verdict {
+    pub fn judge(&self, candidate: &Candidate<'_>) -> Decision {
         let mut undecided = false;
         for rule in &self.block {
             match rule.matches(candidate) {
-                Some(true) => return Verdict::Blocked(Blocked::ByRule(rule.to_string())),
+                Some(true) => return Decision::Blocked(Blocked::ByRule(rule.to_string())),
                 Some(false) => {}
                 None => undecided = true,
             }
@@ -195,15 +195,15 @@ impl Filters {
                 .collect();
             if !answers.contains(&Some(true)) {
                 if !answers.contains(&None) {
-                    return Verdict::Blocked(Blocked::NoKeepRule);
+                    return Decision::Blocked(Blocked::NoKeepRule);
                 }
                 undecided = true;
             }
         }
         if undecided {
-            Verdict::NeedsText
+            Decision::NeedsText
         } else {
-            Verdict::Pass
+            Decision::Pass
         }
     }
 }
@@ -262,7 +262,7 @@ mod tests {
     fn no_rules_pass_everything() {
         assert_eq!(
             Filters::default().judge(&entry("Anything", None)),
-            Verdict::Pass
+            Decision::Pass
         );
     }
 
@@ -271,27 +271,27 @@ mod tests {
         let filters = filters(&[], &["title:^Sponsored", "author:(?i)^bot$"]);
         assert_eq!(
             filters.judge(&entry("Sponsored: buy this", None)),
-            Verdict::Blocked(Blocked::ByRule("title:^Sponsored".into()))
+            Decision::Blocked(Blocked::ByRule("title:^Sponsored".into()))
         );
-        assert_eq!(filters.judge(&entry("Real news", None)), Verdict::Pass);
+        assert_eq!(filters.judge(&entry("Real news", None)), Decision::Pass);
         let bot = Candidate {
             author: Some("BOT"),
             ..entry("Real news", None)
         };
-        assert!(matches!(filters.judge(&bot), Verdict::Blocked(_)));
+        assert!(matches!(filters.judge(&bot), Decision::Blocked(_)));
     }
 
     #[test]
     fn keep_rules_block_what_none_of_them_match() {
         let filters = filters(&["title:(?i)rust", "url:/news/"], &[]);
-        assert_eq!(filters.judge(&entry("Rust 2.0", None)), Verdict::Pass);
+        assert_eq!(filters.judge(&entry("Rust 2.0", None)), Decision::Pass);
         let elsewhere = Candidate {
             url: "https://example.org/blog/2",
             ..entry("Gardening", None)
         };
         assert_eq!(
             filters.judge(&elsewhere),
-            Verdict::Blocked(Blocked::NoKeepRule)
+            Decision::Blocked(Blocked::NoKeepRule)
         );
     }
 
@@ -300,25 +300,25 @@ mod tests {
         let filters = filters(&["title:Rust"], &["title:Sponsored"]);
         assert!(matches!(
             filters.judge(&entry("Sponsored Rust course", None)),
-            Verdict::Blocked(Blocked::ByRule(_))
+            Decision::Blocked(Blocked::ByRule(_))
         ));
     }
 
     #[test]
     fn text_rules_wait_for_the_article_when_the_entry_has_no_text() {
         let block = filters(&[], &["text:casino"]);
-        assert_eq!(block.judge(&entry("Hello", None)), Verdict::NeedsText);
-        assert_eq!(block.judge(&entry("Hello", Some("news"))), Verdict::Pass);
+        assert_eq!(block.judge(&entry("Hello", None)), Decision::NeedsText);
+        assert_eq!(block.judge(&entry("Hello", Some("news"))), Decision::Pass);
         assert!(matches!(
             block.judge(&entry("Hello", Some("casino bonus"))),
-            Verdict::Blocked(_)
+            Decision::Blocked(_)
         ));
 
         let keep = filters(&["text:election"], &[]);
-        assert_eq!(keep.judge(&entry("Hello", None)), Verdict::NeedsText);
+        assert_eq!(keep.judge(&entry("Hello", None)), Decision::NeedsText);
         assert_eq!(
             keep.judge(&entry("Hello", Some("sports"))),
-            Verdict::Blocked(Blocked::NoKeepRule)
+            Decision::Blocked(Blocked::NoKeepRule)
         );
     }
 
@@ -328,13 +328,13 @@ mod tests {
         let filters = filters(&[], &["title:^Ad", "text:casino"]);
         assert!(matches!(
             filters.judge(&entry("Ad: cheap", None)),
-            Verdict::Blocked(_)
+            Decision::Blocked(_)
         ));
         // A keep rule met by the title, with no text block rule: kept at once.
         let keep = self::filters(&["title:Rust", "text:rust"], &[]);
-        assert_eq!(keep.judge(&entry("Rust news", None)), Verdict::Pass);
+        assert_eq!(keep.judge(&entry("Rust news", None)), Decision::Pass);
         // Kept by the title, but a text block rule may still block it.
         let both = self::filters(&["title:Rust"], &["text:casino"]);
-        assert_eq!(both.judge(&entry("Rust news", None)), Verdict::NeedsText);
+        assert_eq!(both.judge(&entry("Rust news", None)), Decision::NeedsText);
     }
 }

@@ -10,7 +10,7 @@ use super::failure::{StepFailure, record};
 use super::page::{PageOutcome, download_and_store, store_instead_of_page};
 use crate::config::EntriesConfig;
 use crate::extract::Verdict as PageVerdict;
-use crate::filter::{Blocked, Candidate, Verdict};
+use crate::filter::{Blocked, Candidate, Decision};
 use crate::metrics;
 use crate::store::{EntryAttempt, EntryState, InsertOutcome, PendingEntry, now};
 
@@ -41,7 +41,7 @@ pub(super) async fn process_entry(
         text: summary_text.as_deref(),
         ..candidate(entry, None)
     };
-    if let Verdict::Blocked(reason) = settings.config.filters.judge(&judged) {
+    if let Decision::Blocked(reason) = settings.config.filters.judge(&judged) {
         return block(ctx, entry, &reason).await;
     }
     let Some(_claim) = ctx.in_flight.claim(&entry.url) else {

@@ -36,7 +36,7 @@ use crate::extract::template::{self, Applied, PageObservation, SiteTemplate};
 use crate::extract::{Algorithm, EntryHints, Extraction, PageCut};
 use crate::feed::normalize_url;
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, ResourceKind};
-use crate::filter::{Blocked, Verdict};
+use crate::filter::{Blocked, Decision};
 use crate::metrics;
 use crate::store::{
     CompressedPage, EntryAttempt, FEED_EXTRACTOR, ImageContent, InsertOutcome, NewArticle,
@@ -197,8 +197,8 @@ fn blocked_by_text(
         return None;
     }
     match settings.config.filters.judge(&candidate(entry, Some(text))) {
-        Verdict::Blocked(reason) => Some(reason),
-        Verdict::Pass | Verdict::NeedsText => None,
+        Decision::Blocked(reason) => Some(reason),
+        Decision::Pass | Decision::NeedsText => None,
     }
 }
 
