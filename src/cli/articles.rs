@@ -2,10 +2,8 @@
 
 use std::io::Write;
 
-use chrono::{DateTime, Utc};
-
-use super::feeds::time_cell;
 use super::table::{one_line, text_block};
+use super::time::{parse_since, time_cell};
 use super::{CliError, Context, ExportArgs, ListArgs, open_store, print_json, table};
 use crate::config::Config;
 use crate::store::{ArticleFilter, ArticleRecord, FEED_EXTRACTOR, SearchQuery, Store, Verdict};
@@ -43,24 +41,6 @@ fn check_limit(limit: i64) -> Result<i64, CliError> {
         )));
     }
     Ok(limit)
-}
-
-/// `--since`: an RFC 3339 time, or a date (`2026-11-23`) meaning its midnight UTC.
-pub(super) fn parse_since(since: Option<&str>) -> Result<Option<DateTime<Utc>>, CliError> {
-    since
-        .map(|text| {
-            if let Ok(date) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
-                return Ok(date.and_time(chrono::NaiveTime::MIN).and_utc());
-            }
-            DateTime::parse_from_rfc3339(text)
-                .map(|t| t.with_timezone(&Utc))
-                .map_err(|e| {
-                    CliError::Usage(format!(
-                        "--since `{text}` is neither a date (YYYY-MM-DD) nor RFC 3339 ({e})"
-                    ))
-                })
-        })
-        .transpose()
 }
 
 /// `articles list`: newest first.

@@ -16,6 +16,7 @@ mod retention;
 mod setup;
 mod sites;
 mod table;
+mod time;
 
 use std::path::PathBuf;
 
