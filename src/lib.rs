@@ -11,7 +11,6 @@ pub mod extract;
 pub mod feed;
 pub mod fetch;
 pub mod filter;
-pub mod html_depth;
 pub mod markdown;
 pub mod metrics;
 pub mod pipeline;
