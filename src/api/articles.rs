@@ -14,7 +14,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::ApiState;
-use super::error::{ApiError, parse_id, parse_limit};
+use super::error::{ApiError, check_quality, parse_id, parse_limit};
 use crate::store::{Article, ArticleFilter, StoredImage};
 
 /// Page size of listings and search when `limit` is absent.
@@ -115,7 +115,7 @@ fn parse_quality(text: &str) -> Result<f64, ApiError> {
             "min_quality must be a number from 0 to 1, not {text:?}"
         ))
     })?;
-    super::claims::check_quality("min_quality", value)
+    check_quality("min_quality", value)
 }
 
 fn parse_time(text: &str) -> Result<DateTime<Utc>, ApiError> {
