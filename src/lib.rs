@@ -11,6 +11,7 @@ pub mod extract;
 pub mod feed;
 pub mod fetch;
 pub mod filter;
+pub mod format;
 pub mod markdown;
 pub mod metrics;
 pub mod pipeline;

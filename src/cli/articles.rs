@@ -6,6 +6,7 @@ use super::table::{one_line, text_block};
 use super::time::{parse_since, time_cell};
 use super::{CliError, Context, ExportArgs, ListArgs, open_store, print_json, table};
 use crate::config::Config;
+use crate::format::BodyFormat;
 use crate::store::{ArticleFilter, ArticleRecord, FEED_EXTRACTOR, SearchQuery, Store, Verdict};
 
 /// The largest page a listing or search returns at once.
@@ -109,7 +110,7 @@ async fn record(store: &Store, id: i64) -> Result<Option<ArticleRecord>, CliErro
 }
 
 /// `articles show`: the text (with a short header), the stored HTML, or everything as JSON.
-pub async fn show(config: &Config, id: i64, format: &str) -> Result<(), CliError> {
+pub async fn show(config: &Config, id: i64, format: BodyFormat) -> Result<(), CliError> {
     let store = open_store(config).await?;
     let found = record(&store, id).await?;
     store.close().await;
@@ -120,16 +121,16 @@ pub async fn show(config: &Config, id: i64, format: &str) -> Result<(), CliError
         });
     };
     match format {
-        "json" => print_json(&article),
-        "html" => {
+        BodyFormat::Json => print_json(&article),
+        BodyFormat::Html => {
             println!("{}", text_block(&article.html));
             Ok(())
         }
-        "markdown" => {
+        BodyFormat::Markdown => {
             println!("{}", text_block(&crate::markdown::from_html(&article.html)));
             Ok(())
         }
-        _ => {
+        BodyFormat::Text => {
             println!("{}", one_line(&article.title));
             println!("{}", one_line(&article.url));
             let byline: Vec<String> = [

@@ -23,6 +23,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::config::Config;
+use crate::format::BodyFormat;
 
 /// Everything that can end a command unsuccessfully, sorted by exit status.
 #[derive(Debug, thiserror::Error)]
@@ -120,14 +121,44 @@ pub struct OutputArgs {
     #[arg(long)]
     pub json: bool,
     /// Output format: `table` for people (the default), `json` for programs.
-    #[arg(long, value_parser = ["table", "json"], conflicts_with = "json")]
-    pub format: Option<String>,
+    #[arg(long, value_enum, conflicts_with = "json")]
+    pub format: Option<ListFormat>,
+}
+
+/// A listing's output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    Table,
+    Json,
 }
 
 impl OutputArgs {
     /// Whether JSON was asked for, either way.
     pub fn is_json(&self) -> bool {
-        self.json || self.format.as_deref() == Some("json")
+        self.json || self.format == Some(ListFormat::Json)
+    }
+}
+
+/// `--format text|html|json|markdown`, or `--json`: how a command that prints one article's
+/// body prints it.
+#[derive(Debug, Clone, Args)]
+pub struct BodyFormatArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = BodyFormat::Text)]
+    pub format: BodyFormat,
+    /// The same as `--format json`.
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+}
+
+impl BodyFormatArgs {
+    /// The format asked for, either way.
+    pub fn chosen(&self) -> BodyFormat {
+        if self.json {
+            BodyFormat::Json
+        } else {
+            self.format
+        }
     }
 }
 
@@ -258,12 +289,8 @@ pub enum ArticlesCommand {
     Show {
         /// The article's id.
         id: i64,
-        /// Output format.
-        #[arg(long, default_value = "text", value_parser = ["text", "html", "json", "markdown"])]
-        format: String,
-        /// The same as `--format json`.
-        #[arg(long, conflicts_with = "format")]
-        json: bool,
+        #[command(flatten)]
+        format: BodyFormatArgs,
     },
     /// Full-text search over titles and bodies, best match first.
     Search {
@@ -417,9 +444,8 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             block_on(poll::poll_once(config, *all, output.is_json()))
         }
         Command::Articles(ArticlesCommand::List(args)) => block_on(articles::list(&config, args)),
-        Command::Articles(ArticlesCommand::Show { id, format, json }) => {
-            let format = if *json { "json" } else { format.as_str() };
-            block_on(articles::show(&config, *id, format))
+        Command::Articles(ArticlesCommand::Show { id, format }) => {
+            block_on(articles::show(&config, *id, format.chosen()))
         }
         Command::Articles(ArticlesCommand::Search {
             query,
