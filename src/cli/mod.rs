@@ -384,41 +384,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     match &cli.command {
         Command::CheckConfig => setup::check_config(&config),
         Command::Migrate => block_on(setup::migrate(&config)),
-        Command::Feeds(FeedsArgs {
-            output,
-            command: None,
-        }) => block_on(feeds::list(&config, output.is_json())),
-        Command::Feeds(FeedsArgs {
-            command:
-                Some(FeedsCommand::Add {
-                    url,
-                    name,
-                    schedule,
-                    first,
-                    no_discover,
-                }),
-            ..
-        }) => {
-            let discovery = match (*first, *no_discover) {
-                (_, true) => feeds_edit::Discovery::Off,
-                (true, false) => feeds_edit::Discovery::First,
-                (false, false) => feeds_edit::Discovery::Ask,
-            };
-            let (name, schedule) = (name.as_deref(), schedule.as_deref());
-            feeds_edit::add(&config, url, name, schedule, discovery)
-        }
-        Command::Feeds(FeedsArgs {
-            command: Some(FeedsCommand::Remove { name, purge }),
-            ..
-        }) => retention::remove_feed(&config, name, *purge),
-        Command::Feeds(FeedsArgs {
-            command: Some(FeedsCommand::ImportOpml { file }),
-            ..
-        }) => feeds_edit::import_opml(&config, file),
-        Command::Feeds(FeedsArgs {
-            command: Some(FeedsCommand::ExportOpml),
-            ..
-        }) => feeds_edit::export_opml(&config),
+        Command::Feeds(args) => run_feeds(&config, args),
         Command::Failures {
             limit,
             feed,
@@ -443,15 +409,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Poll(PollArgs { all, output, .. }) => {
             block_on(poll::poll_once(config, *all, output.is_json()))
         }
-        Command::Articles(ArticlesCommand::List(args)) => block_on(articles::list(&config, args)),
-        Command::Articles(ArticlesCommand::Show { id, format }) => {
-            block_on(articles::show(&config, *id, format.chosen()))
-        }
-        Command::Articles(ArticlesCommand::Search {
-            query,
-            limit,
-            output,
-        }) => block_on(articles::search(&config, query, *limit, output.is_json())),
+        Command::Articles(command) => run_articles(&config, command),
         Command::Export(args) => block_on(articles::export(&config, args)),
         Command::Reextract(ReextractArgs { algorithm, feed }) => block_on(reextract::run(
             &config,
@@ -470,6 +428,48 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             output.is_json(),
         )),
         Command::Extract(_) | Command::Eval(_) | Command::Init => Ok(()),
+    }
+}
+
+/// `gleaner feeds …`: the listing, or a change to the configured feeds.
+fn run_feeds(config: &Config, args: &FeedsArgs) -> Result<(), CliError> {
+    let Some(command) = &args.command else {
+        return block_on(feeds::list(config, args.output.is_json()));
+    };
+    match command {
+        FeedsCommand::Add {
+            url,
+            name,
+            schedule,
+            first,
+            no_discover,
+        } => {
+            let discovery = match (*first, *no_discover) {
+                (_, true) => feeds_edit::Discovery::Off,
+                (true, false) => feeds_edit::Discovery::First,
+                (false, false) => feeds_edit::Discovery::Ask,
+            };
+            let (name, schedule) = (name.as_deref(), schedule.as_deref());
+            feeds_edit::add(config, url, name, schedule, discovery)
+        }
+        FeedsCommand::Remove { name, purge } => retention::remove_feed(config, name, *purge),
+        FeedsCommand::ImportOpml { file } => feeds_edit::import_opml(config, file),
+        FeedsCommand::ExportOpml => feeds_edit::export_opml(config),
+    }
+}
+
+/// `gleaner articles …`.
+fn run_articles(config: &Config, command: &ArticlesCommand) -> Result<(), CliError> {
+    match command {
+        ArticlesCommand::List(args) => block_on(articles::list(config, args)),
+        ArticlesCommand::Show { id, format } => {
+            block_on(articles::show(config, *id, format.chosen()))
+        }
+        ArticlesCommand::Search {
+            query,
+            limit,
+            output,
+        } => block_on(articles::search(config, query, *limit, output.is_json())),
     }
 }
 
