@@ -27,6 +27,10 @@
 //! Parameters (sweeps with the suite's five columns in `docs/algorithms.md`, "`auto`"):
 //! `min_confidence` 0.25; `econ_ratio` 0.5; `sigma` CETR's; `quality_floor` 0;
 //! `quality_margin` 0.1; `second_opinion_below` 0.9, `second_opinion_margin` 0.3.
+//!
+//! Over 600 lines: it still holds each algorithm's glue into an [`Extraction`] (`extract_cuter` to
+//! `extract_alltext`), to move to a file of its own together with its caller in
+//! `pipeline/feed_text.rs`.
 
 use super::cetr::{self, LineSelection};
 use super::cuter::{self, CuterParams, CuterSelection};

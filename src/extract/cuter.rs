@@ -60,6 +60,9 @@
 //! - `title_threshold` 0.72; `title_earliest_margin` 0 (off); `title_link_penalty` 0.1;
 //!   `before_title_factor` 4; `title_paragraphs_before` 3;
 //! - `rejoin_max_share` 1, `rejoin_min_share` 0.1, `rejoin_across_omitted` on.
+//!
+//! Over 600 lines, kept whole: the steps follow the paper's listing in order and all read the same
+//! node measures; spread over files, the listing could no longer be read against the paper.
 
 use std::sync::LazyLock;
 
