@@ -478,6 +478,12 @@ fn tuned_params(pairs: &[String]) -> Result<AutoParams, super::CliError> {
             "min_confidence" => params.min_confidence = value,
             "sigma" => params.sigma = value,
             "econ_ratio" => params.econ_ratio = value,
+            "econ_unsure_share" => params.econ_unsure_share = value,
+            "fallback_confidence" => params.fallback_confidence = value,
+            "confidence_dominance" => c.confidence.dominance = value,
+            "confidence_coverage" => c.confidence.coverage = value,
+            "confidence_full_coverage" => c.confidence.full_coverage = value,
+            "confidence_title" => c.confidence.title = value,
             _ => return Err(bad()),
         }
     }

@@ -155,6 +155,39 @@ pub struct CuterParams {
     pub spare_article_sections: bool,
     /// Keep the runs of linked items inside the article ([`with_linked_items`]).
     pub keep_linked_items: bool,
+    /// How the selection's confidence weighs what it is measured by ([`ConfidenceWeights`]).
+    pub confidence: ConfidenceWeights,
+}
+
+/// CUTER's confidence in its selection, in [0, 1]: `dominance × the article's share of all
+/// grouped text + coverage × min(1, its share of SH / full_coverage) + title × (the hint
+/// matched a node before it)`. Each term follows from one structure of the paper: the groups
+/// of step 5 (the article is the longest; the more of the grouped text it holds, the clearer
+/// the choice), `SH` of Table 1 (the page's text) and the positional hint of section IV. The
+/// weights sum to 1, so a page sure on all three counts scores 1. The cascade's threshold
+/// (`min_confidence`, [`super::auto`]) was calibrated on these values; the lowest on the
+/// bench is 0.47 (docs/algorithms.md, "Earlier calibration on the Scrapinghub bench alone").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ConfidenceWeights {
+    /// The weight of the article's share of the grouped text (step 5's groups): 0.5.
+    pub dominance: f64,
+    /// The weight of the article's coverage of `SH`: 0.3.
+    pub coverage: f64,
+    /// The share of `SH` from which the coverage term counts in full: 0.3.
+    pub full_coverage: f64,
+    /// The weight of a title match before the article (the positional hint): 0.2.
+    pub title: f64,
+}
+
+impl Default for ConfidenceWeights {
+    fn default() -> Self {
+        ConfidenceWeights {
+            dominance: 0.5,
+            coverage: 0.3,
+            full_coverage: 0.3,
+            title: 0.2,
+        }
+    }
 }
 
 impl Default for CuterParams {
@@ -189,6 +222,7 @@ impl Default for CuterParams {
             marked_paragraphs_min: 3,
             spare_article_sections: true,
             keep_linked_items: true,
+            confidence: ConfidenceWeights::default(),
         }
     }
 }
@@ -358,7 +392,7 @@ pub fn select_with_lead(
     let length: usize = blocks.iter().map(|&ix| stats.blocks[ix].sl).sum();
     // Coverage is of the whole page: text removed as the site's template still counts, so
     // knowing the site does not make a choice surer than it was on the page alone.
-    let confidence = confidence(
+    let confidence = params.confidence.of(
         length,
         &groups,
         stats.sh + stats.template_bytes,
@@ -1287,25 +1321,26 @@ fn ends_sentence(text: &str) -> bool {
     trimmed.ends_with(['.', '!', '?', '…', '。', '！', '？', '؟', ':', ';'])
 }
 
-/// How sure CUTER is, in [0, 1]: `0.5 × dominance + 0.3 × min(1, coverage / 0.3) + 0.2 ×
-/// title`, where dominance is the article's share of all grouped text, coverage its share of
-/// `SH`, and title whether the hint matched a node before it. On the bench the lowest value
-/// is 0.47 (see [`super::auto`] for the threshold it feeds).
-fn confidence(length: usize, groups: &[Group], sh: usize, title_before: bool) -> f64 {
-    let grouped: usize = groups.iter().map(|g| g.length).sum();
-    let dominance = if grouped == 0 {
-        0.0
-    } else {
-        length as f64 / grouped as f64
-    };
-    let coverage = if sh == 0 {
-        0.0
-    } else {
-        length as f64 / sh as f64
-    };
-    let score =
-        0.5 * dominance + 0.3 * (coverage / 0.3).min(1.0) + 0.2 * f64::from(u8::from(title_before));
-    score.clamp(0.0, 1.0)
+impl ConfidenceWeights {
+    /// How sure CUTER is of an article of `length` bytes among `groups`, on a page of `sh`
+    /// bytes of text, `title_before` when the hint matched a node before it.
+    fn of(self, length: usize, groups: &[Group], sh: usize, title_before: bool) -> f64 {
+        let grouped: usize = groups.iter().map(|g| g.length).sum();
+        let dominance = if grouped == 0 {
+            0.0
+        } else {
+            length as f64 / grouped as f64
+        };
+        let coverage = if sh == 0 {
+            0.0
+        } else {
+            length as f64 / sh as f64
+        };
+        let score = self.dominance * dominance
+            + self.coverage * (coverage / self.full_coverage).min(1.0)
+            + self.title * f64::from(u8::from(title_before));
+        score.clamp(0.0, 1.0)
+    }
 }
 
 #[cfg(test)]
