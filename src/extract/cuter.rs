@@ -323,36 +323,8 @@ pub fn select_with_lead(
     let chosen = choose_article(&groups, position, params)?;
     trace_groups(stats, &measures, &groups, chosen, title);
     let group = &rejoin_across_links(&stats.blocks, &measures, &groups, chosen, position, params);
-    // Step 6: the title cuts the group.
-    // A group that lies wholly before the title won on overwhelming evidence: the title
-    // match is then not the article's headline and does not cut the group.
-    // Likewise inside a group: a title node with overwhelmingly more of the group before it
-    // than after is a heading within the article (a recipe card, a box), not the headline.
-    let title = title.filter(|t| {
-        let before: usize = group
-            .members
-            .iter()
-            .filter(|&&ix| ix <= t.index)
-            .map(|&ix| stats.blocks[ix].sl)
-            .sum();
-        let after = group.length - before;
-        // Paragraphs of the title's own container before it: the match is a section heading
-        // of the article, since a headline opens its article's text.
-        let paragraphs_before = group
-            .members
-            .iter()
-            .filter(|&&ix| ix < t.index)
-            .filter(|&&ix| {
-                let b = &stats.blocks[ix];
-                b.parent == stats.blocks[t.index].parent
-                    && b.sl >= params.trim_below
-                    && ends_sentence(&b.text)
-            })
-            .count();
-        group.last > t.index
-            && (before as f64) <= params.before_title_factor * after as f64
-            && paragraphs_before < params.title_paragraphs_before
-    });
+    // Step 6: the title cuts the group ([`title_cuts`]); step 7 cleans it up.
+    let title = title.filter(|t| title_cuts(stats, group, t.index, params));
     let after = title.map(|t| t.index);
     let group = &lead_heading(&stats.blocks, &measures, group, after);
     let blocks: Vec<usize> = group
@@ -361,28 +333,7 @@ pub fn select_with_lead(
         .copied()
         .filter(|&ix| after.is_none_or(|t| ix > t))
         .collect();
-    // Step 7: clean-up.
-    let blocks = trim_edges(&stats.blocks, blocks, params.trim_below);
-    let blocks: Vec<usize> = blocks
-        .into_iter()
-        .filter(|&ix| {
-            let block = &stats.blocks[ix];
-            block.sl >= params.drop_short_below
-                || block.is_heading()
-                || &*block.tag == "li"
-                || ends_sentence(&block.text)
-        })
-        .collect();
-    let blocks = if params.keep_linked_items {
-        with_linked_items(&stats.blocks, &measures, blocks)
-    } else {
-        blocks
-    };
-    let blocks = if params.drop_credits_and_signoffs {
-        drop_credits_and_signoffs(&stats.blocks, blocks)
-    } else {
-        blocks
-    };
+    let blocks = clean_up(stats, &measures, blocks, params);
     if blocks.is_empty() {
         return None;
     }
@@ -409,6 +360,68 @@ pub fn select_with_lead(
         confidence,
         length,
     })
+}
+
+/// Step 6: whether the title match at `title` cuts `group` (the article is what follows it).
+/// A group that lies wholly before the title won on overwhelming evidence: the title match
+/// is then not the article's headline and does not cut the group. Likewise inside a group: a
+/// title node with overwhelmingly more of the group before it than after is a heading within
+/// the article (a recipe card, a box), not the headline.
+fn title_cuts(stats: &DomStats, group: &Group, title: usize, params: &CuterParams) -> bool {
+    let before: usize = group
+        .members
+        .iter()
+        .filter(|&&ix| ix <= title)
+        .map(|&ix| stats.blocks[ix].sl)
+        .sum();
+    let after = group.length - before;
+    // Paragraphs of the title's own container before it: the match is a section heading
+    // of the article, since a headline opens its article's text.
+    let paragraphs_before = group
+        .members
+        .iter()
+        .filter(|&&ix| ix < title)
+        .filter(|&&ix| {
+            let b = &stats.blocks[ix];
+            b.parent == stats.blocks[title].parent
+                && b.sl >= params.trim_below
+                && ends_sentence(&b.text)
+        })
+        .count();
+    group.last > title
+        && (before as f64) <= params.before_title_factor * after as f64
+        && paragraphs_before < params.title_paragraphs_before
+}
+
+/// Step 7: clean-up of the chosen blocks: short edges trimmed, short nodes dropped, runs of
+/// linked items kept, credits and sign-offs dropped, as the parameters say.
+fn clean_up(
+    stats: &DomStats,
+    measures: &[NodeMeasure],
+    blocks: Vec<usize>,
+    params: &CuterParams,
+) -> Vec<usize> {
+    let blocks = trim_edges(&stats.blocks, blocks, params.trim_below);
+    let blocks: Vec<usize> = blocks
+        .into_iter()
+        .filter(|&ix| {
+            let block = &stats.blocks[ix];
+            block.sl >= params.drop_short_below
+                || block.is_heading()
+                || &*block.tag == "li"
+                || ends_sentence(&block.text)
+        })
+        .collect();
+    let blocks = if params.keep_linked_items {
+        with_linked_items(&stats.blocks, measures, blocks)
+    } else {
+        blocks
+    };
+    if params.drop_credits_and_signoffs {
+        drop_credits_and_signoffs(&stats.blocks, blocks)
+    } else {
+        blocks
+    }
 }
 
 /// At `trace` level, every node with its measures and group, and the chosen group: what
