@@ -62,8 +62,8 @@ pub fn page_metadata(document: &Html, base: Option<&Url>) -> PageMetadata {
         metadata.fill_from_json_ld(&object, base);
     }
     let tags = MetaTags::of(document);
-    metadata.fill_from_open_graph(&tags, base);
-    metadata.fill_from_meta(&tags, base);
+    metadata.fill_from_tags(&tags, &OPEN_GRAPH_KEYS, base);
+    metadata.fill_from_tags(&tags, &META_KEYS, base);
     metadata
 }
 
@@ -100,6 +100,41 @@ impl<'a> MetaTags<'a> {
     }
 }
 
+/// The `<meta>` keys that name each field in one vocabulary, best first.
+struct TagKeys {
+    source: MetadataSource,
+    author: &'static [&'static str],
+    published_at: &'static [&'static str],
+    lead_image: &'static [&'static str],
+    site_name: &'static [&'static str],
+}
+
+const OPEN_GRAPH_KEYS: TagKeys = TagKeys {
+    source: MetadataSource::OpenGraph,
+    author: &["article:author"],
+    published_at: &["article:published_time", "og:published_time"],
+    lead_image: &["og:image:secure_url", "og:image", "og:image:url"],
+    site_name: &["og:site_name"],
+};
+
+/// The other `<meta>` names (Dublin Core, Twitter cards, `sailthru`, plain `author`),
+/// read after Open Graph's.
+const META_KEYS: TagKeys = TagKeys {
+    source: MetadataSource::Meta,
+    author: &["author", "dc.creator", "byl", "sailthru.author"],
+    published_at: &[
+        "datepublished",
+        "date",
+        "pubdate",
+        "publishdate",
+        "dc.date.issued",
+        "dc.date",
+        "sailthru.date",
+    ],
+    lead_image: &["twitter:image", "twitter:image:src", "thumbnail"],
+    site_name: &["application-name", "twitter:site"],
+};
+
 /// Whether a value is not a web address (an author given as a profile URL is no name).
 fn not_address(value: &str) -> bool {
     !value.starts_with("http://") && !value.starts_with("https://")
@@ -133,67 +168,29 @@ impl PageMetadata {
         );
     }
 
-    fn fill_from_open_graph(&mut self, tags: &MetaTags<'_>, base: Option<&Url>) {
-        let source = MetadataSource::OpenGraph;
+    /// The fields from the `<meta>` tags that `keys` names.
+    fn fill_from_tags(&mut self, tags: &MetaTags<'_>, keys: &TagKeys, base: Option<&Url>) {
+        let source = keys.source;
         fill(
             &mut self.author,
-            tags.first(&["article:author"])
+            tags.first(keys.author)
                 .filter(|v| not_address(v))
                 .and_then(clean),
             source,
         );
         fill(
             &mut self.published_at,
-            tags.first(&["article:published_time", "og:published_time"])
-                .and_then(parse_date),
+            tags.first(keys.published_at).and_then(parse_date),
             source,
         );
         fill(
             &mut self.lead_image,
-            tags.first(&["og:image:secure_url", "og:image", "og:image:url"])
-                .and_then(|u| absolute(base, u)),
+            tags.first(keys.lead_image).and_then(|u| absolute(base, u)),
             source,
         );
         fill(
             &mut self.site_name,
-            tags.first(&["og:site_name"]).and_then(clean),
-            source,
-        );
-    }
-
-    fn fill_from_meta(&mut self, tags: &MetaTags<'_>, base: Option<&Url>) {
-        let source = MetadataSource::Meta;
-        fill(
-            &mut self.author,
-            tags.first(&["author", "dc.creator", "byl", "sailthru.author"])
-                .filter(|v| not_address(v))
-                .and_then(clean),
-            source,
-        );
-        fill(
-            &mut self.published_at,
-            tags.first(&[
-                "datepublished",
-                "date",
-                "pubdate",
-                "publishdate",
-                "dc.date.issued",
-                "dc.date",
-                "sailthru.date",
-            ])
-            .and_then(parse_date),
-            source,
-        );
-        fill(
-            &mut self.lead_image,
-            tags.first(&["twitter:image", "twitter:image:src", "thumbnail"])
-                .and_then(|u| absolute(base, u)),
-            source,
-        );
-        fill(
-            &mut self.site_name,
-            tags.first(&["application-name", "twitter:site"])
-                .and_then(clean),
+            tags.first(keys.site_name).and_then(clean),
             source,
         );
     }
