@@ -137,7 +137,7 @@ fn benchmarks(c: &mut Criterion) {
 }
 
 /// A page of `depth` nested `<div>`s around one paragraph: the cost must grow linearly with
-/// the depth (the nesting cap, `html_depth`), not with its square.
+/// the depth (the nesting cap, `tidy::depth`), not with its square.
 fn nested_page(depth: usize) -> String {
     format!(
         "<!DOCTYPE html><html><head><title>Deep</title></head><body>{}<p>{}</p>{}</body></html>",

@@ -5,20 +5,20 @@
 //!
 //! ```text
 //! cargo bench --bench ingest -- --feeds 100 --articles 20 --backend sqlite \
-//!     --pages /work/shared/bench/scrapinghub/html
+//!     --pages ../shared/bench/scrapinghub/html
 //! GLEANER_BENCH_POSTGRES_URL="postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable" \
 //!     cargo bench --bench ingest -- --feeds 100 --articles 20 --backend postgres --pages …
 //! ```
 //!
-//! With `--pages DIR`, article pages are real ones: the `*.html.gz` files of DIR, read from
-//! disk on each request and served gzip-encoded as they are (article k of the run gets file
-//! k modulo their number), images not downloaded (they name hosts out of reach). Without it, pages are generated from their path (about 60 KB of
-//! realistic markup: navigation, inline styles and scripts, the article, comments, a footer),
-//! each with one image. Either way the farm holds no per-article memory, so the peak RSS is
-//! gleaner's. The farm runs in this process unless `--farm` names one that another process
-//! serves: its CPU (reading files, serving bytes, 0.05–0.1 ms per article) is then in the
-//! process figure. All requests go to one host, so the per-host
-//! limits are lifted to the global concurrency: the figure measures gleaner, not its
+//! With `--pages DIR` (relative to the checkout), article pages are real ones: the `*.html.gz`
+//! files of DIR, read from disk on each request and served gzip-encoded as they are (article k of
+//! the run gets file k modulo their number), images not downloaded (they name hosts out of reach).
+//! Without it, pages are generated from their path (about 60 KB of realistic markup: navigation,
+//! inline styles and scripts, the article, comments, a footer), each with one image. Either way the
+//! farm holds no per-article memory, so the peak RSS is gleaner's. The farm runs in this process
+//! unless `--farm` names one that another process serves: its CPU (reading files, serving bytes,
+//! 0.05–0.1 ms per article) is then in the process figure. All requests go to one host, so the
+//! per-host limits are lifted to the global concurrency: the figure measures gleaner, not its
 //! politeness.
 //!
 //! `--farm URL` ingests a farm that another process serves (`--serve-only`, started with the
@@ -92,7 +92,10 @@ fn options() -> Options {
     if let Some(n) = value("--concurrency").and_then(|v| v.parse().ok()) {
         options.concurrency = n;
     }
-    options.pages = value("--pages").map(Into::into);
+    // A relative `--pages` (`../shared/bench/…`) is read from the checkout, wherever the
+    // bench runs from.
+    options.pages =
+        value("--pages").map(|pages| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(pages));
     options.serve_only = value("--serve-only").map(Into::into);
     options.farm = value("--farm");
     options.site_templates = !args.iter().any(|a| a == "--no-site-templates");

@@ -4,7 +4,7 @@ figures of docs/performance.md. Reports articles/s, CPU ms per article (Miniflux
 PostgreSQL backends of its database) and Miniflux's peak RSS, in the bench's output format.
 
     cargo bench --bench ingest -- --serve-only /tmp/farm.opml --feeds 100 --articles 20 \\
-        --pages /work/shared/bench/scrapinghub/html &
+        --pages ../shared/bench/scrapinghub/html &
     python3 benches/miniflux_side_by_side.py --miniflux ../.miniflux/miniflux \\
         --opml /tmp/farm.opml --expect 2000
 

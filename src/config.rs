@@ -6,6 +6,10 @@
 //! can be wrong (cron expressions, URLs, names, the algorithm, the API address) is checked up
 //! front, and each error names the file, line, column and key at fault. Environment overrides:
 //! `GLEANER_CONFIG` (which file) and `GLEANER_DATABASE_URL` (replaces `[database].url`).
+//!
+//! Over 600 lines, kept whole: each raw (serde) section sits beside the validation that turns it
+//! into its typed one; the list sections (`[[feeds]]`, `[[sites]]`, `[[webhooks]]`) have files of
+//! their own.
 
 use std::collections::HashSet;
 use std::net::SocketAddr;
@@ -383,6 +387,9 @@ impl Config {
     }
 
     /// Validates configuration text; `path` is used for messages and to anchor relative paths.
+    ///
+    /// Sections are validated in the order below, and the first error found is the one
+    /// reported.
     pub fn parse(
         source: &str,
         path: &Path,
@@ -392,172 +399,34 @@ impl Config {
             let span = e.span().unwrap_or(0..0);
             invalid(path, source, span, describe_toml_error(source, &e))
         })?;
-        let at = |span: Range<usize>, message: String| invalid(path, source, span, message);
+        let text = Text { path, source };
+        let at = |span: Range<usize>, message: String| text.at(span, message);
         let no_feeds_meant = raw.feeds.written && raw.feeds.len() == 0;
         let base_dir = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
 
-        let target = match database_override {
-            Some(url) => DatabaseTarget::parse(url, Path::new(".")).map_err(|message| {
-                ConfigError::Environment {
-                    variable: DATABASE_URL_ENV,
-                    message,
-                }
-            })?,
-            None => DatabaseTarget::parse(raw.database.url.get_ref(), base_dir)
-                .map_err(|m| at(raw.database.url.span(), format!("[database] url: {m}")))?,
-        };
-
-        let default_schedule =
-            CronSchedule::parse(raw.schedule.default.get_ref()).map_err(|e| {
-                at(
-                    raw.schedule.default.span(),
-                    format!("[schedule] default: {e}"),
-                )
-            })?;
-
-        let (fetch, entries) = raw.fetch.validate(|key, message| {
-            // Numeric limits have no span of their own once deserialized: point at the table.
-            let span = find_key_span(source, "fetch", key);
-            at(span, format!("[fetch] {key}: {message}"))
-        })?;
-
-        let extract = raw.extract.validate(
-            |key, message| {
-                let span = find_key_span(source, "extract", key);
-                at(span, format!("[extract] {key}: {message}"))
-            },
-            at,
-        )?;
-        let schedule_error = |key: &str, message: String| {
-            let span = find_key_span(source, "schedule", key);
-            at(span, format!("[schedule] {key}: {message}"))
-        };
-        within(
-            "jitter_seconds",
-            raw.schedule.jitter_seconds,
-            0,
-            MAX_JITTER_SECONDS,
-        )
-        .map_err(|(key, m)| schedule_error(key, m))?;
-        let daemon = raw.daemon.validate(|key, message| {
-            let span = find_key_span(source, "daemon", key);
-            at(span, format!("[daemon] {key}: {message}"))
-        })?;
-        let images = raw.images.validate(|key, message| {
-            let span = find_key_span(source, "images", key);
-            at(span, format!("[images] {key}: {message}"))
-        })?;
-
-        let api = match raw.api {
-            None => None,
-            Some(api) => {
-                let listen = api.listen.get_ref().parse::<SocketAddr>().map_err(|e| {
-                    at(
-                        api.listen.span(),
-                        format!(
-                            "[api] listen: `{}` is not HOST:PORT ({e})",
-                            api.listen.get_ref()
-                        ),
-                    )
-                })?;
-                let token = Some(api.token.trim().to_string()).filter(|t| !t.is_empty());
-                within(
-                    "max_connections",
-                    api.max_connections,
-                    1,
-                    wide(MAX_API_CONNECTIONS),
-                )
-                .map_err(|(key, m)| {
-                    at(
-                        find_key_span(source, "api", key),
-                        format!("[api] {key}: {m}"),
-                    )
-                })?;
-                Some(ApiConfig {
-                    max_connections: usize::try_from(api.max_connections)
-                        .unwrap_or(MAX_API_CONNECTIONS),
-                    ..ApiConfig::new(listen, token)
-                })
-            }
-        };
-
-        let retention = match raw.retention {
-            None => None,
-            Some(retention) => Some(RetentionConfig {
-                older_than: parse_age(retention.older_than.get_ref()).map_err(|m| {
-                    at(
-                        retention.older_than.span(),
-                        format!("[retention] older_than: {m}"),
-                    )
-                })?,
-                raw_only: retention.raw_only,
-            }),
-        };
-
+        let target = raw.database.target(database_override, base_dir, at)?;
+        let default_schedule = raw.schedule.default_schedule(at)?;
+        let (fetch, entries) = raw.fetch.validate(text.in_section("fetch"))?;
+        let extract = raw.extract.validate(text.in_section("extract"), at)?;
+        let schedule = raw
+            .schedule
+            .validate(default_schedule, text.in_section("schedule"))?;
+        let daemon = raw.daemon.validate(text.in_section("daemon"))?;
+        let images = raw.images.validate(text.in_section("images"))?;
+        let api = raw.api.map(|api| api.validate(text)).transpose()?;
+        let retention = raw.retention.map(|r| r.validate(at)).transpose()?;
         let filters = raw.filters.validate(at)?;
-        let mut feeds = Vec::with_capacity(raw.feeds.len());
-        let mut names = HashSet::new();
-        let mut urls = HashSet::new();
-        for feed in raw.feeds {
-            let url = parse_feed_url(feed.url.get_ref())
-                .map_err(|m| at(feed.url.span(), format!("[[feeds]] url: {m}")))?;
-            let (name, name_span) = match &feed.name {
-                Some(name) => (name.get_ref().trim().to_string(), name.span()),
-                None => (
-                    url.host_str().unwrap_or_default().to_string(),
-                    feed.url.span(),
-                ),
-            };
-            if let Err(problem) = feed::check_feed_name(&name) {
-                return Err(at(name_span, format!("[[feeds]] name: {problem}")));
-            }
-            if !names.insert(name.clone()) {
-                let hint = if feed.name.is_none() {
-                    " (the name defaults to the feed's host: give each feed of this host a `name`)"
-                } else {
-                    ""
-                };
-                return Err(at(
-                    name_span,
-                    format!("[[feeds]] name: duplicate feed name `{name}`{hint}"),
-                ));
-            }
-            if !urls.insert(url.to_string()) {
-                return Err(at(
-                    feed.url.span(),
-                    format!("[[feeds]] url: `{url}` is configured twice"),
-                ));
-            }
-            let schedule = match &feed.schedule {
-                Some(expr) => CronSchedule::parse(expr.get_ref())
-                    .map_err(|e| at(expr.span(), format!("[[feeds]] schedule of `{name}`: {e}")))?,
-                None => default_schedule.clone(),
-            };
-            let controls = feed.controls(&name, &filters, at)?;
-            feeds.push(FeedConfig {
-                name,
-                url,
-                schedule,
-                enabled: controls.enabled,
-                algorithm: controls.algorithm,
-                images: controls.images,
-                request: controls.request,
-                filters: controls.filters,
-            });
-        }
+        let (feeds, names) = validate_feeds(raw.feeds, &schedule.default, &filters, at)?;
         let webhooks = webhooks::validate(raw.webhooks, &names, at)?;
         let sites = sites::validate(raw.sites, at)?;
 
         Ok(Config {
             path: path.to_path_buf(),
             database: DatabaseConfig { target },
-            schedule: ScheduleConfig {
-                default: default_schedule,
-                jitter_seconds: raw.schedule.jitter_seconds,
-            },
+            schedule,
             fetch,
             entries,
             extract,
@@ -572,6 +441,90 @@ impl Config {
             no_feeds_meant,
         })
     }
+}
+
+/// The configuration text and its file, for errors that point into it.
+#[derive(Clone, Copy)]
+struct Text<'a> {
+    path: &'a Path,
+    source: &'a str,
+}
+
+impl<'a> Text<'a> {
+    /// An error at `span` of the text.
+    fn at(self, span: Range<usize>, message: String) -> ConfigError {
+        invalid(self.path, self.source, span, message)
+    }
+
+    /// The errors of one `[section]`, by key: numbers have no span of their own once
+    /// deserialized, so the error points at the line `key = …` inside the section.
+    fn in_section(self, section: &'a str) -> impl Fn(&str, String) -> ConfigError + 'a {
+        move |key, message| {
+            let span = find_key_span(self.source, section, key);
+            self.at(span, format!("[{section}] {key}: {message}"))
+        }
+    }
+}
+
+/// `[[feeds]]`: each feed's URL, name (unique; the host when none is given), schedule and
+/// controls. Also returns the names, which `[[webhooks]]` refer to.
+fn validate_feeds(
+    raw: RawFeedList,
+    default_schedule: &CronSchedule,
+    filters: &FiltersConfig,
+    at: impl Fn(Range<usize>, String) -> ConfigError + Copy,
+) -> Result<(Vec<FeedConfig>, HashSet<String>), ConfigError> {
+    let mut feeds = Vec::with_capacity(raw.len());
+    let mut names = HashSet::new();
+    let mut urls = HashSet::new();
+    for feed in raw {
+        let url = parse_feed_url(feed.url.get_ref())
+            .map_err(|m| at(feed.url.span(), format!("[[feeds]] url: {m}")))?;
+        let (name, name_span) = match &feed.name {
+            Some(name) => (name.get_ref().trim().to_string(), name.span()),
+            None => (
+                url.host_str().unwrap_or_default().to_string(),
+                feed.url.span(),
+            ),
+        };
+        if let Err(problem) = feed::check_feed_name(&name) {
+            return Err(at(name_span, format!("[[feeds]] name: {problem}")));
+        }
+        if !names.insert(name.clone()) {
+            let hint = if feed.name.is_none() {
+                " (the name defaults to the feed's host: give each feed of this host a `name`)"
+            } else {
+                ""
+            };
+            return Err(at(
+                name_span,
+                format!("[[feeds]] name: duplicate feed name `{name}`{hint}"),
+            ));
+        }
+        if !urls.insert(url.to_string()) {
+            return Err(at(
+                feed.url.span(),
+                format!("[[feeds]] url: `{url}` is configured twice"),
+            ));
+        }
+        let schedule = match &feed.schedule {
+            Some(expr) => CronSchedule::parse(expr.get_ref())
+                .map_err(|e| at(expr.span(), format!("[[feeds]] schedule of `{name}`: {e}")))?,
+            None => default_schedule.clone(),
+        };
+        let controls = feed.controls(&name, filters, at)?;
+        feeds.push(FeedConfig {
+            name,
+            url,
+            schedule,
+            enabled: controls.enabled,
+            algorithm: controls.algorithm,
+            images: controls.images,
+            request: controls.request,
+            filters: controls.filters,
+        });
+    }
+    Ok((feeds, names))
 }
 
 /// Feed URLs must be absolute http(s) URLs with a host.
@@ -733,10 +686,49 @@ struct RawRetention {
     raw_only: bool,
 }
 
+impl RawRetention {
+    fn validate(
+        self,
+        at: impl Fn(Range<usize>, String) -> ConfigError,
+    ) -> Result<RetentionConfig, ConfigError> {
+        Ok(RetentionConfig {
+            older_than: parse_age(self.older_than.get_ref()).map_err(|m| {
+                at(
+                    self.older_than.span(),
+                    format!("[retention] older_than: {m}"),
+                )
+            })?,
+            raw_only: self.raw_only,
+        })
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 struct RawDatabase {
     url: Spanned<String>,
+}
+
+impl RawDatabase {
+    /// `url`, unless `GLEANER_DATABASE_URL` overrides it; a relative SQLite path is anchored at
+    /// the file's folder (the override's, at the working directory).
+    fn target(
+        &self,
+        database_override: Option<&str>,
+        base_dir: &Path,
+        at: impl Fn(Range<usize>, String) -> ConfigError,
+    ) -> Result<DatabaseTarget, ConfigError> {
+        match database_override {
+            Some(url) => DatabaseTarget::parse(url, Path::new(".")).map_err(|message| {
+                ConfigError::Environment {
+                    variable: DATABASE_URL_ENV,
+                    message,
+                }
+            }),
+            None => DatabaseTarget::parse(self.url.get_ref(), base_dir)
+                .map_err(|m| at(self.url.span(), format!("[database] url: {m}"))),
+        }
+    }
 }
 
 impl Default for RawDatabase {
@@ -752,6 +744,32 @@ impl Default for RawDatabase {
 struct RawSchedule {
     default: Spanned<String>,
     jitter_seconds: u64,
+}
+
+impl RawSchedule {
+    fn default_schedule(
+        &self,
+        at: impl Fn(Range<usize>, String) -> ConfigError,
+    ) -> Result<CronSchedule, ConfigError> {
+        CronSchedule::parse(self.default.get_ref())
+            .map_err(|e| at(self.default.span(), format!("[schedule] default: {e}")))
+    }
+
+    /// `default` comes parsed ([`RawSchedule::default_schedule`]): it is checked before
+    /// `[fetch]` and `jitter_seconds` after `[extract]`, so that a file with several errors
+    /// reports the same one first as before the sections had functions of their own.
+    fn validate(
+        self,
+        default: CronSchedule,
+        error: impl Fn(&str, String) -> ConfigError,
+    ) -> Result<ScheduleConfig, ConfigError> {
+        within("jitter_seconds", self.jitter_seconds, 0, MAX_JITTER_SECONDS)
+            .map_err(|(key, message)| error(key, message))?;
+        Ok(ScheduleConfig {
+            default,
+            jitter_seconds: self.jitter_seconds,
+        })
+    }
 }
 
 impl Default for RawSchedule {
@@ -1001,6 +1019,32 @@ struct RawApi {
     listen: Spanned<String>,
     token: String,
     max_connections: u64,
+}
+
+impl RawApi {
+    fn validate(self, text: Text<'_>) -> Result<ApiConfig, ConfigError> {
+        let listen = self.listen.get_ref().parse::<SocketAddr>().map_err(|e| {
+            text.at(
+                self.listen.span(),
+                format!(
+                    "[api] listen: `{}` is not HOST:PORT ({e})",
+                    self.listen.get_ref()
+                ),
+            )
+        })?;
+        let token = Some(self.token.trim().to_string()).filter(|t| !t.is_empty());
+        within(
+            "max_connections",
+            self.max_connections,
+            1,
+            wide(MAX_API_CONNECTIONS),
+        )
+        .map_err(|(key, m)| text.in_section("api")(key, m))?;
+        Ok(ApiConfig {
+            max_connections: usize::try_from(self.max_connections).unwrap_or(MAX_API_CONNECTIONS),
+            ..ApiConfig::new(listen, token)
+        })
+    }
 }
 
 impl Default for RawApi {

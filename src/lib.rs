@@ -11,7 +11,7 @@ pub mod extract;
 pub mod feed;
 pub mod fetch;
 pub mod filter;
-pub mod html_depth;
+pub mod format;
 pub mod markdown;
 pub mod metrics;
 pub mod pipeline;

@@ -12,6 +12,7 @@ use api_support::limits::{
 };
 use api_support::{App, DENSE_WORDS, IMAGE_MIME, dense_article, seed, seed_dense};
 use common::TestDb;
+use gleaner::store::testing::StoreTesting as _;
 use serde_json::{Value, json};
 
 on_both_databases!(

@@ -11,6 +11,7 @@ use common::farm::{self, Farm, Route, story_path};
 use common::{TestConfig, TestDb};
 use gleaner::daemon::{self, PollSummary};
 use gleaner::pipeline::{Context, FeedReport};
+use gleaner::store::testing::StoreTesting as _;
 use gleaner::store::{Backend, EntryState, Store};
 use tokio_util::sync::CancellationToken;
 

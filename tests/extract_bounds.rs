@@ -16,7 +16,7 @@ fn generated(head: &str, unit: &str, bytes: usize) -> String {
 
 /// The most nodes one parser piece can add past the bound: a `<p>` (four bytes) reopens at
 /// most the nesting cap's worth of formatting elements.
-const PIECE_OVERSHOOT: usize = PARSE_PIECE_BYTES / 4 * (gleaner::html_depth::MAX_DEPTH + 2);
+const PIECE_OVERSHOOT: usize = PARSE_PIECE_BYTES / 4 * (gleaner::tidy::depth::MAX_DEPTH + 2);
 
 fn nodes(page: &Page) -> usize {
     page.document.tree.values().len()

@@ -12,6 +12,7 @@ use common::farm::{self, Farm, Item, Route};
 use common::{TestConfig, TestDb, poll};
 use gleaner::config::Config;
 use gleaner::daemon;
+use gleaner::store::testing::StoreTesting as _;
 use gleaner::store::{EntryState, Store};
 use tokio_util::sync::CancellationToken;
 

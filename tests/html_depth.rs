@@ -1,8 +1,8 @@
-//! Deeply nested pages: the tree the parser builds is at most `html_depth::MAX_DEPTH` deep,
+//! Deeply nested pages: the tree the parser builds is at most `tidy::depth::MAX_DEPTH` deep,
 //! whatever the page's nesting, and the deep text is still extracted.
 
 use gleaner::extract::{Algorithm, extract_page};
-use gleaner::html_depth::MAX_DEPTH;
+use gleaner::tidy::depth::MAX_DEPTH;
 
 fn nested(depth: usize) -> String {
     format!(
@@ -60,7 +60,7 @@ fn real_pages_are_untouched_by_the_cap() -> anyhow::Result<()> {
                 pending.push(path);
             } else if path.extension().is_some_and(|ext| ext == "html") {
                 let text = String::from_utf8_lossy(&std::fs::read(&path)?).into_owned();
-                let capped = gleaner::html_depth::cap_depth(&text);
+                let capped = gleaner::tidy::depth::cap_depth(&text);
                 assert!(
                     matches!(capped, std::borrow::Cow::Borrowed(_)),
                     "{}",

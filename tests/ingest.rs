@@ -10,6 +10,7 @@ use chrono::Utc;
 use common::farm::{self, Farm, Item, Route};
 use common::{TestConfig, TestDb, poll};
 use gleaner::daemon;
+use gleaner::store::testing::StoreTesting as _;
 use gleaner::store::{ArticleFilter, EntryAttempt, EntryState, NewEntry, PageEncoding};
 use tokio_util::sync::CancellationToken;
 

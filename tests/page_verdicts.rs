@@ -10,6 +10,7 @@ use anyhow::Context as _;
 use common::farm::{self, Farm, Route};
 use common::{TestConfig, TestDb, poll};
 use gleaner::daemon;
+use gleaner::store::testing::StoreTesting as _;
 use gleaner::store::{Article, ArticleFilter, Failure, Store};
 
 on_both_databases!(

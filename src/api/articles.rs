@@ -14,7 +14,8 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::ApiState;
-use super::error::{ApiError, parse_id, parse_limit};
+use super::error::{ApiError, check_quality, parse_id, parse_limit};
+use crate::format::BodyFormat;
 use crate::store::{Article, ArticleFilter, StoredImage};
 
 /// Page size of listings and search when `limit` is absent.
@@ -115,7 +116,7 @@ fn parse_quality(text: &str) -> Result<f64, ApiError> {
             "min_quality must be a number from 0 to 1, not {text:?}"
         ))
     })?;
-    super::claims::check_quality("min_quality", value)
+    check_quality("min_quality", value)
 }
 
 fn parse_time(text: &str) -> Result<DateTime<Utc>, ApiError> {
@@ -159,31 +160,29 @@ pub async fn article(
 ) -> Result<Response, ApiError> {
     let id = path_id(path, "the article id")?;
     let params = Params::parse(query.as_deref());
-    let format = params.get("format").unwrap_or("json");
-    if !matches!(format, "json" | "text" | "html" | "markdown") {
-        return Err(ApiError::bad_request(format!(
-            "format must be json, text, html or markdown, not {format:?}"
-        )));
-    }
+    let format = params
+        .get("format")
+        .map_or(Ok(BodyFormat::Json), str::parse::<BodyFormat>)
+        .map_err(|unknown| ApiError::bad_request(unknown.to_string()))?;
     let Some(article) = state.store.article(id).await? else {
         return Err(ApiError::not_found(format!("no article has id {id}")));
     };
     Ok(match format {
-        "text" => (
+        BodyFormat::Text => (
             [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
             article.text,
         )
             .into_response(),
-        "markdown" => (
+        BodyFormat::Markdown => (
             [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
             crate::markdown::from_html(&article.html),
         )
             .into_response(),
-        "html" => {
+        BodyFormat::Html => {
             let images = state.store.article_images(id).await?;
             html_response(&article, &images)
         }
-        _ => {
+        BodyFormat::Json => {
             let images = state.store.article_images(id).await?;
             let view = ArticleView {
                 article,

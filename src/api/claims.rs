@@ -11,7 +11,7 @@ use serde_json::json;
 
 use super::ApiState;
 use super::articles::{Params, path_id};
-use super::error::{ApiError, JsonBody};
+use super::error::{ApiError, JsonBody, check_quality};
 use crate::store::claims::{ClaimRecord, FinishOutcome};
 
 /// Articles per claim when `limit` is absent, and at most.
@@ -56,17 +56,6 @@ fn check_consumer(name: &str) -> Result<&str, ApiError> {
         Err(ApiError::bad_request(format!(
             "consumer must be 1 to {MAX_CONSUMER_LEN} letters, digits, '.', '_', '-' or ':', \
              not {name:?}"
-        )))
-    }
-}
-
-/// A quality bound: a number from 0 to 1.
-pub fn check_quality(name: &str, value: f64) -> Result<f64, ApiError> {
-    if (0.0..=1.0).contains(&value) {
-        Ok(value)
-    } else {
-        Err(ApiError::bad_request(format!(
-            "{name} must be a number from 0 to 1, not {value}"
         )))
     }
 }

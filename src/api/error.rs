@@ -142,6 +142,17 @@ pub fn parse_id(what: &str, text: &str) -> Result<i64, ApiError> {
     }
 }
 
+/// A quality bound: a number from 0 to 1.
+pub fn check_quality(name: &str, value: f64) -> Result<f64, ApiError> {
+    if (0.0..=1.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(ApiError::bad_request(format!(
+            "{name} must be a number from 0 to 1, not {value}"
+        )))
+    }
+}
+
 /// Parses an optional page size: `default` when absent, 1 to `max` otherwise.
 pub fn parse_limit(text: Option<&str>, default: i64, max: i64) -> Result<i64, ApiError> {
     let Some(text) = text else {

@@ -14,9 +14,9 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
 use super::ApiState;
-use crate::metrics;
+use crate::metrics::{self, Exposition};
 use crate::store::claims::QueueDepth;
-use crate::store::{FailingWrite, OVERDUE_FIRINGS, OverdueFeed, now};
+use crate::store::{FailingWrite, OVERDUE_FIRINGS, OverdueFeed, StoreCounts, now};
 
 /// A per-consumer gauge: name, help, and the value it shows.
 type QueueGauge = (&'static str, &'static str, fn(&QueueDepth) -> i64);
@@ -66,23 +66,7 @@ fn unavailable() -> Response {
 /// database does not answer, `gleaner_database_up` is 0 and its gauges are left out.
 pub async fn metrics(State(state): State<ApiState>) -> Response {
     let mut out = metrics::render();
-    let read = async {
-        let counts = state.store.counts().await?;
-        let queues = state.store.queue_depths().await?;
-        let overdue = state.store.overdue_feeds(now()).await?;
-        Ok::<_, crate::store::StoreError>((counts, queues, overdue.len()))
-    };
-    let read = match tokio::time::timeout(DATABASE_WAIT, read).await {
-        Ok(Ok(read)) => Some(read),
-        Ok(Err(error)) => {
-            tracing::warn!(error = %error, "metrics: cannot read the database");
-            None
-        }
-        Err(_) => {
-            tracing::warn!("metrics: the database did not answer in time");
-            None
-        }
-    };
+    let read = read_gauges(&state).await;
     out.gauge(
         "gleaner_database_up",
         "Whether the database answered this scrape (1) or not (0).",
@@ -103,63 +87,93 @@ pub async fn metrics(State(state): State<ApiState>) -> Response {
         &[],
         state.store.discarded_connections() as f64,
     );
-    if let Some((counts, queues, overdue)) = read {
-        out.gauge(
-            "gleaner_articles",
-            "Articles stored in the database.",
-            counts.articles as f64,
-        );
-        out.family("gleaner_feeds", "gauge", "Feeds in the database, by state.");
-        out.sample(
-            "gleaner_feeds",
-            &[("state", "active")],
-            counts.feeds_active as f64,
-        );
-        out.sample(
-            "gleaner_feeds",
-            &[("state", "inactive")],
-            counts.feeds_inactive as f64,
-        );
-        out.gauge(
-            "gleaner_feeds_failing",
-            "Active feeds whose last poll failed.",
-            counts.feeds_failing as f64,
-        );
-        out.gauge(
-            "gleaner_feeds_overdue",
-            &format!(
-                "Active feeds nobody has polled for {OVERDUE_FIRINGS} firings of their schedule \
-                 since they were due (/healthz names them)."
-            ),
-            overdue as f64,
-        );
-        let families: [QueueGauge; 3] = [
-            (
-                "gleaner_claims_pending",
-                "Stored articles a consumer has not reported done (its queue depth), for each consumer that ever claimed.",
-                |queue| queue.pending,
-            ),
-            (
-                "gleaner_claims_leased",
-                "Articles under an unexpired lease, by consumer.",
-                |queue| queue.leased,
-            ),
-            (
-                "gleaner_claims_done",
-                "Articles reported done, by consumer.",
-                |queue| queue.done,
-            ),
-        ];
-        for (name, help, value) in families {
-            out.family(name, "gauge", help);
-            for queue in &queues {
-                out.sample(name, &[("consumer", &queue.consumer)], value(queue) as f64);
-            }
-        }
+    if let Some(read) = read {
+        write_database_gauges(&mut out, read);
     }
     (
         [(header::CONTENT_TYPE, metrics::CONTENT_TYPE)],
         out.finish(),
     )
         .into_response()
+}
+
+/// What `/metrics` reads from the database: the counts, each consumer's queue, the overdue
+/// feeds.
+type DatabaseGauges = (StoreCounts, Vec<QueueDepth>, usize);
+
+/// The database's gauges, or `None` (logged) when it fails or does not answer in time.
+async fn read_gauges(state: &ApiState) -> Option<DatabaseGauges> {
+    let read = async {
+        let counts = state.store.counts().await?;
+        let queues = state.store.queue_depths().await?;
+        let overdue = state.store.overdue_feeds(now()).await?;
+        Ok::<_, crate::store::StoreError>((counts, queues, overdue.len()))
+    };
+    match tokio::time::timeout(DATABASE_WAIT, read).await {
+        Ok(Ok(read)) => Some(read),
+        Ok(Err(error)) => {
+            tracing::warn!(error = %error, "metrics: cannot read the database");
+            None
+        }
+        Err(_) => {
+            tracing::warn!("metrics: the database did not answer in time");
+            None
+        }
+    }
+}
+
+/// The gauges read from the database, after the process's own.
+fn write_database_gauges(out: &mut Exposition, (counts, queues, overdue): DatabaseGauges) {
+    out.gauge(
+        "gleaner_articles",
+        "Articles stored in the database.",
+        counts.articles as f64,
+    );
+    out.family("gleaner_feeds", "gauge", "Feeds in the database, by state.");
+    out.sample(
+        "gleaner_feeds",
+        &[("state", "active")],
+        counts.feeds_active as f64,
+    );
+    out.sample(
+        "gleaner_feeds",
+        &[("state", "inactive")],
+        counts.feeds_inactive as f64,
+    );
+    out.gauge(
+        "gleaner_feeds_failing",
+        "Active feeds whose last poll failed.",
+        counts.feeds_failing as f64,
+    );
+    out.gauge(
+        "gleaner_feeds_overdue",
+        &format!(
+            "Active feeds nobody has polled for {OVERDUE_FIRINGS} firings of their schedule \
+             since they were due (/healthz names them)."
+        ),
+        overdue as f64,
+    );
+    let families: [QueueGauge; 3] = [
+        (
+            "gleaner_claims_pending",
+            "Stored articles a consumer has not reported done (its queue depth), for each consumer that ever claimed.",
+            |queue| queue.pending,
+        ),
+        (
+            "gleaner_claims_leased",
+            "Articles under an unexpired lease, by consumer.",
+            |queue| queue.leased,
+        ),
+        (
+            "gleaner_claims_done",
+            "Articles reported done, by consumer.",
+            |queue| queue.done,
+        ),
+    ];
+    for (name, help, value) in families {
+        out.family(name, "gauge", help);
+        for queue in &queues {
+            out.sample(name, &[("consumer", &queue.consumer)], value(queue) as f64);
+        }
+    }
 }

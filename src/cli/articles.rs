@@ -2,12 +2,11 @@
 
 use std::io::Write;
 
-use chrono::{DateTime, Utc};
-
-use super::feeds::time_cell;
 use super::table::{one_line, text_block};
+use super::time::{parse_since, time_cell};
 use super::{CliError, Context, ExportArgs, ListArgs, open_store, print_json, table};
 use crate::config::Config;
+use crate::format::BodyFormat;
 use crate::store::{ArticleFilter, ArticleRecord, FEED_EXTRACTOR, SearchQuery, Store, Verdict};
 
 /// The largest page a listing or search returns at once.
@@ -43,24 +42,6 @@ fn check_limit(limit: i64) -> Result<i64, CliError> {
         )));
     }
     Ok(limit)
-}
-
-/// `--since`: an RFC 3339 time, or a date (`2026-11-23`) meaning its midnight UTC.
-pub(super) fn parse_since(since: Option<&str>) -> Result<Option<DateTime<Utc>>, CliError> {
-    since
-        .map(|text| {
-            if let Ok(date) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
-                return Ok(date.and_time(chrono::NaiveTime::MIN).and_utc());
-            }
-            DateTime::parse_from_rfc3339(text)
-                .map(|t| t.with_timezone(&Utc))
-                .map_err(|e| {
-                    CliError::Usage(format!(
-                        "--since `{text}` is neither a date (YYYY-MM-DD) nor RFC 3339 ({e})"
-                    ))
-                })
-        })
-        .transpose()
 }
 
 /// `articles list`: newest first.
@@ -129,7 +110,7 @@ async fn record(store: &Store, id: i64) -> Result<Option<ArticleRecord>, CliErro
 }
 
 /// `articles show`: the text (with a short header), the stored HTML, or everything as JSON.
-pub async fn show(config: &Config, id: i64, format: &str) -> Result<(), CliError> {
+pub async fn show(config: &Config, id: i64, format: BodyFormat) -> Result<(), CliError> {
     let store = open_store(config).await?;
     let found = record(&store, id).await?;
     store.close().await;
@@ -140,16 +121,16 @@ pub async fn show(config: &Config, id: i64, format: &str) -> Result<(), CliError
         });
     };
     match format {
-        "json" => print_json(&article),
-        "html" => {
+        BodyFormat::Json => print_json(&article),
+        BodyFormat::Html => {
             println!("{}", text_block(&article.html));
             Ok(())
         }
-        "markdown" => {
+        BodyFormat::Markdown => {
             println!("{}", text_block(&crate::markdown::from_html(&article.html)));
             Ok(())
         }
-        _ => {
+        BodyFormat::Text => {
             println!("{}", one_line(&article.title));
             println!("{}", one_line(&article.url));
             let byline: Vec<String> = [

@@ -86,18 +86,8 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
         vec![(String::new(), args.dataset_dir.clone())]
     };
 
-    let mut page_rows = match &args.pages {
-        Some(path) => Some(std::io::BufWriter::new(
-            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
-        )),
-        None => None,
-    };
-    let mut feature_rows = match &args.features {
-        Some(path) => Some(std::io::BufWriter::new(
-            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
-        )),
-        None => None,
-    };
+    let mut page_rows = create_rows(args.pages.as_deref())?;
+    let mut feature_rows = create_rows(args.features.as_deref())?;
     let mut reports = Vec::new();
     for (name, dir) in &members {
         let dataset = load_dataset(dir)?;
@@ -133,14 +123,8 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
             write_feature_rows(file, name, &dataset, &params)?;
         }
     }
-    if let Some(mut file) = page_rows {
-        use std::io::Write as _;
-        file.flush().context("writing the page rows")?;
-    }
-    if let Some(mut file) = feature_rows {
-        use std::io::Write as _;
-        file.flush().context("writing the feature rows")?;
-    }
+    finish_rows(page_rows, "writing the page rows")?;
+    finish_rows(feature_rows, "writing the feature rows")?;
     if suite {
         for &algorithm in &algorithms {
             reports.push(mean_row(&reports, algorithm.name()));
@@ -153,6 +137,30 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
         print!("{}", table(&reports, suite));
     }
     Ok(())
+}
+
+/// A file of rows (`--pages`, `--features`), when one is asked for.
+fn create_rows(
+    path: Option<&std::path::Path>,
+) -> Result<Option<std::io::BufWriter<std::fs::File>>, super::CliError> {
+    path.map(|path| {
+        std::fs::File::create(path)
+            .map(std::io::BufWriter::new)
+            .with_context(|| format!("creating {}", path.display()))
+    })
+    .transpose()
+}
+
+/// Flushes a file of rows: a write that fails there fails the command.
+fn finish_rows(
+    file: Option<std::io::BufWriter<std::fs::File>>,
+    context: &'static str,
+) -> Result<(), super::CliError> {
+    use std::io::Write as _;
+    match file {
+        Some(mut file) => file.flush().context(context),
+        None => Ok(()),
+    }
 }
 
 fn load_dataset(dir: &std::path::Path) -> Result<Dataset, super::CliError> {
@@ -470,6 +478,12 @@ fn tuned_params(pairs: &[String]) -> Result<AutoParams, super::CliError> {
             "min_confidence" => params.min_confidence = value,
             "sigma" => params.sigma = value,
             "econ_ratio" => params.econ_ratio = value,
+            "econ_unsure_share" => params.econ_unsure_share = value,
+            "fallback_confidence" => params.fallback_confidence = value,
+            "confidence_dominance" => c.confidence.dominance = value,
+            "confidence_coverage" => c.confidence.coverage = value,
+            "confidence_full_coverage" => c.confidence.full_coverage = value,
+            "confidence_title" => c.confidence.title = value,
             _ => return Err(bad()),
         }
     }

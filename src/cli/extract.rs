@@ -9,6 +9,7 @@ use clap::Args;
 
 use crate::config::{CONFIG_ENV, Config, DEFAULT_CONFIG_FILE, FetchConfig};
 use crate::extract::{Algorithm, ExtractError, SiteKnowledge, extract_site_page};
+use crate::format::BodyFormat;
 
 /// Arguments of `gleaner extract`.
 #[derive(Debug, Args)]
@@ -24,12 +25,8 @@ pub struct ExtractArgs {
     /// The algorithm to run (auto, cuter, cetr, cetr-tm, cetr-km, dana, bte, coreex, econ, alltext).
     #[arg(long, default_value = "auto")]
     pub algorithm: String,
-    /// Output format.
-    #[arg(long, default_value = "text", value_parser = ["text", "html", "json", "markdown"])]
-    pub format: String,
-    /// The same as `--format json`.
-    #[arg(long, conflicts_with = "format")]
-    pub json: bool,
+    #[command(flatten)]
+    pub format: super::BodyFormatArgs,
 }
 
 /// Runs `gleaner extract`; `config_path` is `--config`, whose `[fetch]` section governs a
@@ -89,18 +86,13 @@ pub fn run(args: &ExtractArgs, config_path: Option<&Path>) -> Result<(), super::
     let extraction = site_page
         .extraction
         .map_err(|err @ ExtractError::NoContent { .. }| super::CliError::runtime(err))?;
-    let format = if args.json {
-        "json"
-    } else {
-        args.format.as_str()
-    };
-    let output = match format {
-        "html" => extraction.html,
-        "markdown" => crate::markdown::from_html(&extraction.html),
-        "json" => {
+    let output = match args.format.chosen() {
+        BodyFormat::Html => extraction.html,
+        BodyFormat::Markdown => crate::markdown::from_html(&extraction.html),
+        BodyFormat::Json => {
             serde_json::to_string_pretty(&extraction).context("serializing the extraction")?
         }
-        _ => extraction.text,
+        BodyFormat::Text => extraction.text,
     };
     let mut stdout = std::io::stdout().lock();
     match writeln!(stdout, "{output}") {

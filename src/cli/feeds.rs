@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::time::{parse_since, time_cell};
 use super::{CliError, Context, open_store, print_json, table};
 use crate::config::Config;
 use crate::pipeline::Stage;
@@ -150,7 +151,7 @@ impl FailureQuery<'_> {
         Ok(FailureFilter {
             feed: self.feed,
             stage,
-            since: super::articles::parse_since(self.since)?,
+            since: parse_since(self.since)?,
             limit: self.limit,
         })
     }
@@ -193,12 +194,4 @@ pub async fn failures(
         )
     );
     Ok(())
-}
-
-/// A UTC timestamp to the second, or `missing` when there is none.
-pub(super) fn time_cell(time: Option<DateTime<Utc>>, missing: &str) -> String {
-    time.map_or_else(
-        || missing.to_string(),
-        |t| t.format("%Y-%m-%d %H:%M:%SZ").to_string(),
-    )
 }

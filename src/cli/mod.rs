@@ -16,12 +16,14 @@ mod retention;
 mod setup;
 mod sites;
 mod table;
+mod time;
 
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::config::Config;
+use crate::format::BodyFormat;
 
 /// Everything that can end a command unsuccessfully, sorted by exit status.
 #[derive(Debug, thiserror::Error)]
@@ -119,14 +121,44 @@ pub struct OutputArgs {
     #[arg(long)]
     pub json: bool,
     /// Output format: `table` for people (the default), `json` for programs.
-    #[arg(long, value_parser = ["table", "json"], conflicts_with = "json")]
-    pub format: Option<String>,
+    #[arg(long, value_enum, conflicts_with = "json")]
+    pub format: Option<ListFormat>,
+}
+
+/// A listing's output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ListFormat {
+    Table,
+    Json,
 }
 
 impl OutputArgs {
     /// Whether JSON was asked for, either way.
     pub fn is_json(&self) -> bool {
-        self.json || self.format.as_deref() == Some("json")
+        self.json || self.format == Some(ListFormat::Json)
+    }
+}
+
+/// `--format text|html|json|markdown`, or `--json`: how a command that prints one article's
+/// body prints it.
+#[derive(Debug, Clone, Args)]
+pub struct BodyFormatArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = BodyFormat::Text)]
+    pub format: BodyFormat,
+    /// The same as `--format json`.
+    #[arg(long, conflicts_with = "format")]
+    pub json: bool,
+}
+
+impl BodyFormatArgs {
+    /// The format asked for, either way.
+    pub fn chosen(&self) -> BodyFormat {
+        if self.json {
+            BodyFormat::Json
+        } else {
+            self.format
+        }
     }
 }
 
@@ -257,12 +289,8 @@ pub enum ArticlesCommand {
     Show {
         /// The article's id.
         id: i64,
-        /// Output format.
-        #[arg(long, default_value = "text", value_parser = ["text", "html", "json", "markdown"])]
-        format: String,
-        /// The same as `--format json`.
-        #[arg(long, conflicts_with = "format")]
-        json: bool,
+        #[command(flatten)]
+        format: BodyFormatArgs,
     },
     /// Full-text search over titles and bodies, best match first.
     Search {
@@ -356,41 +384,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
     match &cli.command {
         Command::CheckConfig => setup::check_config(&config),
         Command::Migrate => block_on(setup::migrate(&config)),
-        Command::Feeds(FeedsArgs {
-            output,
-            command: None,
-        }) => block_on(feeds::list(&config, output.is_json())),
-        Command::Feeds(FeedsArgs {
-            command:
-                Some(FeedsCommand::Add {
-                    url,
-                    name,
-                    schedule,
-                    first,
-                    no_discover,
-                }),
-            ..
-        }) => {
-            let discovery = match (*first, *no_discover) {
-                (_, true) => feeds_edit::Discovery::Off,
-                (true, false) => feeds_edit::Discovery::First,
-                (false, false) => feeds_edit::Discovery::Ask,
-            };
-            let (name, schedule) = (name.as_deref(), schedule.as_deref());
-            feeds_edit::add(&config, url, name, schedule, discovery)
-        }
-        Command::Feeds(FeedsArgs {
-            command: Some(FeedsCommand::Remove { name, purge }),
-            ..
-        }) => retention::remove_feed(&config, name, *purge),
-        Command::Feeds(FeedsArgs {
-            command: Some(FeedsCommand::ImportOpml { file }),
-            ..
-        }) => feeds_edit::import_opml(&config, file),
-        Command::Feeds(FeedsArgs {
-            command: Some(FeedsCommand::ExportOpml),
-            ..
-        }) => feeds_edit::export_opml(&config),
+        Command::Feeds(args) => run_feeds(&config, args),
         Command::Failures {
             limit,
             feed,
@@ -415,16 +409,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Poll(PollArgs { all, output, .. }) => {
             block_on(poll::poll_once(config, *all, output.is_json()))
         }
-        Command::Articles(ArticlesCommand::List(args)) => block_on(articles::list(&config, args)),
-        Command::Articles(ArticlesCommand::Show { id, format, json }) => {
-            let format = if *json { "json" } else { format.as_str() };
-            block_on(articles::show(&config, *id, format))
-        }
-        Command::Articles(ArticlesCommand::Search {
-            query,
-            limit,
-            output,
-        }) => block_on(articles::search(&config, query, *limit, output.is_json())),
+        Command::Articles(command) => run_articles(&config, command),
         Command::Export(args) => block_on(articles::export(&config, args)),
         Command::Reextract(ReextractArgs { algorithm, feed }) => block_on(reextract::run(
             &config,
@@ -443,6 +428,48 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             output.is_json(),
         )),
         Command::Extract(_) | Command::Eval(_) | Command::Init => Ok(()),
+    }
+}
+
+/// `gleaner feeds …`: the listing, or a change to the configured feeds.
+fn run_feeds(config: &Config, args: &FeedsArgs) -> Result<(), CliError> {
+    let Some(command) = &args.command else {
+        return block_on(feeds::list(config, args.output.is_json()));
+    };
+    match command {
+        FeedsCommand::Add {
+            url,
+            name,
+            schedule,
+            first,
+            no_discover,
+        } => {
+            let discovery = match (*first, *no_discover) {
+                (_, true) => feeds_edit::Discovery::Off,
+                (true, false) => feeds_edit::Discovery::First,
+                (false, false) => feeds_edit::Discovery::Ask,
+            };
+            let (name, schedule) = (name.as_deref(), schedule.as_deref());
+            feeds_edit::add(config, url, name, schedule, discovery)
+        }
+        FeedsCommand::Remove { name, purge } => retention::remove_feed(config, name, *purge),
+        FeedsCommand::ImportOpml { file } => feeds_edit::import_opml(config, file),
+        FeedsCommand::ExportOpml => feeds_edit::export_opml(config),
+    }
+}
+
+/// `gleaner articles …`.
+fn run_articles(config: &Config, command: &ArticlesCommand) -> Result<(), CliError> {
+    match command {
+        ArticlesCommand::List(args) => block_on(articles::list(config, args)),
+        ArticlesCommand::Show { id, format } => {
+            block_on(articles::show(config, *id, format.chosen()))
+        }
+        ArticlesCommand::Search {
+            query,
+            limit,
+            output,
+        } => block_on(articles::search(config, query, *limit, output.is_json())),
     }
 }
 

@@ -45,13 +45,6 @@ impl WebhookConfig {
         hex::encode(digest)[..16].to_string()
     }
 
-    /// Whether articles of `feed` are posted to this webhook.
-    pub fn wants(&self, feed: &str) -> bool {
-        self.feeds
-            .as_ref()
-            .is_none_or(|feeds| feeds.iter().any(|name| name == feed))
-    }
-
     /// The URL without user, password or query, for logs and `check-config`.
     pub fn display_url(&self) -> String {
         let mut shown = self.url.clone();

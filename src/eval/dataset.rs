@@ -280,8 +280,36 @@ where
     // Extraction is timed on its own; scoring follows once the clock has stopped. What is
     // built once per process is built before.
     crate::extract::warm_up();
+    let prepare = |index: usize, page: &DatasetPage| {
+        let mut parsed = Page::parse(&page.html, None, page.url.as_ref(), None);
+        if hint == TitleHint::Off {
+            parsed.stats.page_title = None;
+        }
+        if let Some(model) = templates.get(index).and_then(Option::as_ref) {
+            std::hint::black_box(template::observe(&parsed, params));
+            template::apply(&mut parsed, model, params);
+        }
+        parsed
+    };
     let started = Instant::now();
-    let extracted: Vec<(Result<Extraction, ExtractError>, f64)> = dataset
+    let extracted = extract_timed(dataset, prepare, extract);
+    let seconds = started.elapsed().as_secs_f64();
+    let results = score(dataset, extracted);
+    summarize(dataset, name, seconds, results)
+}
+
+/// Every page prepared (parsed, its site model applied) and extracted in parallel, with the
+/// CPU time each took.
+fn extract_timed<P, F>(
+    dataset: &Dataset,
+    prepare: P,
+    extract: F,
+) -> Vec<(Result<Extraction, ExtractError>, f64)>
+where
+    P: Fn(usize, &DatasetPage) -> Page + Sync,
+    F: Fn(&Page) -> Result<Extraction, ExtractError> + Sync,
+{
+    dataset
         .pages
         .par_iter()
         .enumerate()
@@ -289,23 +317,22 @@ where
             // CPU time of this thread: unaffected by other processes sharing the cores.
             let wall_started = Instant::now();
             let cpu_started = cpu_time::ThreadTime::try_now().ok();
-            let mut parsed = Page::parse(&page.html, None, page.url.as_ref(), None);
-            if hint == TitleHint::Off {
-                parsed.stats.page_title = None;
-            }
-            if let Some(model) = templates.get(index).and_then(Option::as_ref) {
-                std::hint::black_box(template::observe(&parsed, params));
-                template::apply(&mut parsed, model, params);
-            }
+            let parsed = prepare(index, page);
             let extraction = extract(&parsed);
             let cpu = cpu_started
                 .and_then(|t| t.try_elapsed().ok())
                 .unwrap_or_else(|| wall_started.elapsed());
             (extraction, cpu.as_secs_f64())
         })
-        .collect();
-    let seconds = started.elapsed().as_secs_f64();
-    let results: Vec<PageResult> = dataset
+        .collect()
+}
+
+/// Each page's extraction scored against its gold text.
+fn score(
+    dataset: &Dataset,
+    extracted: Vec<(Result<Extraction, ExtractError>, f64)>,
+) -> Vec<PageResult> {
+    dataset
         .pages
         .par_iter()
         .zip(extracted)
@@ -333,7 +360,17 @@ where
                 seconds,
             }
         })
-        .collect();
+        .collect()
+}
+
+/// The report of one algorithm on one dataset: the scores summed up, the speed (`seconds`
+/// of extraction on the clock), who produced what.
+fn summarize(
+    dataset: &Dataset,
+    name: &str,
+    seconds: f64,
+    results: Vec<PageResult>,
+) -> AlgorithmReport {
     let counts: Vec<PageCounts> = results.iter().map(|r| r.counts).collect();
     let Summary {
         pages,

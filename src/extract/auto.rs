@@ -25,8 +25,13 @@
 //! floor is 0 and the cascade's rules decide.
 //!
 //! Parameters (sweeps with the suite's five columns in `docs/algorithms.md`, "`auto`"):
-//! `min_confidence` 0.25; `econ_ratio` 0.5; `sigma` CETR's; `quality_floor` 0;
-//! `quality_margin` 0.1; `second_opinion_below` 0.9, `second_opinion_margin` 0.3.
+//! `min_confidence` 0.25; `econ_ratio` 0.5; `econ_unsure_share` 0.25; `sigma` CETR's;
+//! `quality_floor` 0; `quality_margin` 0.1; `second_opinion_below` 0.9,
+//! `second_opinion_margin` 0.3.
+//!
+//! Over 600 lines: it still holds each algorithm's glue into an [`Extraction`] (`extract_cuter` to
+//! `extract_alltext`), to move to a file of its own together with its caller in
+//! `pipeline/feed_text.rs`.
 
 use super::cetr::{self, LineSelection};
 use super::cuter::{self, CuterParams, CuterSelection};
@@ -36,6 +41,10 @@ use super::readability;
 use super::render::{self, Rendered};
 use super::{Algorithm, ExtractError, Extraction, Page, Verdict, quality};
 use crate::tidy;
+
+/// The confidence of an algorithm that measures none (BTE, CoreEx, ECON, the content
+/// scorer): 0.5, the middle of [0, 1], neither sure nor unsure.
+pub const UNMEASURED_CONFIDENCE: f64 = 0.5;
 
 /// The parameters of the cascade.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -48,6 +57,16 @@ pub struct AutoParams {
     /// ECON's summary-node replaces CUTER's article when CUTER's text is less than this
     /// share of ECON's (0 turns the second opinion off).
     pub econ_ratio: f64,
+    /// When CUTER is unsure (below `min_confidence`), ECON's summary is trusted only when it
+    /// holds at least this share of the page's text (`SH`): 0.25. It follows from the page
+    /// such a CUTER sees, text mostly outside paragraphs, where ECON's longest paragraph is
+    /// often a footer's (docs/algorithms.md, "ECON's second opinion needs a sure CUTER or a
+    /// quarter of the page").
+    pub econ_unsure_share: f64,
+    /// The confidence of ECON's or the scorer's text chosen where CUTER found no article to
+    /// lend it its own: [`UNMEASURED_CONFIDENCE`], as every algorithm without a confidence of
+    /// its own reports.
+    pub fallback_confidence: f64,
     /// Below this quality estimate of the cascade's choice, the other candidates are
     /// estimated too (0 never asks them).
     pub quality_floor: f64,
@@ -74,6 +93,8 @@ impl Default for AutoParams {
             min_confidence: 0.25,
             sigma: cetr::SIGMA,
             econ_ratio: 0.5,
+            econ_unsure_share: 0.25,
+            fallback_confidence: UNMEASURED_CONFIDENCE,
             quality_floor: 0.0,
             quality_margin: 0.1,
             econ_by_estimate: true,
@@ -252,7 +273,7 @@ fn cascade(
         // quarter of the page's text to be the article, otherwise CETR, which reads lines
         // rather than paragraphs, decides.
         let trusted = selection.is_some_and(|s| s.confidence >= params.min_confidence)
-            || econ_len * 4 >= page.stats.sh;
+            || econ_len as f64 >= params.econ_unsure_share * page.stats.sh as f64;
         if econ_len > 0
             && trusted
             && (cuter_len as f64) < params.econ_ratio * econ_len as f64
@@ -373,13 +394,19 @@ pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, Extr
         (Choice::Cuter, Some(selection)) => cuter_extraction(page, selection),
         (Choice::Econ, _) => {
             let mut extraction = blocks_extraction(page, Algorithm::Econ, &candidates.econ);
-            extraction.confidence = candidates.cuter.as_ref().map_or(0.5, |s| s.confidence);
+            extraction.confidence = candidates
+                .cuter
+                .as_ref()
+                .map_or(params.fallback_confidence, |s| s.confidence);
             extraction
         }
         (Choice::Readability, _) => {
             let mut extraction =
                 blocks_extraction(page, Algorithm::Readability, &candidates.readability);
-            extraction.confidence = candidates.cuter.as_ref().map_or(0.5, |s| s.confidence);
+            extraction.confidence = candidates
+                .cuter
+                .as_ref()
+                .map_or(params.fallback_confidence, |s| s.confidence);
             extraction
         }
         _ => lines_extraction(page, Algorithm::Cetr, &candidates.cetr),
@@ -596,7 +623,7 @@ pub fn text_extraction(page: &Page, algorithm: Algorithm, text: &str) -> Extract
         text: text.to_string(),
         html: tidy::sanitize(&html),
         images: Vec::new(),
-        confidence: 0.5,
+        confidence: UNMEASURED_CONFIDENCE,
         language: None,
         verdict: Verdict::Article,
         quality: 0.0,
@@ -622,7 +649,7 @@ pub fn blocks_extraction(page: &Page, algorithm: Algorithm, blocks: &[usize]) ->
         text,
         html,
         images,
-        confidence: 0.5,
+        confidence: UNMEASURED_CONFIDENCE,
         language: None,
         verdict: Verdict::Article,
         quality: 0.0,

@@ -60,6 +60,9 @@
 //! - `title_threshold` 0.72; `title_earliest_margin` 0 (off); `title_link_penalty` 0.1;
 //!   `before_title_factor` 4; `title_paragraphs_before` 3;
 //! - `rejoin_max_share` 1, `rejoin_min_share` 0.1, `rejoin_across_omitted` on.
+//!
+//! Over 600 lines, kept whole: the steps follow the paper's listing in order and all read the same
+//! node measures; spread over files, the listing could no longer be read against the paper.
 
 use std::sync::LazyLock;
 
@@ -152,6 +155,39 @@ pub struct CuterParams {
     pub spare_article_sections: bool,
     /// Keep the runs of linked items inside the article ([`with_linked_items`]).
     pub keep_linked_items: bool,
+    /// How the selection's confidence weighs what it is measured by ([`ConfidenceWeights`]).
+    pub confidence: ConfidenceWeights,
+}
+
+/// CUTER's confidence in its selection, in [0, 1]: `dominance × the article's share of all
+/// grouped text + coverage × min(1, its share of SH / full_coverage) + title × (the hint
+/// matched a node before it)`. Each term follows from one structure of the paper: the groups
+/// of step 5 (the article is the longest; the more of the grouped text it holds, the clearer
+/// the choice), `SH` of Table 1 (the page's text) and the positional hint of section IV. The
+/// weights sum to 1, so a page sure on all three counts scores 1. The cascade's threshold
+/// (`min_confidence`, [`super::auto`]) was calibrated on these values; the lowest on the
+/// bench is 0.47 (docs/algorithms.md, "Earlier calibration on the Scrapinghub bench alone").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ConfidenceWeights {
+    /// The weight of the article's share of the grouped text (step 5's groups): 0.5.
+    pub dominance: f64,
+    /// The weight of the article's coverage of `SH`: 0.3.
+    pub coverage: f64,
+    /// The share of `SH` from which the coverage term counts in full: 0.3.
+    pub full_coverage: f64,
+    /// The weight of a title match before the article (the positional hint): 0.2.
+    pub title: f64,
+}
+
+impl Default for ConfidenceWeights {
+    fn default() -> Self {
+        ConfidenceWeights {
+            dominance: 0.5,
+            coverage: 0.3,
+            full_coverage: 0.3,
+            title: 0.2,
+        }
+    }
 }
 
 impl Default for CuterParams {
@@ -186,6 +222,7 @@ impl Default for CuterParams {
             marked_paragraphs_min: 3,
             spare_article_sections: true,
             keep_linked_items: true,
+            confidence: ConfidenceWeights::default(),
         }
     }
 }
@@ -286,36 +323,8 @@ pub fn select_with_lead(
     let chosen = choose_article(&groups, position, params)?;
     trace_groups(stats, &measures, &groups, chosen, title);
     let group = &rejoin_across_links(&stats.blocks, &measures, &groups, chosen, position, params);
-    // Step 6: the title cuts the group.
-    // A group that lies wholly before the title won on overwhelming evidence: the title
-    // match is then not the article's headline and does not cut the group.
-    // Likewise inside a group: a title node with overwhelmingly more of the group before it
-    // than after is a heading within the article (a recipe card, a box), not the headline.
-    let title = title.filter(|t| {
-        let before: usize = group
-            .members
-            .iter()
-            .filter(|&&ix| ix <= t.index)
-            .map(|&ix| stats.blocks[ix].sl)
-            .sum();
-        let after = group.length - before;
-        // Paragraphs of the title's own container before it: the match is a section heading
-        // of the article, since a headline opens its article's text.
-        let paragraphs_before = group
-            .members
-            .iter()
-            .filter(|&&ix| ix < t.index)
-            .filter(|&&ix| {
-                let b = &stats.blocks[ix];
-                b.parent == stats.blocks[t.index].parent
-                    && b.sl >= params.trim_below
-                    && ends_sentence(&b.text)
-            })
-            .count();
-        group.last > t.index
-            && (before as f64) <= params.before_title_factor * after as f64
-            && paragraphs_before < params.title_paragraphs_before
-    });
+    // Step 6: the title cuts the group ([`title_cuts`]); step 7 cleans it up.
+    let title = title.filter(|t| title_cuts(stats, group, t.index, params));
     let after = title.map(|t| t.index);
     let group = &lead_heading(&stats.blocks, &measures, group, after);
     let blocks: Vec<usize> = group
@@ -324,28 +333,7 @@ pub fn select_with_lead(
         .copied()
         .filter(|&ix| after.is_none_or(|t| ix > t))
         .collect();
-    // Step 7: clean-up.
-    let blocks = trim_edges(&stats.blocks, blocks, params.trim_below);
-    let blocks: Vec<usize> = blocks
-        .into_iter()
-        .filter(|&ix| {
-            let block = &stats.blocks[ix];
-            block.sl >= params.drop_short_below
-                || block.is_heading()
-                || &*block.tag == "li"
-                || ends_sentence(&block.text)
-        })
-        .collect();
-    let blocks = if params.keep_linked_items {
-        with_linked_items(&stats.blocks, &measures, blocks)
-    } else {
-        blocks
-    };
-    let blocks = if params.drop_credits_and_signoffs {
-        drop_credits_and_signoffs(&stats.blocks, blocks)
-    } else {
-        blocks
-    };
+    let blocks = clean_up(stats, &measures, blocks, params);
     if blocks.is_empty() {
         return None;
     }
@@ -355,7 +343,7 @@ pub fn select_with_lead(
     let length: usize = blocks.iter().map(|&ix| stats.blocks[ix].sl).sum();
     // Coverage is of the whole page: text removed as the site's template still counts, so
     // knowing the site does not make a choice surer than it was on the page alone.
-    let confidence = confidence(
+    let confidence = params.confidence.of(
         length,
         &groups,
         stats.sh + stats.template_bytes,
@@ -372,6 +360,68 @@ pub fn select_with_lead(
         confidence,
         length,
     })
+}
+
+/// Step 6: whether the title match at `title` cuts `group` (the article is what follows it).
+/// A group that lies wholly before the title won on overwhelming evidence: the title match
+/// is then not the article's headline and does not cut the group. Likewise inside a group: a
+/// title node with overwhelmingly more of the group before it than after is a heading within
+/// the article (a recipe card, a box), not the headline.
+fn title_cuts(stats: &DomStats, group: &Group, title: usize, params: &CuterParams) -> bool {
+    let before: usize = group
+        .members
+        .iter()
+        .filter(|&&ix| ix <= title)
+        .map(|&ix| stats.blocks[ix].sl)
+        .sum();
+    let after = group.length - before;
+    // Paragraphs of the title's own container before it: the match is a section heading
+    // of the article, since a headline opens its article's text.
+    let paragraphs_before = group
+        .members
+        .iter()
+        .filter(|&&ix| ix < title)
+        .filter(|&&ix| {
+            let b = &stats.blocks[ix];
+            b.parent == stats.blocks[title].parent
+                && b.sl >= params.trim_below
+                && ends_sentence(&b.text)
+        })
+        .count();
+    group.last > title
+        && (before as f64) <= params.before_title_factor * after as f64
+        && paragraphs_before < params.title_paragraphs_before
+}
+
+/// Step 7: clean-up of the chosen blocks: short edges trimmed, short nodes dropped, runs of
+/// linked items kept, credits and sign-offs dropped, as the parameters say.
+fn clean_up(
+    stats: &DomStats,
+    measures: &[NodeMeasure],
+    blocks: Vec<usize>,
+    params: &CuterParams,
+) -> Vec<usize> {
+    let blocks = trim_edges(&stats.blocks, blocks, params.trim_below);
+    let blocks: Vec<usize> = blocks
+        .into_iter()
+        .filter(|&ix| {
+            let block = &stats.blocks[ix];
+            block.sl >= params.drop_short_below
+                || block.is_heading()
+                || &*block.tag == "li"
+                || ends_sentence(&block.text)
+        })
+        .collect();
+    let blocks = if params.keep_linked_items {
+        with_linked_items(&stats.blocks, measures, blocks)
+    } else {
+        blocks
+    };
+    if params.drop_credits_and_signoffs {
+        drop_credits_and_signoffs(&stats.blocks, blocks)
+    } else {
+        blocks
+    }
 }
 
 /// At `trace` level, every node with its measures and group, and the chosen group: what
@@ -1284,25 +1334,26 @@ fn ends_sentence(text: &str) -> bool {
     trimmed.ends_with(['.', '!', '?', '…', '。', '！', '？', '؟', ':', ';'])
 }
 
-/// How sure CUTER is, in [0, 1]: `0.5 × dominance + 0.3 × min(1, coverage / 0.3) + 0.2 ×
-/// title`, where dominance is the article's share of all grouped text, coverage its share of
-/// `SH`, and title whether the hint matched a node before it. On the bench the lowest value
-/// is 0.47 (see [`super::auto`] for the threshold it feeds).
-fn confidence(length: usize, groups: &[Group], sh: usize, title_before: bool) -> f64 {
-    let grouped: usize = groups.iter().map(|g| g.length).sum();
-    let dominance = if grouped == 0 {
-        0.0
-    } else {
-        length as f64 / grouped as f64
-    };
-    let coverage = if sh == 0 {
-        0.0
-    } else {
-        length as f64 / sh as f64
-    };
-    let score =
-        0.5 * dominance + 0.3 * (coverage / 0.3).min(1.0) + 0.2 * f64::from(u8::from(title_before));
-    score.clamp(0.0, 1.0)
+impl ConfidenceWeights {
+    /// How sure CUTER is of an article of `length` bytes among `groups`, on a page of `sh`
+    /// bytes of text, `title_before` when the hint matched a node before it.
+    fn of(self, length: usize, groups: &[Group], sh: usize, title_before: bool) -> f64 {
+        let grouped: usize = groups.iter().map(|g| g.length).sum();
+        let dominance = if grouped == 0 {
+            0.0
+        } else {
+            length as f64 / grouped as f64
+        };
+        let coverage = if sh == 0 {
+            0.0
+        } else {
+            length as f64 / sh as f64
+        };
+        let score = self.dominance * dominance
+            + self.coverage * (coverage / self.full_coverage).min(1.0)
+            + self.title * f64::from(u8::from(title_before));
+        score.clamp(0.0, 1.0)
+    }
 }
 
 #[cfg(test)]

@@ -54,113 +54,146 @@ pub struct PageMetadata {
 /// Longest value kept: metadata is a name or an address, not a paragraph.
 const MAX_VALUE_CHARS: usize = 500;
 
-/// Reads the page's metadata.
+/// Reads the page's metadata: JSON-LD first, then Open Graph, then the other `<meta>` tags;
+/// a field keeps the first value found.
 pub fn page_metadata(document: &Html, base: Option<&Url>) -> PageMetadata {
     let mut metadata = PageMetadata::default();
     for object in json_ld_objects(document) {
+        metadata.fill_from_json_ld(&object, base);
+    }
+    let tags = MetaTags::of(document);
+    metadata.fill_from_tags(&tags, &OPEN_GRAPH_KEYS, base);
+    metadata.fill_from_tags(&tags, &META_KEYS, base);
+    metadata
+}
+
+/// The page's `<meta>` tags with content: the key (`property`, else `name`, else `itemprop`,
+/// lowercased) and the content.
+struct MetaTags<'a>(Vec<(String, &'a str)>);
+
+impl<'a> MetaTags<'a> {
+    fn of(document: &'a Html) -> MetaTags<'a> {
+        let selector = Selector::parse("meta[content]").expect("a valid selector");
+        MetaTags(
+            document
+                .select(&selector)
+                .filter_map(|meta| {
+                    let element = meta.value();
+                    let key = element
+                        .attr("property")
+                        .or_else(|| element.attr("name"))
+                        .or_else(|| element.attr("itemprop"))?;
+                    Some((key.trim().to_ascii_lowercase(), element.attr("content")?))
+                })
+                .collect(),
+        )
+    }
+
+    /// The content of the first of `keys` that a tag has with a non-blank content.
+    fn first(&self, keys: &[&str]) -> Option<&'a str> {
+        keys.iter().find_map(|key| {
+            self.0
+                .iter()
+                .find(|(k, v)| k == key && !v.trim().is_empty())
+                .map(|(_, v)| *v)
+        })
+    }
+}
+
+/// The `<meta>` keys that name each field in one vocabulary, best first.
+struct TagKeys {
+    source: MetadataSource,
+    author: &'static [&'static str],
+    published_at: &'static [&'static str],
+    lead_image: &'static [&'static str],
+    site_name: &'static [&'static str],
+}
+
+const OPEN_GRAPH_KEYS: TagKeys = TagKeys {
+    source: MetadataSource::OpenGraph,
+    author: &["article:author"],
+    published_at: &["article:published_time", "og:published_time"],
+    lead_image: &["og:image:secure_url", "og:image", "og:image:url"],
+    site_name: &["og:site_name"],
+};
+
+/// The other `<meta>` names (Dublin Core, Twitter cards, `sailthru`, plain `author`),
+/// read after Open Graph's.
+const META_KEYS: TagKeys = TagKeys {
+    source: MetadataSource::Meta,
+    author: &["author", "dc.creator", "byl", "sailthru.author"],
+    published_at: &[
+        "datepublished",
+        "date",
+        "pubdate",
+        "publishdate",
+        "dc.date.issued",
+        "dc.date",
+        "sailthru.date",
+    ],
+    lead_image: &["twitter:image", "twitter:image:src", "thumbnail"],
+    site_name: &["application-name", "twitter:site"],
+};
+
+/// Whether a value is not a web address (an author given as a profile URL is no name).
+fn not_address(value: &str) -> bool {
+    !value.starts_with("http://") && !value.starts_with("https://")
+}
+
+impl PageMetadata {
+    fn fill_from_json_ld(&mut self, object: &Value, base: Option<&Url>) {
+        let source = MetadataSource::JsonLd;
+        fill(&mut self.author, json_people(object.get("author")), source);
         fill(
-            &mut metadata.author,
-            json_people(object.get("author")),
-            MetadataSource::JsonLd,
-        );
-        fill(
-            &mut metadata.published_at,
+            &mut self.published_at,
             object
                 .get("datePublished")
                 .and_then(Value::as_str)
                 .and_then(parse_date),
-            MetadataSource::JsonLd,
+            source,
         );
         fill(
-            &mut metadata.lead_image,
+            &mut self.lead_image,
             json_image(object.get("image")).and_then(|u| absolute(base, &u)),
-            MetadataSource::JsonLd,
+            source,
         );
         fill(
-            &mut metadata.site_name,
+            &mut self.site_name,
             object
                 .get("publisher")
                 .and_then(|p| p.get("name"))
                 .and_then(Value::as_str)
                 .and_then(clean),
-            MetadataSource::JsonLd,
+            source,
         );
     }
-    let selector = Selector::parse("meta[content]").expect("a valid selector");
-    let metas: Vec<(String, &str)> = document
-        .select(&selector)
-        .filter_map(|meta| {
-            let element = meta.value();
-            let key = element
-                .attr("property")
-                .or_else(|| element.attr("name"))
-                .or_else(|| element.attr("itemprop"))?;
-            Some((key.trim().to_ascii_lowercase(), element.attr("content")?))
-        })
-        .collect();
-    let meta = |keys: &[&str]| {
-        keys.iter().find_map(|key| {
-            metas
-                .iter()
-                .find(|(k, v)| k == key && !v.trim().is_empty())
-                .map(|(_, v)| *v)
-        })
-    };
-    let not_address = |v: &str| !v.starts_with("http://") && !v.starts_with("https://");
-    fill(
-        &mut metadata.author,
-        meta(&["article:author"])
-            .filter(|v| not_address(v))
-            .and_then(clean),
-        MetadataSource::OpenGraph,
-    );
-    fill(
-        &mut metadata.published_at,
-        meta(&["article:published_time", "og:published_time"]).and_then(parse_date),
-        MetadataSource::OpenGraph,
-    );
-    fill(
-        &mut metadata.lead_image,
-        meta(&["og:image:secure_url", "og:image", "og:image:url"]).and_then(|u| absolute(base, u)),
-        MetadataSource::OpenGraph,
-    );
-    fill(
-        &mut metadata.site_name,
-        meta(&["og:site_name"]).and_then(clean),
-        MetadataSource::OpenGraph,
-    );
-    fill(
-        &mut metadata.author,
-        meta(&["author", "dc.creator", "byl", "sailthru.author"])
-            .filter(|v| not_address(v))
-            .and_then(clean),
-        MetadataSource::Meta,
-    );
-    fill(
-        &mut metadata.published_at,
-        meta(&[
-            "datepublished",
-            "date",
-            "pubdate",
-            "publishdate",
-            "dc.date.issued",
-            "dc.date",
-            "sailthru.date",
-        ])
-        .and_then(parse_date),
-        MetadataSource::Meta,
-    );
-    fill(
-        &mut metadata.lead_image,
-        meta(&["twitter:image", "twitter:image:src", "thumbnail"]).and_then(|u| absolute(base, u)),
-        MetadataSource::Meta,
-    );
-    fill(
-        &mut metadata.site_name,
-        meta(&["application-name", "twitter:site"]).and_then(clean),
-        MetadataSource::Meta,
-    );
-    metadata
+
+    /// The fields from the `<meta>` tags that `keys` names.
+    fn fill_from_tags(&mut self, tags: &MetaTags<'_>, keys: &TagKeys, base: Option<&Url>) {
+        let source = keys.source;
+        fill(
+            &mut self.author,
+            tags.first(keys.author)
+                .filter(|v| not_address(v))
+                .and_then(clean),
+            source,
+        );
+        fill(
+            &mut self.published_at,
+            tags.first(keys.published_at).and_then(parse_date),
+            source,
+        );
+        fill(
+            &mut self.lead_image,
+            tags.first(keys.lead_image).and_then(|u| absolute(base, u)),
+            source,
+        );
+        fill(
+            &mut self.site_name,
+            tags.first(keys.site_name).and_then(clean),
+            source,
+        );
+    }
 }
 
 fn fill<T>(slot: &mut Option<Sourced<T>>, value: Option<T>, source: MetadataSource) {

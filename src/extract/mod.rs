@@ -19,6 +19,9 @@
 //! [`render`] turns chosen nodes into sanitized HTML, plain text and images; [`template`]
 //! learns what the pages of one site share and removes it before any algorithm runs
 //! ([`extract_site_page`]); [`rules`] applies an operator's `[[sites]]` selectors before both.
+//!
+//! Over 600 lines, kept whole: the registry, the parsed [`Page`], the result types and the entry
+//! points are the stage's public face, read together.
 
 pub mod auto;
 pub mod bte;

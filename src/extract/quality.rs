@@ -27,6 +27,8 @@
 //! estimate costs a pass over the blocks. A text that is not a set of blocks (CETR's lines,
 //! BTE's tokens) is measured against the page's blocks in the benchmark's own unit, 4-token
 //! shingles ([`Bag`]).
+//!
+//! Over 600 lines only with its tests.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -286,116 +288,35 @@ pub fn features(
         ),
         Chosen::Text => Box::new(text.split("\n\n").map(str::trim).filter(|p| !p.is_empty())),
     };
-    let title_words: Vec<String> = page
-        .effective_title()
-        .map(|title| tokens(title).map(str::to_lowercase).collect())
-        .unwrap_or_default();
-    let mut title_found = vec![false; title_words.len()];
-    let (mut token_count, mut digit_tokens, mut commas, mut head_bytes) = (0usize, 0, 0, 0);
-    let (mut paragraphs_seen, mut sentences, mut short) = (0usize, 0usize, 0usize);
-    for paragraph in paragraphs {
-        paragraphs_seen += 1;
-        sentences += usize::from(ends_sentence(paragraph));
-        let mut paragraph_tokens = 0;
-        // The title is looked for in the article's start, where a headline or lead stands.
-        let in_head = head_bytes < TITLE_HEAD_BYTES;
-        head_bytes += paragraph.len();
-        for token in tokens(paragraph) {
-            paragraph_tokens += 1;
-            digit_tokens += usize::from(token.bytes().all(|b| b.is_ascii_digit()));
-            if in_head {
-                for (word, found) in title_words.iter().zip(title_found.iter_mut()) {
-                    *found |= !*found && word.len() == token.len() && token.to_lowercase() == *word;
-                }
-            }
-        }
-        token_count += paragraph_tokens;
-        short += usize::from(paragraph_tokens < 6);
-        commas += paragraph
-            .chars()
-            .filter(|&c| matches!(c, ',' | '，' | '、'))
-            .count();
-    }
-    let paragraphs = paragraphs_seen;
-    let title_in_text = if title_words.is_empty() {
-        0.0
-    } else {
-        title_found.iter().filter(|&&f| f).count() as f64 / title_words.len() as f64
-    };
-    let paragraph_count = paragraphs.max(1) as f64;
-    // The structure of the chosen blocks: lists, headings, links towards the end (where a
-    // related-links box or a comment thread joins an article), and gaps between them.
-    let mut structure = [0.0; 5];
-    // The text between CUTER's title node and the first chosen block: a headline sits right
-    // above its article.
-    let mut title_gap_share = 0.0;
+    let counts = TextCounts::of(paragraphs, page.effective_title());
+    let paragraph_count = counts.paragraphs.max(1) as f64;
     let agreement = agreement(blocks, chosen, cuter.blocks);
-    let (bytes, link_density, start, unlinked, prose) = match chosen {
-        Chosen::Blocks(chosen) => {
-            structure = block_structure(blocks, chosen);
-            if let (Some(title), Some(&first)) = (cuter.title, chosen.first()) {
-                let (from, to) = if title < first {
-                    (title + 1, first)
-                } else {
-                    (first, title)
-                };
-                let gap: usize = blocks.iter().take(to).skip(from).map(|b| b.sl).sum();
-                title_gap_share = ratio(gap as f64, sums.text as f64);
-            }
-            let (mut sl, mut sa, mut unlinked, mut prose) = (0usize, 0usize, 0usize, 0usize);
-            for block in chosen.iter().filter_map(|&ix| blocks.get(ix)) {
-                sl += block.sl;
-                sa += block.sa;
-                if is_unlinked(block) {
-                    unlinked += block.sl;
-                    if is_prose(block) {
-                        prose += block.sl;
-                    }
-                }
-            }
-            let first = chosen.first().copied().unwrap_or(0);
-            let before: usize = blocks.iter().take(first).map(|b| b.sl).sum();
-            let unlinked = (
-                ratio(unlinked as f64, sl as f64),
-                ratio(unlinked as f64, sums.unlinked as f64),
-            );
-            let prose = (
-                ratio(prose as f64, sl as f64),
-                ratio(prose as f64, sums.prose as f64),
-            );
-            (
-                sl,
-                ratio(sa as f64, sl as f64),
-                ratio(before as f64, sums.text as f64),
-                unlinked,
-                prose,
-            )
-        }
-        Chosen::Text => {
-            let bag = Bag::of(text);
-            let (unlinked_bag, prose_bag) = page_bags(page);
-            let unlinked = bag.agreement(&unlinked_bag);
-            let prose = bag.agreement(&prose_bag);
-            (text.len(), 1.0 - unlinked.0, 0.0, unlinked, prose)
-        }
-    };
+    let Placement {
+        bytes,
+        link_density,
+        start,
+        unlinked,
+        prose,
+        structure,
+        title_gap_share,
+    } = Placement::of(page, sums, chosen, text, cuter.title);
     [
         (bytes as f64).ln_1p(),
         (sums.text as f64).ln_1p(),
         ratio(bytes as f64, sums.text as f64).min(2.0),
         paragraph_count.ln_1p(),
         bytes as f64 / paragraph_count,
-        sentences as f64 / paragraph_count,
-        short as f64 / paragraph_count,
-        ratio(commas as f64, token_count as f64),
-        ratio(digit_tokens as f64, token_count as f64),
+        counts.sentences as f64 / paragraph_count,
+        counts.short as f64 / paragraph_count,
+        ratio(counts.commas as f64, counts.tokens as f64),
+        ratio(counts.digit_tokens as f64, counts.tokens as f64),
         link_density,
         ratio(sums.anchors as f64, sums.text as f64),
         ratio(sums.unlinked as f64, sums.text as f64),
         ratio(sums.prose as f64, sums.unlinked as f64),
         (blocks.len() as f64).ln_1p(),
         cuter.confidence,
-        title_in_text,
+        counts.title_in_text,
         f64::from(u8::from(page.effective_title().is_some())),
         start,
         f64::from(u8::from(algorithm == Algorithm::Cuter)),
@@ -417,6 +338,153 @@ pub fn features(
         agreement.0,
         agreement.1,
     ]
+}
+
+/// What an extraction's paragraphs say as text.
+struct TextCounts {
+    paragraphs: usize,
+    /// Paragraphs that end a sentence.
+    sentences: usize,
+    /// Paragraphs of fewer than six tokens.
+    short: usize,
+    tokens: usize,
+    /// Tokens made only of digits.
+    digit_tokens: usize,
+    commas: usize,
+    /// The share of the title's words found in the article's head.
+    title_in_text: f64,
+}
+
+impl TextCounts {
+    fn of<'t>(paragraphs: impl Iterator<Item = &'t str>, title: Option<&str>) -> TextCounts {
+        let title_words: Vec<String> = title
+            .map(|title| tokens(title).map(str::to_lowercase).collect())
+            .unwrap_or_default();
+        let mut title_found = vec![false; title_words.len()];
+        let mut counts = TextCounts {
+            paragraphs: 0,
+            sentences: 0,
+            short: 0,
+            tokens: 0,
+            digit_tokens: 0,
+            commas: 0,
+            title_in_text: 0.0,
+        };
+        let mut head_bytes = 0;
+        for paragraph in paragraphs {
+            counts.paragraphs += 1;
+            counts.sentences += usize::from(ends_sentence(paragraph));
+            let mut paragraph_tokens = 0;
+            // The title is looked for in the article's start, where a headline or lead stands.
+            let in_head = head_bytes < TITLE_HEAD_BYTES;
+            head_bytes += paragraph.len();
+            for token in tokens(paragraph) {
+                paragraph_tokens += 1;
+                counts.digit_tokens += usize::from(token.bytes().all(|b| b.is_ascii_digit()));
+                if in_head {
+                    for (word, found) in title_words.iter().zip(title_found.iter_mut()) {
+                        *found |=
+                            !*found && word.len() == token.len() && token.to_lowercase() == *word;
+                    }
+                }
+            }
+            counts.tokens += paragraph_tokens;
+            counts.short += usize::from(paragraph_tokens < 6);
+            counts.commas += paragraph
+                .chars()
+                .filter(|&c| matches!(c, ',' | '，' | '、'))
+                .count();
+        }
+        if !title_words.is_empty() {
+            counts.title_in_text =
+                title_found.iter().filter(|&&f| f).count() as f64 / title_words.len() as f64;
+        }
+        counts
+    }
+}
+
+/// Where and how an extraction sits in its page.
+struct Placement {
+    bytes: usize,
+    link_density: f64,
+    /// The share of the page's text before the extraction.
+    start: f64,
+    /// Unlinked text: its share of the extraction, and of the page's.
+    unlinked: (f64, f64),
+    /// Prose: its share of the extraction, and of the page's.
+    prose: (f64, f64),
+    /// The structure of the chosen blocks: lists, headings, links towards the end (where a
+    /// related-links box or a comment thread joins an article), and gaps between them.
+    structure: [f64; 5],
+    /// The text between CUTER's title node and the first chosen block: a headline sits right
+    /// above its article.
+    title_gap_share: f64,
+}
+
+impl Placement {
+    fn of(
+        page: &Page,
+        sums: &PageSums,
+        chosen: Chosen<'_>,
+        text: &str,
+        cuter_title: Option<usize>,
+    ) -> Placement {
+        let Chosen::Blocks(chosen) = chosen else {
+            let bag = Bag::of(text);
+            let (unlinked_bag, prose_bag) = page_bags(page);
+            let unlinked = bag.agreement(&unlinked_bag);
+            let prose = bag.agreement(&prose_bag);
+            return Placement {
+                bytes: text.len(),
+                link_density: 1.0 - unlinked.0,
+                start: 0.0,
+                unlinked,
+                prose,
+                structure: [0.0; 5],
+                title_gap_share: 0.0,
+            };
+        };
+        let blocks = &page.stats.blocks;
+        let ratio = |num: f64, den: f64| if den > 0.0 { num / den } else { 0.0 };
+        let mut title_gap_share = 0.0;
+        if let (Some(title), Some(&first)) = (cuter_title, chosen.first()) {
+            let (from, to) = if title < first {
+                (title + 1, first)
+            } else {
+                (first, title)
+            };
+            let gap: usize = blocks.iter().take(to).skip(from).map(|b| b.sl).sum();
+            title_gap_share = ratio(gap as f64, sums.text as f64);
+        }
+        let (mut sl, mut sa, mut unlinked, mut prose) = (0usize, 0usize, 0usize, 0usize);
+        for block in chosen.iter().filter_map(|&ix| blocks.get(ix)) {
+            sl += block.sl;
+            sa += block.sa;
+            if is_unlinked(block) {
+                unlinked += block.sl;
+                if is_prose(block) {
+                    prose += block.sl;
+                }
+            }
+        }
+        let first = chosen.first().copied().unwrap_or(0);
+        let before: usize = blocks.iter().take(first).map(|b| b.sl).sum();
+        Placement {
+            bytes: sl,
+            link_density: ratio(sa as f64, sl as f64),
+            start: ratio(before as f64, sums.text as f64),
+            unlinked: (
+                ratio(unlinked as f64, sl as f64),
+                ratio(unlinked as f64, sums.unlinked as f64),
+            ),
+            prose: (
+                ratio(prose as f64, sl as f64),
+                ratio(prose as f64, sums.prose as f64),
+            ),
+            structure: block_structure(blocks, chosen),
+            title_gap_share,
+        }
+    }
 }
 
 /// `[share_in_cuter, cuter_share_in]` of a set of blocks: the share of its bytes that CUTER

@@ -99,170 +99,217 @@ const FURNITURE_TAGS: &[&str] = &["nav", "aside", "footer", "menu", "form"];
 /// The blocks (by `IX`) of the element that holds the most prose, with its siblings that
 /// belong to it.
 pub fn select(page: &Page) -> Vec<usize> {
-    let stats = &page.stats;
-    if stats.blocks.is_empty() {
+    if page.stats.blocks.is_empty() {
         return Vec::new();
     }
-    let excluded = excluded_blocks(stats);
-    let parent_of = |id: NodeId| parent_element(page, id);
-    // Every element's text and link bytes, handed up from the blocks (a walk up from each
-    // block costs less than a walk over the whole tree), and the element of each block.
-    let mut subtree: HashMap<NodeId, (usize, usize)> = HashMap::default();
-    let mut block_of: HashMap<NodeId, usize> = HashMap::default();
-    for (ix, block) in stats.blocks.iter().enumerate() {
-        block_of.insert(block.node, ix);
-        let mut current = Some(block.node);
-        while let Some(id) = current {
-            let totals = subtree.entry(id).or_default();
-            totals.0 += block.sl;
-            totals.1 += block.sa;
-            current = parent_of(id);
+    let excluded = excluded_blocks(&page.stats);
+    let mut scoring = Scoring::totals(page);
+    scoring.hand_up(&excluded);
+    let Some((top, top_score)) = scoring.top() else {
+        return Vec::new();
+    };
+    let chosen = scoring.siblings(top, top_score);
+    scoring.cleaned_blocks(&chosen, &excluded)
+}
+
+/// The scoring of one page's elements, step by step.
+struct Scoring<'a> {
+    page: &'a Page,
+    /// Every element's text and link bytes, handed up from the blocks (a walk up from each
+    /// block costs less than a walk over the whole tree).
+    subtree: HashMap<NodeId, (usize, usize)>,
+    /// The element of each block.
+    block_of: HashMap<NodeId, usize>,
+    /// The content scores the paragraphs handed up (steps 1–2).
+    scores: HashMap<NodeId, f64>,
+}
+
+impl<'a> Scoring<'a> {
+    fn totals(page: &'a Page) -> Scoring<'a> {
+        let mut subtree: HashMap<NodeId, (usize, usize)> = HashMap::default();
+        let mut block_of: HashMap<NodeId, usize> = HashMap::default();
+        for (ix, block) in page.stats.blocks.iter().enumerate() {
+            block_of.insert(block.node, ix);
+            let mut current = Some(block.node);
+            while let Some(id) = current {
+                let totals = subtree.entry(id).or_default();
+                totals.0 += block.sl;
+                totals.1 += block.sa;
+                current = parent_element(page, id);
+            }
+        }
+        Scoring {
+            page,
+            subtree,
+            block_of,
+            scores: HashMap::default(),
         }
     }
-    let weight_of = |id: NodeId| element_weight(page, id);
-    // Steps 1–2: paragraphs hand their scores up.
-    let mut scores: HashMap<NodeId, f64> = HashMap::default();
-    for (ix, block) in stats.blocks.iter().enumerate() {
-        if excluded[ix] || !is_paragraph(block) {
-            continue;
-        }
-        let commas = block
-            .text
-            .chars()
-            .filter(|c| matches!(c, ',' | '，' | '、' | '،'))
-            .count();
-        let score = 1.0 + commas as f64 + (block.sl / 100).min(3) as f64;
-        let mut ancestor = block.parent;
-        for level in 0..ANCESTOR_LEVELS {
-            let Some(id) = ancestor else {
-                break;
-            };
-            let divider = match level {
-                0 => 1.0,
-                1 => 2.0,
-                _ => level as f64 * 3.0,
-            };
-            *scores.entry(id).or_insert_with(|| weight_of(id)) += score / divider;
-            ancestor = parent_of(id);
+
+    /// Steps 1–2: paragraphs hand their scores up.
+    fn hand_up(&mut self, excluded: &[bool]) {
+        let page = self.page;
+        for (ix, block) in page.stats.blocks.iter().enumerate() {
+            if excluded[ix] || !is_paragraph(block) {
+                continue;
+            }
+            let commas = block
+                .text
+                .chars()
+                .filter(|c| matches!(c, ',' | '，' | '、' | '،'))
+                .count();
+            let score = 1.0 + commas as f64 + (block.sl / 100).min(3) as f64;
+            let mut ancestor = block.parent;
+            for level in 0..ANCESTOR_LEVELS {
+                let Some(id) = ancestor else {
+                    break;
+                };
+                let divider = match level {
+                    0 => 1.0,
+                    1 => 2.0,
+                    _ => level as f64 * 3.0,
+                };
+                *self
+                    .scores
+                    .entry(id)
+                    .or_insert_with(|| element_weight(page, id)) += score / divider;
+                ancestor = parent_element(page, id);
+            }
         }
     }
-    // Step 3: scaled by the subtree's link density; the highest wins.
-    let scaled = |id: NodeId| -> Option<f64> {
-        let score = *scores.get(&id)?;
-        let (text, links) = subtree.get(&id).copied().unwrap_or_default();
+
+    /// Step 3's scale: an element's score times `1 − link density` of its subtree; `None`
+    /// for an element no paragraph scored.
+    fn scaled(&self, id: NodeId) -> Option<f64> {
+        let score = *self.scores.get(&id)?;
+        let (text, links) = self.subtree.get(&id).copied().unwrap_or_default();
         let density = if text > 0 {
             links as f64 / text as f64
         } else {
             0.0
         };
         Some(score * (1.0 - density))
-    };
-    let Some((mut top, mut top_score)) = scores
-        .keys()
-        .filter_map(|&id| scaled(id).map(|s| (id, s)))
-        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
-    else {
-        return Vec::new();
-    };
-    let threshold = top_score / 3.0;
-    let mut last = top_score;
-    let mut parent = parent_of(top);
-    while let Some(id) = parent.filter(|&id| !is_page_root(page, id)) {
-        if let Some(score) = scaled(id) {
-            if score < threshold {
-                break;
-            }
-            if score > last {
-                top = id;
-                top_score = score;
-                break;
-            }
-            last = score;
-        }
-        parent = parent_of(id);
     }
-    // Step 4: siblings.
-    let top_class = class_of(page, top);
-    let sibling_bar = (top_score * 0.2).max(10.0);
-    let siblings: Vec<NodeId> = parent_of(top)
-        .and_then(|p| page.document.tree.get(p))
-        .map_or_else(
-            || vec![top],
-            |p| {
-                p.children()
-                    .filter(|c| c.value().is_element())
-                    .map(|c| c.id())
-                    .collect()
-            },
-        );
-    let mut chosen_nodes = Vec::new();
-    for sibling in siblings {
-        if sibling == top {
-            chosen_nodes.push(sibling);
-            continue;
+
+    /// Step 3: the highest scaled score wins, or a parent above it that scores higher still.
+    fn top(&self) -> Option<(NodeId, f64)> {
+        let (mut top, mut top_score) = self
+            .scores
+            .keys()
+            .filter_map(|&id| self.scaled(id).map(|s| (id, s)))
+            .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))?;
+        let threshold = top_score / 3.0;
+        let mut last = top_score;
+        let mut parent = parent_element(self.page, top);
+        while let Some(id) = parent.filter(|&id| !is_page_root(self.page, id)) {
+            if let Some(score) = self.scaled(id) {
+                if score < threshold {
+                    break;
+                }
+                if score > last {
+                    top = id;
+                    top_score = score;
+                    break;
+                }
+                last = score;
+            }
+            parent = parent_element(self.page, id);
         }
-        let bonus = match (&top_class, class_of(page, sibling)) {
-            (Some(a), Some(b)) if *a == b => top_score * 0.2,
-            _ => 0.0,
-        };
-        let scored = scaled(sibling).is_some_and(|s| s + bonus >= sibling_bar);
-        // An element that is its only text block (a `p`, or a `div` holding its text
-        // directly) may be a paragraph of its own.
-        let own_paragraph = block_of.get(&sibling).is_some_and(|&ix| {
-            let block = &stats.blocks[ix];
-            subtree
-                .get(&sibling)
-                .is_some_and(|&(text, _)| text == block.sl)
-                && reads_as_own_paragraph(block)
-        });
-        if scored || own_paragraph {
-            chosen_nodes.push(sibling);
-        }
+        Some((top, top_score))
     }
-    // Step 5: the chosen elements' blocks, cleaned. A block belongs to a chosen element
-    // when one is among its ancestors (itself included) and no element named like furniture
-    // stands between them; each element is judged once.
-    let mut membership: HashMap<NodeId, bool> = HashMap::default();
-    let kept = |node: NodeId, memo: &mut HashMap<NodeId, bool>| -> bool {
-        let mut path = Vec::new();
-        let mut current = Some(node);
-        let verdict = loop {
-            let Some(id) = current else {
-                break false;
+
+    /// Step 4: the top element and the siblings that join it.
+    fn siblings(&self, top: NodeId, top_score: f64) -> Vec<NodeId> {
+        let page = self.page;
+        let top_class = class_of(page, top);
+        let sibling_bar = (top_score * 0.2).max(10.0);
+        let siblings: Vec<NodeId> = parent_element(page, top)
+            .and_then(|p| page.document.tree.get(p))
+            .map_or_else(
+                || vec![top],
+                |p| {
+                    p.children()
+                        .filter(|c| c.value().is_element())
+                        .map(|c| c.id())
+                        .collect()
+                },
+            );
+        let mut chosen_nodes = Vec::new();
+        for sibling in siblings {
+            if sibling == top {
+                chosen_nodes.push(sibling);
+                continue;
+            }
+            let bonus = match (&top_class, class_of(page, sibling)) {
+                (Some(a), Some(b)) if *a == b => top_score * 0.2,
+                _ => 0.0,
             };
-            if let Some(&known) = memo.get(&id) {
-                break known;
+            let scored = self
+                .scaled(sibling)
+                .is_some_and(|s| s + bonus >= sibling_bar);
+            // An element that is its only text block (a `p`, or a `div` holding its text
+            // directly) may be a paragraph of its own.
+            let own_paragraph = self.block_of.get(&sibling).is_some_and(|&ix| {
+                let block = &page.stats.blocks[ix];
+                self.subtree
+                    .get(&sibling)
+                    .is_some_and(|&(text, _)| text == block.sl)
+                    && reads_as_own_paragraph(block)
+            });
+            if scored || own_paragraph {
+                chosen_nodes.push(sibling);
             }
-            if chosen_nodes.contains(&id) {
-                memo.insert(id, true);
-                break true;
-            }
-            path.push(id);
-            if names_furniture(page, id) {
-                break false;
-            }
-            current = parent_of(id);
-        };
-        for id in path {
-            memo.insert(id, verdict);
         }
-        verdict
-    };
-    let title = page.effective_title().map(normalized);
-    let mut blocks = Vec::new();
-    for (ix, block) in stats.blocks.iter().enumerate() {
-        let headline = block.is_heading()
-            && title
-                .as_deref()
-                .is_some_and(|t| normalized(&block.text) == t);
-        if excluded[ix] || block.caption || block.lp() >= 0.5 || headline {
-            continue;
-        }
-        if kept(block.node, &mut membership) {
-            blocks.push(ix);
-        }
+        chosen_nodes
     }
-    blocks
+
+    /// Step 5: the chosen elements' blocks, cleaned. A block belongs to a chosen element
+    /// when one is among its ancestors (itself included) and no element named like furniture
+    /// stands between them; each element is judged once.
+    fn cleaned_blocks(&self, chosen_nodes: &[NodeId], excluded: &[bool]) -> Vec<usize> {
+        let page = self.page;
+        let mut membership: HashMap<NodeId, bool> = HashMap::default();
+        let kept = |node: NodeId, memo: &mut HashMap<NodeId, bool>| -> bool {
+            let mut path = Vec::new();
+            let mut current = Some(node);
+            let verdict = loop {
+                let Some(id) = current else {
+                    break false;
+                };
+                if let Some(&known) = memo.get(&id) {
+                    break known;
+                }
+                if chosen_nodes.contains(&id) {
+                    memo.insert(id, true);
+                    break true;
+                }
+                path.push(id);
+                if names_furniture(page, id) {
+                    break false;
+                }
+                current = parent_element(page, id);
+            };
+            for id in path {
+                memo.insert(id, verdict);
+            }
+            verdict
+        };
+        let title = page.effective_title().map(normalized);
+        let mut blocks = Vec::new();
+        for (ix, block) in page.stats.blocks.iter().enumerate() {
+            let headline = block.is_heading()
+                && title
+                    .as_deref()
+                    .is_some_and(|t| normalized(&block.text) == t);
+            if excluded[ix] || block.caption || block.lp() >= 0.5 || headline {
+                continue;
+            }
+            if kept(block.node, &mut membership) {
+                blocks.push(ix);
+            }
+        }
+        blocks
+    }
 }
 
 /// The parent of an element, when it is an element.

@@ -12,6 +12,8 @@
 
 use html5ever::data::NAMED_ENTITIES;
 
+use crate::tidy::depth::find_ignore_ascii_case;
+
 /// The line length of re-broken one-line pages (section 5.3).
 pub const REBREAK_WIDTH: usize = 65;
 
@@ -309,7 +311,7 @@ fn skip_removed(bytes: &[u8], at: usize) -> Option<usize> {
     close.extend_from_slice(name.as_bytes());
     let mut from = at + 1;
     loop {
-        let Some(p) = find_ascii_case_insensitive(bytes, from, &close) else {
+        let Some(p) = find_ignore_ascii_case(bytes, from, &close) else {
             return Some(bytes.len());
         };
         let after = p + close.len();
@@ -361,14 +363,6 @@ fn find_from(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
         .get(from..)?
         .windows(needle.len())
         .position(|w| w == needle)
-        .map(|p| p + from)
-}
-
-fn find_ascii_case_insensitive(bytes: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
-    bytes
-        .get(from..)?
-        .windows(needle.len())
-        .position(|w| w.eq_ignore_ascii_case(needle))
         .map(|p| p + from)
 }
 

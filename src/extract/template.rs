@@ -36,6 +36,8 @@
 //!
 //! With no model the page is not touched: extraction is exactly that of one page alone.
 //! Cost and learning curve: `docs/algorithms.md`, "Site templates".
+//!
+//! Over 600 lines only with its tests.
 
 use std::collections::HashMap;
 

@@ -5,6 +5,9 @@
 //!
 //! The names are the contract of `../specs/cli.md` ("Extraction"): stored, exported, served
 //! and counted in metrics by [`Verdict::as_str`].
+//!
+//! Over 600 lines, kept whole: every verdict is read from the same pass over the page ([`judge`])
+//! and the cue phrases it finds; the order the verdicts are tried in is one function.
 
 use std::cell::OnceCell;
 use std::fmt;

@@ -21,6 +21,9 @@
 //! - **conditional GET**: `If-None-Match` / `If-Modified-Since`, and 304 → [`FetchOutcome::NotModified`];
 //! - **per-feed headers** ([`options`]): a feed's user agent, headers, cookie and basic auth
 //!   ride on each request as [`RequestOptions`], credentials only to the feed's own origin.
+//!
+//! Over 600 lines, kept whole: one request's path (`fetch` to `read_capped`) reads top to bottom
+//! here; the guard, robots, hosts, options and errors have files of their own.
 
 pub mod error;
 pub mod guard;

@@ -161,33 +161,4 @@ impl Store {
         .context("recording a blocked entry");
         self.noted(WriteKind::Entries, blocked)
     }
-
-    /// Why a feed's entry with this URL was blocked; `None` when it was not (or is unknown).
-    pub async fn entry_blocked_by(
-        &self,
-        feed_id: i64,
-        url: &str,
-    ) -> Result<Option<String>, StoreError> {
-        let reason: Option<Option<String>> = on_pool!(self, pool => {
-            sqlx::query_scalar(sql::SELECT_ENTRY_BLOCKED_BY)
-                .bind(feed_id)
-                .bind(url)
-                .fetch_optional(pool)
-                .await
-        })
-        .context("reading why an entry was blocked")?;
-        Ok(reason.flatten())
-    }
-
-    /// How many entries of a feed are in a state.
-    pub async fn count_entries(&self, feed_id: i64, state: EntryState) -> Result<i64, StoreError> {
-        on_pool!(self, pool => {
-            sqlx::query_scalar(sql::COUNT_FEED_ENTRIES)
-                .bind(feed_id)
-                .bind(state.as_str())
-                .fetch_one(pool)
-                .await
-        })
-        .context("counting feed entries")
-    }
 }

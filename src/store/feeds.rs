@@ -255,23 +255,6 @@ impl Store {
         self.noted(WriteKind::FeedState, recorded)
     }
 
-    pub async fn set_feed_next_due(
-        &self,
-        feed_id: i64,
-        next_due_at: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        let scheduled = on_pool!(self, pool => {
-            sqlx::query(sql::SET_FEED_NEXT_DUE)
-                .bind(feed_id)
-                .bind(db_time(next_due_at))
-                .execute(pool)
-                .await
-                .map(drop)
-        })
-        .context("scheduling a feed");
-        self.noted(WriteKind::FeedState, scheduled)
-    }
-
     /// Records a failure for operators (`gleaner feeds`, the failures table).
     pub async fn record_failure(&self, failure: &NewFailure) -> Result<(), StoreError> {
         self.insert_failure(sql::INSERT_FAILURE, failure)
@@ -308,14 +291,6 @@ impl Store {
         })
         .context("recording a failure");
         self.noted(WriteKind::Failures, inserted)
-    }
-
-    /// The most recent failures, newest first.
-    pub async fn recent_failures(&self, limit: i64) -> Result<Vec<Failure>, StoreError> {
-        on_pool!(self, pool => {
-            sqlx::query_as(sql::SELECT_RECENT_FAILURES).bind(limit.max(0)).fetch_all(pool).await
-        })
-        .context("listing failures")
     }
 
     /// The newest failures that `filter` selects.

@@ -24,6 +24,8 @@ mod search;
 mod sql;
 mod tcp;
 mod templates;
+#[doc(hidden)]
+pub mod testing;
 mod webhooks;
 
 use std::str::FromStr;

@@ -3,12 +3,10 @@
 //! Rows read back derive `sqlx::FromRow` generically, so one struct decodes from either
 //! backend. Integer columns are 64-bit on both (`INTEGER` / `BIGINT`).
 
-use std::io::{Read, Write};
+use std::io::Read;
 
 use chrono::{DateTime, Utc};
-use flate2::Compression;
 use flate2::read::GzDecoder;
-use flate2::write::GzEncoder;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -74,17 +72,6 @@ impl CompressedPage {
     /// server gzip-encoded it.
     pub fn from_stored(encoding: PageEncoding, bytes: Vec<u8>) -> Self {
         CompressedPage { encoding, bytes }
-    }
-
-    /// Compresses raw page bytes with gzip, as pages were stored before zstd (tests of old
-    /// rows).
-    pub fn compress_gzip(raw: &[u8]) -> std::io::Result<Self> {
-        let mut encoder = GzEncoder::new(Vec::with_capacity(raw.len() / 4), Compression::new(6));
-        encoder.write_all(raw)?;
-        Ok(CompressedPage {
-            encoding: PageEncoding::Gzip,
-            bytes: encoder.finish()?,
-        })
     }
 
     /// The original page bytes.

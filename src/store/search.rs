@@ -136,12 +136,6 @@ impl Store {
             other => other.context("searching articles"),
         }
     }
-
-    /// The same store with another time budget per search.
-    pub fn with_search_budget(mut self, budget: Duration) -> Store {
-        self.search_budget = budget;
-        self
-    }
 }
 
 /// One search on its own connection, interrupted by a progress handler once the budget is

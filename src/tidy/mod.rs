@@ -12,6 +12,8 @@
 //!    happens to be valid UTF-8. Feeds use the same decoder ([`decode_markup`] with
 //!    [`Markup::Xml`]): the XML declaration, then the HTTP `charset`.
 //! 2. [`parse`]: html5ever (through `scraper`) builds the DOM once; every extractor reads it.
+//!    The text first passes [`depth`]: the nesting cap (parsing costs the square of the depth)
+//!    and, for the whole page, the comments, script bodies and unread attributes left out.
 //! 3. [`write_subtree`] serializes a part of the DOM with every `href`/`src`/`srcset` made
 //!    absolute against the page URL (`<base href>` honoured) and lazy-loaded images
 //!    (`data-src` and friends) resolved into `src`, media a reader plays kept ([`is_kept_media`]: video, audio, an allow-listed
@@ -21,6 +23,10 @@
 //! result again, extractors choose nodes on the parsed DOM and only the chosen part is
 //! serialized and passed through the same `ammonia` policy; [`tidy_html`] applies that policy
 //! to the whole `<body>` for callers that want the full tidied page.
+//!
+//! Over 600 lines, kept whole: the serializer's lists of kept and dropped elements and
+//! attributes must agree with the sanitizing policy beside them; moving decoding out (about
+//! 180 lines) would still leave it over 600.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -33,14 +39,18 @@ use html5ever::{LocalName, QualName, local_name, ns};
 use scraper::{Html, Node};
 use url::Url;
 
-pub use crate::html_depth::ParsedAttributes;
+pub mod depth;
+mod lazy;
+
+pub use depth::ParsedAttributes;
+use lazy::{LAZY_SRC_ATTRIBUTES, LAZY_SRCSET_ATTRIBUTES};
 
 /// Elements whose content is never text of the page (executable, styling, form controls,
 /// embedded documents and players). Extractors skip these subtrees; the serializer and the
 /// policy remove them with their content, except the media a reader plays
 /// ([`is_kept_media`]). An `<object>`'s content is a plugin's fallback ("get the player"); one
 /// left unclosed, which would hold the rest of the page, loses its tag before parsing
-/// ([`crate::html_depth::cap_depth`]).
+/// ([`depth::cap_depth`]).
 pub const DROPPED_ELEMENTS: &[&str] = &[
     "script", "style", "noscript", "template", "iframe", "object", "embed", "applet", "canvas",
     "svg", "math", "select", "option", "textarea", "button", "input", "head", "title", "meta",
@@ -220,21 +230,6 @@ const COPIED_ATTRIBUTES: &[&str] = &[
     "datetime", "start", "lang", "dir", "type", "media", "sizes", "kind", "srclang", "label",
     "preload", "loop", "muted",
 ];
-
-/// Attributes that lazy-loading scripts read the real image address from, best first.
-pub(crate) const LAZY_SRC_ATTRIBUTES: &[&str] = &[
-    "data-src",
-    "data-lazy-src",
-    "data-original",
-    "data-lazy",
-    "data-url",
-    "data-hi-res-src",
-    "data-full-src",
-    "data-orig-src",
-];
-
-/// Attributes holding a lazy `srcset`.
-pub(crate) const LAZY_SRCSET_ATTRIBUTES: &[&str] = &["data-srcset", "data-lazy-srcset"];
 
 /// The elements HTML defines as void (no closing tag).
 const VOID_ELEMENTS: &[&str] = &[
@@ -427,7 +422,7 @@ pub fn parse(text: &str) -> Html {
 }
 
 /// Parses decoded text into a DOM; `attributes` says which attributes it keeps
-/// ([`crate::html_depth::prepare_for_parsing`]).
+/// ([`depth::prepare_for_parsing`]).
 pub fn parse_with(text: &str, attributes: ParsedAttributes) -> Html {
     parse_bounded(text, attributes, ParseBounds::NONE).document
 }
@@ -470,7 +465,7 @@ pub struct BoundedParse {
 /// The text is given to the parser in pieces of this size, the tree's node count checked
 /// after each. One piece adds at most a few hundred nodes per four bytes (a `<p>` makes the
 /// tree builder reopen every formatting element still active, and the nesting cap keeps
-/// those below [`crate::html_depth::MAX_DEPTH`]), so a small piece keeps the overshoot small;
+/// those below [`depth::MAX_DEPTH`]), so a small piece keeps the overshoot small;
 /// each costs the parser a call and the text a copy it made anyway.
 pub const PARSE_PIECE_BYTES: usize = 1024;
 
@@ -483,7 +478,7 @@ pub fn parse_bounded(
     bounds: ParseBounds,
 ) -> BoundedParse {
     use html5ever::tendril::{StrTendril, TendrilSink as _};
-    let prepared = crate::html_depth::prepare_for_parsing(text, attributes);
+    let prepared = depth::prepare_for_parsing(text, attributes);
     let mut document = Html::new_document();
     document.tree = ego_tree::Tree::with_capacity(Node::Document, node_capacity(&prepared));
     let mut parser =
@@ -887,7 +882,7 @@ thread_local! {
 /// Applies [`policy`] to an HTML fragment whose URLs are already absolute.
 pub fn sanitize(fragment: &str) -> String {
     // Parsed as a page is: nesting capped, an unclosed `<object>` unable to swallow the rest.
-    let fragment = crate::html_depth::cap_depth(fragment);
+    let fragment = depth::cap_depth(fragment);
     POLICY.with(|policy| policy.clean(&fragment).to_string())
 }
 
