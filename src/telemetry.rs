@@ -1,7 +1,8 @@
 //! Logging: `tracing` to standard error, human-readable by default, JSON lines for services.
 //!
 //! On a terminal, log lines are written around the progress bar of `poll --once`
-//! (`tracing-indicatif`), which ticks on its own. The filter comes from `--log-level`, else `RUST_LOG`, else `info`. Stages log with
+//! (`tracing-indicatif`), which ticks on its own. The filter comes from `--log-level`, else
+//! `RUST_LOG`, else `info`. Stages log with
 //! structured fields (`feed = %name`, `url = %url`), never with secrets: database URLs are
 //! logged through [`crate::config::DatabaseTarget::display_redacted`] and the API token never.
 
@@ -14,7 +15,12 @@ use tracing_subscriber::fmt::format::DefaultFields;
 use tracing_subscriber::layer::{Layer as _, SubscriberExt as _};
 use tracing_subscriber::util::SubscriberInitExt as _;
 
-use crate::cli::LogFormat;
+/// How log lines are written to standard error (`--log-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Human,
+    Json,
+}
 
 /// Installs the global subscriber. A second call (as in tests) is a no-op.
 pub fn init(format: LogFormat, filter: Option<&str>) {

@@ -24,6 +24,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::config::Config;
 use crate::format::BodyFormat;
+pub use crate::telemetry::LogFormat;
 
 /// Everything that can end a command unsuccessfully, sorted by exit status.
 #[derive(Debug, thiserror::Error)]
@@ -160,13 +161,6 @@ impl BodyFormatArgs {
             self.format
         }
     }
-}
-
-/// How log lines are written to standard error.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LogFormat {
-    Human,
-    Json,
 }
 
 #[derive(Debug, Subcommand)]
