@@ -34,17 +34,17 @@ use chrono::{DateTime, Utc};
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
-use tracing::Instrument;
 
 use crate::config::Config;
 use crate::fetch::{FetchError, Fetcher};
-use crate::pipeline::{Context, FeedReport, poll_feed};
-use crate::store::{FeedRecord, Store, StoreError, now};
+use crate::pipeline::{Context, FeedReport};
+use crate::store::{Store, StoreError, now};
 use crate::webhooks::{self, Targets};
 
 mod leases;
 mod once;
 pub use leases::{FeedLeases, Renewal};
+use once::spawn_poll;
 pub use once::{PollSummary, poll_once};
 
 /// How often the configuration file is checked for changes.
@@ -337,20 +337,6 @@ impl Service {
             self.polls.shutdown().await;
         }
     }
-}
-
-/// Starts one feed's poll as a task of its own, in a span naming the feed.
-pub(super) fn spawn_poll(
-    polls: &mut JoinSet<FeedReport>,
-    ctx: &Context,
-    feed: FeedRecord,
-    work: &CancellationToken,
-) -> tokio::task::Id {
-    let (ctx, work) = (ctx.clone(), work.clone());
-    let span = tracing::info_span!("poll", feed = %feed.name);
-    polls
-        .spawn(async move { poll_feed(&ctx, &feed, &work).await }.instrument(span))
-        .id()
 }
 
 /// Leases due feeds for the free polling slots, starts a poll for each, and says how long to

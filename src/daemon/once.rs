@@ -6,9 +6,11 @@ use std::time::{Duration, Instant};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
-use super::{FeedLeases, spawn_poll};
-use crate::pipeline::{Context, FeedReport};
-use crate::store::{PollStatus, StoreError, now};
+use tracing::Instrument;
+
+use super::leases::FeedLeases;
+use crate::pipeline::{Context, FeedReport, poll_feed};
+use crate::store::{FeedRecord, PollStatus, StoreError, now};
 
 /// Totals of one cycle, printed by `poll --once`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -145,4 +147,18 @@ pub async fn poll_once(
     summary.interrupted = interrupted;
     summary.elapsed = started.elapsed();
     Ok(summary)
+}
+
+/// Starts one feed's poll as a task of its own, in a span naming the feed.
+pub(super) fn spawn_poll(
+    polls: &mut JoinSet<FeedReport>,
+    ctx: &Context,
+    feed: FeedRecord,
+    work: &CancellationToken,
+) -> tokio::task::Id {
+    let (ctx, work) = (ctx.clone(), work.clone());
+    let span = tracing::info_span!("poll", feed = %feed.name);
+    polls
+        .spawn(async move { poll_feed(&ctx, &feed, &work).await }.instrument(span))
+        .id()
 }

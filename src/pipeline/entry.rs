@@ -4,7 +4,6 @@
 
 use chrono::{DateTime, Utc};
 
-use super::OwnKind;
 use super::context::{Context, FeedSettings};
 use super::failure::{StepFailure, record};
 use super::page::{PageOutcome, download_and_store, store_instead_of_page};
@@ -12,6 +11,7 @@ use crate::config::EntriesConfig;
 use crate::extract::Verdict as PageVerdict;
 use crate::filter::{Blocked, Candidate, Decision};
 use crate::metrics;
+use crate::store::OwnKind;
 use crate::store::{EntryAttempt, EntryState, InsertOutcome, PendingEntry, now};
 
 /// What became of one attempt at an entry.

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use url::Url;
 
-use super::InFlight;
+use super::context::InFlight;
 use crate::extract::metadata::{MetadataSource, PageMetadata, Sourced};
 use crate::extract::rules::SiteRules;
 use crate::extract::template::SiteTemplate;

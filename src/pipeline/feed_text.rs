@@ -12,9 +12,10 @@
 
 use url::Url;
 
-use super::{OwnKind, Stage, StepFailure};
+use super::failure::StepFailure;
 use crate::extract::{self, ExtractError, Extraction, Image, Page, Verdict};
 use crate::store::word_count;
+use crate::store::{OwnKind, Stage};
 
 /// Words an entry's own text needs to stand for the article: fewer is a summary or a lead,
 /// not the article a reader wants instead of the page.

@@ -29,7 +29,6 @@ use super::extraction::{
 };
 use super::failure::{StepFailure, record};
 use super::feed_text::{self, FeedText, Source};
-use super::{OwnKind, Stage};
 use crate::extract::Verdict as PageVerdict;
 use crate::extract::metadata::PageMetadata;
 use crate::extract::template::{self, Applied, PageObservation, SiteTemplate};
@@ -42,6 +41,7 @@ use crate::store::{
     CompressedPage, EntryAttempt, FEED_EXTRACTOR, ImageContent, InsertOutcome, NewArticle,
     NewImage, PageEncoding, PendingEntry, now,
 };
+use crate::store::{OwnKind, Stage};
 
 /// The quality given to an article stored from its feed entry's own text: the publisher's
 /// text, with nothing of a page around it to tell apart, only what feeds append to it
