@@ -90,15 +90,6 @@ async fn wait_for_articles(
     }
 }
 
-fn signal(child: &Child, name: &str) -> anyhow::Result<()> {
-    let status = Command::new("kill")
-        .arg(format!("-{name}"))
-        .arg(child.id().to_string())
-        .status()?;
-    anyhow::ensure!(status.success(), "kill -{name}");
-    Ok(())
-}
-
 async fn the_service_reloads_and_stops_cleanly(db: TestDb) -> anyhow::Result<()> {
     let farm = Farm::start().await?;
     for feed in ["alpha", "beta", "gamma"] {
@@ -193,7 +184,7 @@ async fn exercise(
 
     // SIGHUP reloads too; alpha is removed and stops being polled, its articles stay.
     std::fs::write(config, config_text(db, farm, &["beta", "gamma"]))?;
-    signal(child, "HUP")?;
+    common::send_signal(child, "HUP")?;
     wait_for_articles(&db.store, "gamma", 3, child).await?;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let alpha_polls = farm.hits("/alpha.xml");
@@ -231,7 +222,7 @@ async fn exercise(
 
 /// Sends SIGTERM and waits for exit status 0.
 async fn stop(child: &mut Child) -> anyhow::Result<()> {
-    signal(child, "TERM")?;
+    common::send_signal(child, "TERM")?;
     let deadline = Instant::now() + Duration::from_secs(15);
     let status = loop {
         if let Some(status) = child.try_wait()? {
@@ -449,7 +440,7 @@ async fn sigterm_ends_the_process_during_a_deep_page() -> anyhow::Result<()> {
             anyhow::ensure!(child.try_wait()?.is_none(), "the service exited early");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        signal(&child, "TERM")?;
+        common::send_signal(&child, "TERM")?;
         // Generous: the grace period is 5 s; without an end to the process, never.
         let deadline = Instant::now() + Duration::from_secs(60);
         loop {

@@ -47,15 +47,6 @@ fn gleaner(config: &Path, args: &[&str]) -> Command {
     command
 }
 
-fn send(child: &Child, signal: &str) -> anyhow::Result<()> {
-    let status = Command::new("kill")
-        .arg(format!("-{signal}"))
-        .arg(child.id().to_string())
-        .status()?;
-    anyhow::ensure!(status.success(), "kill -{signal}");
-    Ok(())
-}
-
 /// Waits until the farm has been asked for a story page: the poll is under way.
 async fn wait_for_a_page_request(farm: &Farm, child: &mut Child) -> anyhow::Result<()> {
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -100,7 +91,7 @@ async fn a_poll_stopped_by_sigterm_gives_its_feeds_back(db: TestDb) -> anyhow::R
         .stderr(Stdio::null())
         .spawn()?;
     wait_for_a_page_request(&farm, &mut first).await?;
-    send(&first, "TERM")?;
+    common::send_signal(&first, "TERM")?;
     let status = exit_status(&mut first).await?;
     assert_eq!(status.code(), Some(1), "a stopped cycle is not a success");
     let after_first = stored(&db).await?;
@@ -139,7 +130,7 @@ async fn a_service_stopped_by_sigterm_gives_its_feeds_back(db: TestDb) -> anyhow
     };
     let mut first = spawn()?;
     wait_for_a_page_request(&farm, &mut first).await?;
-    send(&first, "TERM")?;
+    common::send_signal(&first, "TERM")?;
     assert!(exit_status(&mut first).await?.success());
     assert!(stored(&db).await? < 2 * STORIES, "stopped mid-way");
 
@@ -157,7 +148,7 @@ async fn a_service_stopped_by_sigterm_gives_its_feeds_back(db: TestDb) -> anyhow
         Ok(())
     }
     .await;
-    let _ = send(&second, "TERM");
+    let _ = common::send_signal(&second, "TERM");
     let _ = exit_status(&mut second).await;
     outcome
 }

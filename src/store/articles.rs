@@ -195,6 +195,22 @@ pub struct PageFields {
     pub images: Vec<NewImage>,
 }
 
+/// Binds what a page says of itself ([`ArticleMetadata`]), in the columns' order
+/// (`author_source` … `site_name_source`), to a query: the insert and the re-extraction both
+/// write them.
+macro_rules! bind_metadata {
+    ($query:expr, $metadata:expr) => {{
+        let metadata: &ArticleMetadata = $metadata;
+        $query
+            .bind(&metadata.author_source)
+            .bind(&metadata.published_source)
+            .bind(&metadata.lead_image_url)
+            .bind(&metadata.lead_image_source)
+            .bind(&metadata.site_name)
+            .bind(&metadata.site_name_source)
+    }};
+}
+
 impl Store {
     /// Stores an article with its images in one transaction. An article already stored (same
     /// normalized URL, or same GUID in the same feed) is left as it is and reported as a
@@ -310,7 +326,7 @@ impl Store {
                     .raw_page
                     .as_ref()
                     .map_or(PageEncoding::Zstd, CompressedPage::encoding);
-                let inserted: Option<i64> = sqlx::query_scalar(self.sql(&sql::INSERT_ARTICLE))
+                let inserted = sqlx::query_scalar(self.sql(&sql::INSERT_ARTICLE))
                     .bind(article.feed_id)
                     .bind(&article.guid)
                     .bind(&article.url)
@@ -329,13 +345,8 @@ impl Store {
                     .bind(sha256_hex(article.text.as_bytes()))
                     .bind(article.raw_page.as_ref().map(CompressedPage::as_bytes))
                     .bind(&article.raw_content_type)
-                    .bind(raw_encoding.as_str())
-                    .bind(&article.metadata.author_source)
-                    .bind(&article.metadata.published_source)
-                    .bind(&article.metadata.lead_image_url)
-                    .bind(&article.metadata.lead_image_source)
-                    .bind(&article.metadata.site_name)
-                    .bind(&article.metadata.site_name_source)
+                    .bind(raw_encoding.as_str());
+                let inserted: Option<i64> = bind_metadata!(inserted, &article.metadata)
                     .bind(&write.summary.text)
                     .bind(article.verdict.as_str())
                     .bind(article.quality)
@@ -415,13 +426,8 @@ impl Store {
                 .bind(extraction.quality)
                 .bind(&extraction.language)
                 .bind(&extraction.author)
-                .bind(extraction.published_at.map(db_time))
-                .bind(&extraction.metadata.author_source)
-                .bind(&extraction.metadata.published_source)
-                .bind(&extraction.metadata.lead_image_url)
-                .bind(&extraction.metadata.lead_image_source)
-                .bind(&extraction.metadata.site_name)
-                .bind(&extraction.metadata.site_name_source)
+                .bind(extraction.published_at.map(db_time));
+            let updated = bind_metadata!(updated, &extraction.metadata)
                 .execute(&mut *tx)
                 .await
                 .context("updating an article's extraction")?

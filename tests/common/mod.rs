@@ -31,6 +31,16 @@ pub fn gleaner_in(dir: &std::path::Path) -> std::process::Command {
     command
 }
 
+/// Sends signal `name` (`TERM`, `HUP`, …) to a child process, as `kill -NAME` does.
+pub fn send_signal(child: &std::process::Child, name: &str) -> anyhow::Result<()> {
+    let status = std::process::Command::new("kill")
+        .arg(format!("-{name}"))
+        .arg(child.id().to_string())
+        .status()?;
+    anyhow::ensure!(status.success(), "kill -{name}");
+    Ok(())
+}
+
 /// A fresh, migrated database that is removed when dropped.
 pub struct TestDb {
     pub store: Store,
