@@ -21,6 +21,8 @@
 
 use std::rc::Rc;
 
+use chrono::{DateTime, SecondsFormat, Utc};
+
 use htmd::element_handler::{HandlerResult, Handlers};
 use htmd::{Element, HtmlToMarkdown};
 use markup5ever_rcdom::{Node, NodeData};
@@ -52,6 +54,97 @@ const BLOCK_CONTAINERS: [&str; 14] = [
     "html", "body", "div", "section", "article", "main", "aside", "header", "footer", "figure",
     "details", "center", "nav", "address",
 ];
+
+/// What the YAML front matter of an article's Markdown says (`../shared/specs/cli.md`):
+/// `title, url, feed, author, published_at, language, id`, then `verdict` and `quality`;
+/// absent values are left out.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FrontMatter<'a> {
+    pub title: Option<&'a str>,
+    pub url: Option<&'a str>,
+    pub feed: Option<&'a str>,
+    pub author: Option<&'a str>,
+    pub published_at: Option<DateTime<Utc>>,
+    pub language: Option<&'a str>,
+    pub id: Option<i64>,
+    pub verdict: Option<&'a str>,
+    pub quality: Option<f64>,
+}
+
+impl FrontMatter<'_> {
+    /// The front matter block, `---` lines included. Every string is a YAML double-quoted
+    /// scalar, so that any title (`: `, `#`, a leading `-`, quotes, `yes`) reads back as the
+    /// same string.
+    pub fn to_yaml(&self) -> String {
+        let mut yaml = String::from("---\n");
+        let strings = [
+            ("title", self.title),
+            ("url", self.url),
+            ("feed", self.feed),
+            ("author", self.author),
+        ];
+        for (key, value) in strings {
+            if let Some(value) = value {
+                yaml.push_str(&format!("{key}: {}\n", yaml_quoted(value)));
+            }
+        }
+        if let Some(at) = self.published_at {
+            let at = at.to_rfc3339_opts(SecondsFormat::Secs, true);
+            yaml.push_str(&format!("published_at: {}\n", yaml_quoted(&at)));
+        }
+        if let Some(language) = self.language {
+            yaml.push_str(&format!("language: {}\n", yaml_quoted(language)));
+        }
+        if let Some(id) = self.id {
+            yaml.push_str(&format!("id: {id}\n"));
+        }
+        if let Some(verdict) = self.verdict {
+            yaml.push_str(&format!("verdict: {}\n", yaml_quoted(verdict)));
+        }
+        if let Some(quality) = self.quality.filter(|q| q.is_finite()) {
+            yaml.push_str(&format!("quality: {quality:.3}\n"));
+        }
+        yaml.push_str("---\n");
+        yaml
+    }
+}
+
+/// An article as a Markdown document: its front matter, a blank line, its body.
+pub fn document(front: &FrontMatter<'_>, body_html: &str) -> String {
+    format!("{}\n{}", front.to_yaml(), from_html(body_html))
+}
+
+/// `text` as a YAML double-quoted scalar. `"` and `\\` are escaped; so is every character a
+/// YAML reader may refuse or fold (C0 and C1 controls, line and paragraph separators,
+/// non-characters), as `\\uXXXX`.
+fn yaml_quoted(text: &str) -> String {
+    let mut quoted = String::with_capacity(text.len() + 2);
+    quoted.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => quoted.push_str("\\\""),
+            '\\' => quoted.push_str("\\\\"),
+            '\t' => quoted.push_str("\\t"),
+            '\n' => quoted.push_str("\\n"),
+            ' '..='~' => quoted.push(c),
+            c if yaml_printable(c) => quoted.push(c),
+            c if (c as u32) <= 0xFFFF => quoted.push_str(&format!("\\u{:04X}", c as u32)),
+            c => quoted.push_str(&format!("\\U{:08X}", c as u32)),
+        }
+    }
+    quoted.push('"');
+    quoted
+}
+
+/// Non-ASCII characters YAML takes as they are: not controls, not the separators YAML 1.1
+/// folds as line breaks, not the non-characters readers refuse.
+fn yaml_printable(c: char) -> bool {
+    !c.is_control()
+        && !matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{FEFF}' | '\u{FFFE}' | '\u{FFFF}'
+        )
+}
 
 /// The Markdown of a sanitized body `html`. Should the conversion fail, the body's text
 /// content is returned, escaped, rather than nothing.

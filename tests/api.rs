@@ -199,10 +199,13 @@ async fn an_article_as_json_text_and_html(db: TestDb) -> anyhow::Result<()> {
         "text/markdown; charset=utf-8"
     );
     let markdown = response.text().await?;
-    assert!(
-        markdown.starts_with("The opening of story 0."),
-        "{markdown}"
-    );
+    // Front matter first (tests/markdown_front_matter.rs reads it), then the body.
+    let body = markdown
+        .strip_prefix("---\n")
+        .and_then(|rest| rest.split_once("\n---\n"))
+        .map(|(_, body)| body.trim_start())
+        .unwrap_or_default();
+    assert!(body.starts_with("The opening of story 0."), "{markdown}");
     assert!(
         markdown.contains("![a figure](https://news.example/img/a.webp)"),
         "{markdown}"

@@ -173,11 +173,16 @@ pub async fn article(
             article.text,
         )
             .into_response(),
-        BodyFormat::Markdown => (
-            [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
-            crate::markdown::from_html(&article.html),
-        )
-            .into_response(),
+        BodyFormat::Markdown => {
+            let Some(record) = state.store.article_record(id).await? else {
+                return Err(ApiError::not_found(format!("no article has id {id}")));
+            };
+            (
+                [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
+                record.to_markdown(),
+            )
+                .into_response()
+        }
         BodyFormat::Html => {
             let images = state.store.article_images(id).await?;
             html_response(&article, &images)

@@ -127,7 +127,7 @@ pub async fn show(config: &Config, id: i64, format: BodyFormat) -> Result<(), Cl
             Ok(())
         }
         BodyFormat::Markdown => {
-            println!("{}", text_block(&crate::markdown::from_html(&article.html)));
+            println!("{}", text_block(&article.to_markdown()));
             Ok(())
         }
         BodyFormat::Text => {
@@ -195,9 +195,20 @@ pub async fn search(config: &Config, query: &str, limit: i64, json: bool) -> Res
 /// `--min-quality`, articles below it are left out). Reads in batches so that any database
 /// size streams in constant memory.
 pub async fn export(config: &Config, args: &ExportArgs) -> Result<(), CliError> {
+    let mut sink = match (args.format.as_str(), &args.dir) {
+        ("markdown", Some(dir)) => {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            ExportSink::Markdown(dir.clone())
+        }
+        ("markdown", None) => {
+            return Err(CliError::Usage(
+                "--format markdown writes one file per article: name the directory with --dir"
+                    .to_string(),
+            ));
+        }
+        _ => ExportSink::Lines(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
     let store = open_store(config).await?;
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
     let mut cursor = args.after_id;
     loop {
         let filter = ArticleFilter {
@@ -216,12 +227,40 @@ pub async fn export(config: &Config, args: &ExportArgs) -> Result<(), CliError> 
         for row in &batch {
             // An article deleted between the listing and the read is skipped.
             if let Some(article) = record(&store, row.id).await? {
-                serde_json::to_writer(&mut out, &article).context("writing JSON")?;
-                out.write_all(b"\n").context("writing to standard output")?;
+                sink.write(&article)?;
             }
         }
     }
-    out.flush().context("writing to standard output")?;
+    sink.finish()?;
     store.close().await;
     Ok(())
+}
+
+/// Where `export` writes: JSON lines on standard output, or a Markdown file per article.
+enum ExportSink<'a> {
+    Lines(std::io::BufWriter<std::io::StdoutLock<'a>>),
+    Markdown(std::path::PathBuf),
+}
+
+impl ExportSink<'_> {
+    fn write(&mut self, article: &ArticleRecord) -> Result<(), CliError> {
+        match self {
+            ExportSink::Lines(out) => {
+                serde_json::to_writer(&mut *out, article).context("writing JSON")?;
+                out.write_all(b"\n").context("writing to standard output")
+            }
+            ExportSink::Markdown(dir) => {
+                let path = dir.join(format!("{}.md", article.id));
+                std::fs::write(&path, article.to_markdown())
+                    .with_context(|| format!("writing {}", path.display()))
+            }
+        }
+    }
+
+    fn finish(self) -> Result<(), CliError> {
+        match self {
+            ExportSink::Lines(mut out) => out.flush().context("writing to standard output"),
+            ExportSink::Markdown(_) => Ok(()),
+        }
+    }
 }

@@ -88,7 +88,17 @@ pub fn run(args: &ExtractArgs, config_path: Option<&Path>) -> Result<(), super::
         .map_err(|err @ ExtractError::NoContent { .. }| super::CliError::runtime(err))?;
     let output = match args.format.chosen() {
         BodyFormat::Html => extraction.html,
-        BodyFormat::Markdown => crate::markdown::from_html(&extraction.html),
+        BodyFormat::Markdown => {
+            let front = crate::markdown::FrontMatter {
+                title: extraction.title.as_deref(),
+                url: base.as_ref().map(url::Url::as_str),
+                language: extraction.language.as_deref(),
+                verdict: Some(extraction.verdict.as_str()),
+                quality: Some(extraction.quality),
+                ..Default::default()
+            };
+            crate::markdown::document(&front, &extraction.html)
+        }
         BodyFormat::Json => {
             serde_json::to_string_pretty(&extraction).context("serializing the extraction")?
         }

@@ -329,9 +329,13 @@ pub struct ExportArgs {
     /// quality was estimated have none and are exported).
     #[arg(long, value_parser = parse_quality)]
     pub min_quality: Option<f64>,
-    /// Output format.
-    #[arg(long, default_value = "jsonl", value_parser = ["jsonl"])]
+    /// Output format: `jsonl` (one JSON object per line on standard output) or `markdown`
+    /// (one `ID.md` file per article, front matter and body, into `--dir`).
+    #[arg(long, default_value = "jsonl", value_parser = ["jsonl", "markdown"])]
     pub format: String,
+    /// The directory `--format markdown` writes into (created when missing).
+    #[arg(long)]
+    pub dir: Option<std::path::PathBuf>,
 }
 
 /// `--min-quality`: a number from 0 to 1.

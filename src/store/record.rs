@@ -42,6 +42,28 @@ pub struct ArticleRecord {
     pub metadata: ArticleMetadata,
 }
 
+impl ArticleRecord {
+    /// What its Markdown's front matter says of it.
+    pub fn front_matter(&self) -> crate::markdown::FrontMatter<'_> {
+        crate::markdown::FrontMatter {
+            title: Some(&self.title),
+            url: Some(self.canonical_url.as_deref().unwrap_or(&self.url)),
+            feed: Some(&self.feed),
+            author: self.author.as_deref(),
+            published_at: self.published_at,
+            language: self.language.as_deref(),
+            id: Some(self.id),
+            verdict: Some(&self.verdict),
+            quality: self.quality,
+        }
+    }
+
+    /// The article as Markdown: front matter, then the body.
+    pub fn to_markdown(&self) -> String {
+        crate::markdown::document(&self.front_matter(), &self.html)
+    }
+}
+
 /// One image of an [`ArticleRecord`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ImageRecord {
