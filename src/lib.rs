@@ -13,6 +13,7 @@ pub mod fetch;
 pub mod filter;
 pub mod format;
 pub mod markdown;
+pub mod mcp;
 pub mod metrics;
 pub mod pipeline;
 pub mod schedule;

@@ -199,6 +199,9 @@ pub enum Command {
     Articles(ArticlesCommand),
     /// Print stored articles as JSON lines, in ascending id order.
     Export(ExportArgs),
+    /// Serve the article database to an LLM client as Model Context Protocol tools, on
+    /// standard input and output (read-only).
+    Mcp,
     /// Run extraction again over the stored raw pages, without downloading them.
     Reextract(ReextractArgs),
     /// List the sites whose page template gleaner has learned, and what it removes.
@@ -409,6 +412,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         }
         Command::Articles(command) => run_articles(&config, command),
         Command::Export(args) => block_on(articles::export(&config, args)),
+        Command::Mcp => block_on(serve_mcp(&config)),
         Command::Reextract(ReextractArgs { algorithm, feed }) => block_on(reextract::run(
             &config,
             algorithm.as_deref(),
@@ -476,6 +480,14 @@ fn run_articles(config: &Config, command: &ArticlesCommand) -> Result<(), CliErr
 pub fn load_config(cli: &Cli) -> Result<Config, CliError> {
     let path = Config::resolve_path(cli.config.as_deref());
     Config::load(&path).map_err(|e| CliError::Usage(e.to_string()))
+}
+
+/// `gleaner mcp`: the tools on standard input and output until the client closes them.
+async fn serve_mcp(config: &Config) -> Result<(), CliError> {
+    let store = open_store(config).await?;
+    let served = crate::mcp::serve_stdio(store.clone()).await;
+    store.close().await;
+    served.map_err(CliError::runtime)
 }
 
 /// Opens (and if needed creates or upgrades) the configured database; a read-only SQLite
