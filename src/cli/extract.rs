@@ -86,24 +86,7 @@ pub fn run(args: &ExtractArgs, config_path: Option<&Path>) -> Result<(), super::
     let extraction = site_page
         .extraction
         .map_err(|err @ ExtractError::NoContent { .. }| super::CliError::runtime(err))?;
-    let output = match args.format.chosen() {
-        BodyFormat::Html => extraction.html,
-        BodyFormat::Markdown => {
-            let front = crate::markdown::FrontMatter {
-                title: extraction.title.as_deref(),
-                url: base.as_ref().map(url::Url::as_str),
-                language: extraction.language.as_deref(),
-                verdict: Some(extraction.verdict.as_str()),
-                quality: Some(extraction.quality),
-                ..Default::default()
-            };
-            crate::markdown::document(&front, &extraction.html)
-        }
-        BodyFormat::Json => {
-            serde_json::to_string_pretty(&extraction).context("serializing the extraction")?
-        }
-        BodyFormat::Text => extraction.text,
-    };
+    let output = render(extraction, args.format.chosen(), base.as_ref())?;
     let mut stdout = std::io::stdout().lock();
     match writeln!(stdout, "{output}") {
         // A closed pipe (`gleaner extract … | head`) is not a failure.
@@ -199,5 +182,32 @@ fn download(
                 "{source}: the server answered 304 Not Modified to an unconditional request"
             ))),
         }
+    })
+}
+
+/// The extraction in the chosen format; Markdown opens with front matter (the headline, the
+/// page's URL when known, language, verdict, quality).
+fn render(
+    extraction: crate::extract::Extraction,
+    format: BodyFormat,
+    base: Option<&url::Url>,
+) -> Result<String, super::CliError> {
+    Ok(match format {
+        BodyFormat::Html => extraction.html,
+        BodyFormat::Markdown => {
+            let front = crate::markdown::FrontMatter {
+                title: extraction.title.as_deref(),
+                url: base.map(url::Url::as_str),
+                language: extraction.language.as_deref(),
+                verdict: Some(extraction.verdict.as_str()),
+                quality: Some(extraction.quality),
+                ..Default::default()
+            };
+            crate::markdown::document(&front, &extraction.html)
+        }
+        BodyFormat::Json => {
+            serde_json::to_string_pretty(&extraction).context("serializing the extraction")?
+        }
+        BodyFormat::Text => extraction.text,
     })
 }
