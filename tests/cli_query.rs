@@ -191,8 +191,14 @@ async fn articles_list_show_and_search(db: TestDb) -> anyhow::Result<()> {
     );
     let (out, _) =
         run(gleaner(dir.path(), &db).args(["articles", "show", &id, "--format", "markdown"]))?;
+    // Front matter first (tests/markdown_front_matter.rs reads it), then the body.
+    let (front, body) = out
+        .strip_prefix("---\n")
+        .and_then(|rest| rest.split_once("\n---\n"))
+        .unwrap_or_default();
+    assert!(front.contains("title: \"Budget approved\""), "{out}");
     assert_eq!(
-        out.trim(),
+        body.trim(),
         "The council approved the budget for the library."
     );
     let (out, _) =
