@@ -1,6 +1,7 @@
 //! The formats an article's body is given out in: `gleaner extract`, `gleaner articles show`
 //! and `GET /articles/{id}?format=` offer the same four, named once here and turned into text
-//! only at the edge (a flag's value, a query parameter).
+//! only at the edge (a flag's value, a query parameter). Also the one reading of a `since`
+//! argument that the command line and the MCP tools share.
 
 use std::fmt;
 use std::str::FromStr;
@@ -54,9 +55,18 @@ impl FromStr for BodyFormat {
     }
 }
 
+/// A `since` argument (`--since`, the MCP tools' `since`): a date (`2026-11-23`, meaning its
+/// midnight UTC) or an RFC 3339 time; the RFC 3339 parser's complaint when it is neither.
+pub fn parse_since(text: &str) -> Result<chrono::DateTime<chrono::Utc>, chrono::ParseError> {
+    if let Ok(date) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        return Ok(date.and_time(chrono::NaiveTime::MIN).and_utc());
+    }
+    chrono::DateTime::parse_from_rfc3339(text).map(|time| time.with_timezone(&chrono::Utc))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::BodyFormat;
+    use super::{BodyFormat, parse_since};
     use clap::ValueEnum as _;
 
     #[test]
@@ -69,5 +79,15 @@ mod tests {
             assert_eq!(flag.as_deref(), Some(format.as_str()));
         }
         assert!("HTML".parse::<BodyFormat>().is_err());
+    }
+
+    #[test]
+    fn since_takes_a_time_or_a_date() {
+        assert_eq!(
+            parse_since("2026-11-23").map(|at| at.to_rfc3339()).ok(),
+            Some("2026-11-23T00:00:00+00:00".to_string())
+        );
+        assert!(parse_since("2026-11-23T08:00:00Z").is_ok());
+        assert!(parse_since("last week").is_err());
     }
 }

@@ -9,7 +9,6 @@
 //! instructions, and cut to `max_chars`. A bad id or argument is a tool error the client
 //! sees; the server goes on.
 
-use chrono::{DateTime, Utc};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock, ServerCapabilities, ServerConfig};
@@ -17,6 +16,7 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt, schemars, tool, tool_handler, t
 use serde::Deserialize;
 use serde_json::json;
 
+use crate::format::BodyFormat;
 use crate::store::{ArticleFilter, Store, now};
 
 /// Characters of text a tool answers with when `max_chars` is not given.
@@ -162,17 +162,6 @@ fn limit_of(limit: Option<&serde_json::Value>) -> Result<i64, CallToolResult> {
     Ok(integer("limit", limit, (1, LIMIT_CAP), None)?.unwrap_or(DEFAULT_LIMIT))
 }
 
-/// `since` as a time: RFC 3339, or a date meaning its midnight UTC.
-fn since_of(since: &str) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(since.trim())
-        .map(|at| at.with_timezone(&Utc))
-        .ok()
-        .or_else(|| {
-            let date = chrono::NaiveDate::parse_from_str(since.trim(), "%Y-%m-%d").ok()?;
-            Some(date.and_hms_opt(0, 0, 0)?.and_utc())
-        })
-}
-
 /// A one-line cell: line breaks and pipes would break a Markdown table row.
 fn cell(text: &str) -> String {
     text.replace(['\n', '\r'], " ").replace('|', "\\|")
@@ -252,13 +241,19 @@ impl ArticleTools {
             Ok(None) => return Ok(refused(format!("no article has id {id}"))),
             Err(error) => return Ok(store_failed(error)),
         };
-        let body = match args.format.as_deref().unwrap_or("text") {
-            "text" => format!("{}\n{}", record.front_matter().to_yaml(), record.text),
-            "markdown" => record.to_markdown(),
-            "html" => record.html.clone(),
-            other => {
+        let format = args
+            .format
+            .as_deref()
+            .unwrap_or("text")
+            .parse::<BodyFormat>();
+        let body = match format {
+            Ok(BodyFormat::Text) => format!("{}\n{}", record.front_matter().to_yaml(), record.text),
+            Ok(BodyFormat::Markdown) => record.to_markdown(),
+            Ok(BodyFormat::Html) => record.html.clone(),
+            Ok(BodyFormat::Json) | Err(_) => {
                 return Ok(refused(format!(
-                    "format must be text, markdown or html, not {other:?}"
+                    "format must be text, markdown or html, not {:?}",
+                    args.format.as_deref().unwrap_or_default()
                 )));
             }
         };
@@ -288,7 +283,11 @@ impl ArticleTools {
             Ok(checked) => checked,
             Err(refusal) => return Ok(refusal),
         };
-        let since = match args.since.as_deref().map(|text| (text, since_of(text))) {
+        let since = match args
+            .since
+            .as_deref()
+            .map(|text| (text, crate::format::parse_since(text.trim()).ok()))
+        {
             Some((text, None)) => {
                 return Ok(refused(format!(
                     "since: {text:?} is no RFC 3339 time or date"
@@ -442,15 +441,5 @@ mod tests {
     fn text_is_cut_at_a_character_boundary_and_says_so() {
         assert_eq!(capped("héllo", 10), "héllo");
         assert_eq!(capped("héllo", 2), "hé\n\n[cut at 2 characters]");
-    }
-
-    #[test]
-    fn since_takes_a_time_or_a_date() {
-        assert_eq!(
-            since_of("2026-11-23").map(|at| at.to_rfc3339()),
-            Some("2026-11-23T00:00:00+00:00".to_string())
-        );
-        assert!(since_of("2026-11-23T08:00:00Z").is_some());
-        assert!(since_of("last week").is_none());
     }
 }

@@ -96,10 +96,11 @@ impl FeedReport {
 
     /// A feed not polled because another process holds it.
     pub fn leased(held: LeasedFeed) -> FeedReport {
+        let report = FeedReport::new(&held.name);
         FeedReport {
             status: PollStatus::Leased,
-            held_by: Some(held.clone()),
-            ..FeedReport::new(&held.name)
+            held_by: Some(held),
+            ..report
         }
     }
 

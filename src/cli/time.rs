@@ -10,16 +10,11 @@ use super::CliError;
 pub(super) fn parse_since(since: Option<&str>) -> Result<Option<DateTime<Utc>>, CliError> {
     since
         .map(|text| {
-            if let Ok(date) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
-                return Ok(date.and_time(chrono::NaiveTime::MIN).and_utc());
-            }
-            DateTime::parse_from_rfc3339(text)
-                .map(|t| t.with_timezone(&Utc))
-                .map_err(|e| {
-                    CliError::Usage(format!(
-                        "--since `{text}` is neither a date (YYYY-MM-DD) nor RFC 3339 ({e})"
-                    ))
-                })
+            crate::format::parse_since(text).map_err(|e| {
+                CliError::Usage(format!(
+                    "--since `{text}` is neither a date (YYYY-MM-DD) nor RFC 3339 ({e})"
+                ))
+            })
         })
         .transpose()
 }
