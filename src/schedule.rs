@@ -33,19 +33,7 @@ pub fn jitter_for(feed_name: &str, jitter_seconds: u64) -> Duration {
     if jitter_seconds == 0 {
         return Duration::ZERO;
     }
-    // FNV-1a: stable across builds and platforms, unlike the std hasher's seeds.
-    struct Fnv(u64);
-    impl Hasher for Fnv {
-        fn finish(&self) -> u64 {
-            self.0
-        }
-        fn write(&mut self, bytes: &[u8]) {
-            for byte in bytes {
-                self.0 = (self.0 ^ u64::from(*byte)).wrapping_mul(0x100_0000_01b3);
-            }
-        }
-    }
-    let mut hasher = Fnv(0xcbf2_9ce4_8422_2325);
+    let mut hasher = crate::stable_hash::Fnv::new();
     feed_name.hash(&mut hasher);
     Duration::from_millis(hasher.finish() % (jitter_seconds * 1000))
 }

@@ -40,12 +40,14 @@
 //! Over 600 lines only with its tests.
 
 use std::collections::HashMap;
+use std::hash::Hasher as _;
 
 use ego_tree::NodeId;
 use html5ever::local_name;
 use scraper::Node;
 
 use super::Page;
+use crate::stable_hash::Fnv;
 
 /// The free parameters of template learning and use.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -363,7 +365,7 @@ fn element_path_hash(page: &Page, node: NodeId, memo: &mut HashMap<NodeId, u64>)
         current = element.parent();
     }
     for element in chain.into_iter().rev() {
-        let mut hash = Fnv::from(base);
+        let mut hash = Fnv::from_state(base);
         if let Node::Element(e) = element.value() {
             hash.write(e.name().as_bytes());
             // `html` and `body` carry page-wide classes (the post's id, category, template).
@@ -404,38 +406,6 @@ const PER_PAGE_CLASSES: &[&str] = &[
     "post-",
     "type-",
 ];
-
-/// FNV-1a, 64 bits: a hash that stays the same across builds and platforms, which a model
-/// kept in the database needs (the standard library's may change between releases).
-struct Fnv(u64);
-
-impl Fnv {
-    const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-    const PRIME: u64 = 0x0000_0100_0000_01b3;
-
-    fn new() -> Fnv {
-        Fnv(Self::OFFSET)
-    }
-
-    fn from(state: u64) -> Fnv {
-        Fnv(state)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_byte(b);
-        }
-    }
-
-    fn write_byte(&mut self, b: u8) {
-        self.0 ^= u64::from(b);
-        self.0 = self.0.wrapping_mul(Self::PRIME);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
 
 /// The fingerprint map as a compact list of `[fingerprint, pages, last]` triples, sorted
 /// (a JSON object would need string keys).
