@@ -69,6 +69,8 @@ pub struct FrontMatter<'a> {
     pub id: Option<i64>,
     pub verdict: Option<&'a str>,
     pub quality: Option<f64>,
+    /// The first article of the near-duplicate cluster this one repeats.
+    pub duplicate_of: Option<i64>,
 }
 
 impl FrontMatter<'_> {
@@ -97,6 +99,9 @@ impl FrontMatter<'_> {
         }
         if let Some(id) = self.id {
             yaml.push_str(&format!("id: {id}\n"));
+        }
+        if let Some(first) = self.duplicate_of {
+            yaml.push_str(&format!("duplicate_of: {first}\n"));
         }
         if let Some(verdict) = self.verdict {
             yaml.push_str(&format!("verdict: {}\n", yaml_quoted(verdict)));

@@ -45,6 +45,7 @@ fn hostile_titles_read_back_as_themselves() -> anyhow::Result<()> {
             url: Some("https://example.org/a?b=c&d=e#f"),
             id: Some(7),
             quality: Some(0.8125),
+            duplicate_of: Some(3),
             ..Default::default()
         };
         let (yaml, _) = front_matter(&front.to_yaml())?;
@@ -54,6 +55,7 @@ fn hostile_titles_read_back_as_themselves() -> anyhow::Result<()> {
             Some("https://example.org/a?b=c&d=e#f")
         );
         assert_eq!(yaml["id"].as_i64(), Some(7));
+        assert_eq!(yaml["duplicate_of"].as_i64(), Some(3));
         assert_eq!(yaml["quality"].as_f64(), Some(0.812));
         assert!(yaml["author"].is_badvalue(), "absent values are left out");
     }

@@ -103,6 +103,7 @@ async fn migrations_are_idempotent(store: Store) -> anyhow::Result<()> {
             "summary text".to_string(),
             "verdict quality".to_string(),
             "forgetting".to_string(),
+            "near duplicates".to_string(),
         ]
     );
     store.ping().await?;
@@ -812,6 +813,7 @@ async fn articles_written_together_are_queued_for_their_webhooks(
             secret: None,
             retry_after: std::time::Duration::from_secs(60),
             max_attempts: 3,
+            skip_duplicates: false,
         })
     };
     let every_feed = webhook("https://hooks.example.org/all", None)?;
@@ -1037,6 +1039,7 @@ async fn a_removed_webhook_waits_a_month_then_is_forgotten(store: Store) -> anyh
         secret: None,
         retry_after: std::time::Duration::from_secs(60),
         max_attempts: 3,
+        skip_duplicates: false,
     };
     store.sync_webhooks(std::slice::from_ref(&hook)).await?;
     store.insert_article(&article(feed_id, 1)).await?;

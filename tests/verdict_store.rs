@@ -8,6 +8,7 @@ mod common;
 use anyhow::Context as _;
 use chrono::{Duration, Utc};
 use common::TestDb;
+use gleaner::store::claims::ClaimFilter;
 use gleaner::store::{
     ArticleFilter, ArticleMetadata, EntryAttempt, EntryState, NewArticle, NewEntry, PageFields,
     Store, Verdict,
@@ -154,7 +155,11 @@ async fn articles_below_min_quality_are_neither_listed_nor_claimed(
 
     let lease = Duration::seconds(600);
     let claimed = |consumer: &'static str, min_quality| async move {
-        let claims = store.claim(consumer, 10, lease, min_quality).await?;
+        let filter = ClaimFilter {
+            min_quality,
+            skip_duplicates: false,
+        };
+        let claims = store.claim(consumer, 10, lease, filter).await?;
         anyhow::Ok(claims.into_iter().map(|c| c.article.id).collect::<Vec<_>>())
     };
     assert_eq!(claimed("summarizer", Some(0.55)).await?, [ids[1], ids[3]]);

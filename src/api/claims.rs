@@ -12,7 +12,7 @@ use serde_json::json;
 use super::ApiState;
 use super::articles::{Params, path_id};
 use super::error::{ApiError, JsonBody, check_quality};
-use crate::store::claims::{ClaimRecord, FinishOutcome};
+use crate::store::claims::{ClaimFilter, ClaimRecord, FinishOutcome};
 
 /// Articles per claim when `limit` is absent, and at most.
 pub const DEFAULT_CLAIM_LIMIT: i64 = 10;
@@ -32,6 +32,9 @@ pub struct ClaimRequest {
     /// Only articles whose quality is at least this, in [0, 1] (articles stored before
     /// quality was estimated have none and pass).
     min_quality: Option<f64>,
+    /// One article per near-duplicate cluster (its first). Default false.
+    #[serde(default)]
+    skip_duplicates: bool,
 }
 
 #[derive(Deserialize)]
@@ -70,7 +73,7 @@ fn in_range(name: &str, value: Option<i64>, default: i64, max: i64) -> Result<i6
     }
 }
 
-/// `POST /claims {"consumer", "limit", "lease_seconds", "min_quality"}`
+/// `POST /claims {"consumer", "limit", "lease_seconds", "min_quality", "skip_duplicates"}`
 pub async fn claim(
     State(state): State<ApiState>,
     JsonBody(request): JsonBody<ClaimRequest>,
@@ -93,7 +96,10 @@ pub async fn claim(
             consumer,
             limit,
             Duration::seconds(lease_seconds),
-            min_quality,
+            ClaimFilter {
+                min_quality,
+                skip_duplicates: request.skip_duplicates,
+            },
         )
         .await?;
     tracing::debug!(consumer, claimed = claims.len(), "articles claimed");

@@ -72,6 +72,7 @@ pub async fn list(config: &Config, args: &ListArgs) -> Result<(), CliError> {
                 time_cell(a.published_at.or(Some(a.fetched_at)), "-"),
                 a.word_count.to_string(),
                 quality_cell(a.quality),
+                cluster_cell(a.cluster_size, a.duplicate_of),
                 title_cell(&a.title, &a.verdict, &a.extractor),
             ]
         })
@@ -79,7 +80,7 @@ pub async fn list(config: &Config, args: &ListArgs) -> Result<(), CliError> {
     print!(
         "{}",
         table::render(
-            &["ID", "FEED", "PUBLISHED", "WORDS", "Q", "TITLE"],
+            &["ID", "FEED", "PUBLISHED", "WORDS", "Q", "CLUSTER", "TITLE"],
             &cells,
             70
         )
@@ -90,6 +91,17 @@ pub async fn list(config: &Config, args: &ListArgs) -> Result<(), CliError> {
 /// The quality with two decimals, `-` when it was never estimated.
 fn quality_cell(quality: Option<f64>) -> String {
     quality.map_or_else(|| "-".to_string(), |q| format!("{q:.2}"))
+}
+
+/// The size of the article's near-duplicate cluster, and the cluster's first article when
+/// it is not this one: `-` for an article that repeats nothing, `3` for the first of three,
+/// `3 (#12)` for a copy of article 12.
+fn cluster_cell(size: i64, duplicate_of: Option<i64>) -> String {
+    match duplicate_of {
+        Some(first) => format!("{size} (#{first})"),
+        None if size > 1 => size.to_string(),
+        None => "-".to_string(),
+    }
 }
 
 /// The title, after what sets the article apart: `[teaser]`, or `[feed: blocked]` when the
@@ -144,6 +156,9 @@ pub async fn show(config: &Config, id: i64, format: BodyFormat) -> Result<(), Cl
                 Some(format!("{} words", article.word_count)),
                 Some(source_line(&article)),
                 article.quality.map(|q| format!("quality {q:.2}")),
+                article
+                    .duplicate_of
+                    .map(|first| format!("repeats #{first}")),
             ]
             .into_iter()
             .flatten()

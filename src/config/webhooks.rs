@@ -35,6 +35,9 @@ pub struct WebhookConfig {
     pub retry_after: std::time::Duration,
     /// `max_attempts`: attempts before the delivery is marked failed.
     pub max_attempts: u32,
+    /// `skip_duplicates`: post one article per near-duplicate cluster (its first), not the
+    /// same story again from each feed that carries it. Default false.
+    pub skip_duplicates: bool,
 }
 
 impl WebhookConfig {
@@ -63,6 +66,7 @@ impl std::fmt::Debug for WebhookConfig {
             .field("secret", &self.secret.as_ref().map(|_| "***"))
             .field("retry_after", &self.retry_after)
             .field("max_attempts", &self.max_attempts)
+            .field("skip_duplicates", &self.skip_duplicates)
             .finish()
     }
 }
@@ -76,6 +80,7 @@ pub(super) struct RawWebhook {
     secret: Option<Spanned<String>>,
     retry_seconds: Option<Spanned<u64>>,
     max_attempts: Option<Spanned<u32>>,
+    skip_duplicates: Option<bool>,
 }
 
 /// Validates every `[[webhooks]]` entry against the configured feed names.
@@ -128,6 +133,7 @@ pub(super) fn validate(
             secret,
             retry_after: std::time::Duration::from_secs(retry_seconds),
             max_attempts: u32::try_from(max_attempts).unwrap_or(MAX_ATTEMPTS),
+            skip_duplicates: webhook.skip_duplicates.unwrap_or(false),
         });
     }
     Ok(webhooks)

@@ -2,8 +2,10 @@
 
 use chrono::{DateTime, Utc};
 
+use super::duplicates::NearDuplicates as _;
 use super::model::*;
 use super::{Backend, QueryContext, Store, StoreError, WriteKind, db_time, now, on_pool, sql};
+use crate::fingerprint::Fingerprint;
 
 /// An image row as written: its bytes' identity when downloaded now or before.
 struct ImageRow<'a> {
@@ -152,6 +154,8 @@ struct QueuedWrite {
     /// The article's summary as stored, made before the write: sanitizing takes CPU that a
     /// transaction holding the cursor lock should not wait for.
     summary: std::sync::Arc<StoredSummary>,
+    /// The text's near-duplicate fingerprint, made before the write for the same reason.
+    fingerprint: Option<Fingerprint>,
     settled: Option<(i64, EntryAttempt)>,
     done: tokio::sync::oneshot::Sender<Result<InsertOutcome, StoreError>>,
 }
@@ -211,6 +215,98 @@ macro_rules! bind_metadata {
     }};
 }
 
+/// Writes one queued article on a connection inside the caller's transaction, which holds
+/// the article cursor lock: the cluster it joins, the row, its images, its band keys and its
+/// webhook deliveries. `statement` is the backend's [`sql::INSERT_ARTICLE`].
+trait ArticleRows {
+    async fn insert_queued(
+        &mut self,
+        statement: &'static str,
+        write: &QueuedWrite,
+        stored_at: DateTime<Utc>,
+    ) -> Result<InsertOutcome, StoreError>;
+}
+
+/// The same statements on both backends; only the connection type differs.
+macro_rules! article_rows_on {
+    ($connection:ty) => {
+        impl ArticleRows for $connection {
+            async fn insert_queued(
+                &mut self,
+                statement: &'static str,
+                write: &QueuedWrite,
+                stored_at: DateTime<Utc>,
+            ) -> Result<InsertOutcome, StoreError> {
+                let tx = self;
+                let article = &write.article;
+                let duplicate_of = match &write.fingerprint {
+                    Some(fingerprint) => tx.cluster_of(fingerprint, article.fetched_at).await?,
+                    None => None,
+                };
+                let raw_encoding = article
+                    .raw_page
+                    .as_ref()
+                    .map_or(PageEncoding::Zstd, CompressedPage::encoding);
+                let inserted = sqlx::query_scalar(statement)
+                    .bind(article.feed_id)
+                    .bind(&article.guid)
+                    .bind(&article.url)
+                    .bind(&article.canonical_url)
+                    .bind(&article.title)
+                    .bind(&article.author)
+                    .bind(&write.summary.html)
+                    .bind(article.published_at.map(db_time))
+                    .bind(db_time(article.fetched_at))
+                    .bind(&article.language)
+                    .bind(&article.extractor)
+                    .bind(article.confidence)
+                    .bind(&article.text)
+                    .bind(&article.html)
+                    .bind(word_count(&article.text))
+                    .bind(sha256_hex(article.text.as_bytes()))
+                    .bind(article.raw_page.as_ref().map(CompressedPage::as_bytes))
+                    .bind(&article.raw_content_type)
+                    .bind(raw_encoding.as_str());
+                let inserted: Option<i64> = bind_metadata!(inserted, &article.metadata)
+                    .bind(&write.summary.text)
+                    .bind(article.verdict.as_str())
+                    .bind(article.quality)
+                    .bind(write.fingerprint.as_ref().map(Fingerprint::to_bytes))
+                    .bind(duplicate_of)
+                    .fetch_optional(&mut *tx)
+                    .await
+                    .context("inserting an article")?;
+                let Some(id) = inserted else {
+                    let existing: i64 = sqlx::query_scalar(sql::SELECT_KNOWN_ARTICLE)
+                        .bind(&article.url)
+                        .bind(article.feed_id)
+                        .bind(&article.guid)
+                        .fetch_one(&mut *tx)
+                        .await
+                        .context("finding the article an insert duplicated")?;
+                    return Ok(InsertOutcome::Duplicate(existing));
+                };
+                let (rows, blobs) = image_rows(&article.images, &[]);
+                insert_images!(tx, id, &rows, &blobs, stored_at);
+                tx.write_band_keys(id, write.fingerprint.as_ref()).await?;
+                sqlx::query(sql::ENQUEUE_DELIVERIES)
+                    .bind(id)
+                    .bind(stored_at)
+                    .bind(article.feed_id)
+                    .bind(super::DeliveryState::Pending.as_str())
+                    .bind(duplicate_of.is_some())
+                    .execute(&mut *tx)
+                    .await
+                    .context("queueing webhook deliveries")?;
+                Ok(InsertOutcome::Inserted(id))
+            }
+        }
+    };
+}
+
+article_rows_on!(sqlx::SqliteConnection);
+article_rows_on!(sqlx::PgConnection);
+
 impl Store {
     /// Stores an article with its images in one transaction. An article already stored (same
     /// normalized URL, or same GUID in the same feed) is left as it is and reported as a
@@ -237,12 +333,14 @@ impl Store {
         settled: Option<(i64, &EntryAttempt)>,
     ) -> Result<InsertOutcome, StoreError> {
         let summary = std::sync::Arc::new(StoredSummary::of(article.summary.as_deref()));
+        let fingerprint = Fingerprint::of(&article.text);
         let article = std::sync::Arc::new(article);
         loop {
             let (done, mut outcome) = tokio::sync::oneshot::channel();
             self.writes.queue(QueuedWrite {
                 article: article.clone(),
                 summary: summary.clone(),
+                fingerprint: fingerprint.clone(),
                 settled: settled.map(|(id, attempt)| (id, attempt.clone())),
                 done,
             });
@@ -320,60 +418,8 @@ impl Store {
                 .context("locking the article cursor")?;
             let mut outcomes = Vec::with_capacity(batch.len());
             for write in batch {
-                let article = &write.article;
-                let (rows, blobs) = image_rows(&article.images, &[]);
-                let raw_encoding = article
-                    .raw_page
-                    .as_ref()
-                    .map_or(PageEncoding::Zstd, CompressedPage::encoding);
-                let inserted = sqlx::query_scalar(self.sql(&sql::INSERT_ARTICLE))
-                    .bind(article.feed_id)
-                    .bind(&article.guid)
-                    .bind(&article.url)
-                    .bind(&article.canonical_url)
-                    .bind(&article.title)
-                    .bind(&article.author)
-                    .bind(&write.summary.html)
-                    .bind(article.published_at.map(db_time))
-                    .bind(db_time(article.fetched_at))
-                    .bind(&article.language)
-                    .bind(&article.extractor)
-                    .bind(article.confidence)
-                    .bind(&article.text)
-                    .bind(&article.html)
-                    .bind(word_count(&article.text))
-                    .bind(sha256_hex(article.text.as_bytes()))
-                    .bind(article.raw_page.as_ref().map(CompressedPage::as_bytes))
-                    .bind(&article.raw_content_type)
-                    .bind(raw_encoding.as_str());
-                let inserted: Option<i64> = bind_metadata!(inserted, &article.metadata)
-                    .bind(&write.summary.text)
-                    .bind(article.verdict.as_str())
-                    .bind(article.quality)
-                    .fetch_optional(&mut *tx)
-                    .await
-                    .context("inserting an article")?;
-                let Some(id) = inserted else {
-                    let existing: i64 = sqlx::query_scalar(sql::SELECT_KNOWN_ARTICLE)
-                        .bind(&article.url)
-                        .bind(article.feed_id)
-                        .bind(&article.guid)
-                        .fetch_one(&mut *tx)
-                        .await
-                        .context("finding the article an insert duplicated")?;
-                    outcomes.push(InsertOutcome::Duplicate(existing));
-                    continue;
-                };
-                insert_images!(tx, id, &rows, &blobs, stored_at);
-                sqlx::query(sql::ENQUEUE_DELIVERIES)
-                    .bind(id)
-                    .bind(stored_at)
-                    .bind(article.feed_id)
-                    .bind(super::DeliveryState::Pending.as_str())
-                    .execute(&mut *tx)
-                    .await
-                    .context("queueing webhook deliveries")?;
-                outcomes.push(InsertOutcome::Inserted(id));
+                let statement = self.sql(&sql::INSERT_ARTICLE);
+                outcomes.push(tx.insert_queued(statement, write, stored_at).await?);
             }
             if self.backend() == Backend::Sqlite {
                 let ids = outcomes.iter().filter_map(|outcome| match outcome {
@@ -411,6 +457,9 @@ impl Store {
     ) -> Result<bool, StoreError> {
         let previous = self.article_images(id).await?;
         let (rows, blobs) = image_rows(&extraction.images, &previous);
+        // The cluster the article joined when stored stays; its new text is what later
+        // articles are compared with.
+        let fingerprint = Fingerprint::of(&extraction.text);
         let stored_at = now();
         on_pool!(self, pool => {
             let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
@@ -428,6 +477,7 @@ impl Store {
                 .bind(&extraction.author)
                 .bind(extraction.published_at.map(db_time));
             let updated = bind_metadata!(updated, &extraction.metadata)
+                .bind(fingerprint.as_ref().map(Fingerprint::to_bytes))
                 .execute(&mut *tx)
                 .await
                 .context("updating an article's extraction")?
@@ -442,6 +492,7 @@ impl Store {
                 .await
                 .context("replacing an article's images")?;
             insert_images!(tx, id, &rows, &blobs, stored_at);
+            tx.write_band_keys(id, fingerprint.as_ref()).await?;
             tx.commit().await.context("committing a re-extraction")?;
             Ok(true)
         })

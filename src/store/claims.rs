@@ -87,6 +87,16 @@ pub enum FinishOutcome {
     StaleLease { current: i64 },
 }
 
+/// Which articles a claim may hand out, besides those the consumer has not finished.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ClaimFilter {
+    /// Only articles whose quality is at least this (an article without a quality, stored
+    /// before it was estimated, passes).
+    pub min_quality: Option<f64>,
+    /// One article per near-duplicate cluster: its first; the copies are never handed out.
+    pub skip_duplicates: bool,
+}
+
 /// One consumer's queue at a moment.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
 pub struct QueueDepth {
@@ -102,8 +112,9 @@ pub struct QueueDepth {
 /// Claims up to `$4` articles for consumer `$1` at time `$2`, leased until `$3`. Candidates are
 /// articles without a claim row for this consumer, or whose lease expired before it was done,
 /// and whose quality is at least `$5` (NULL: any; an article stored before quality was
-/// estimated has none and passes); the `ON CONFLICT … WHERE` repeats the claim test on the
-/// current row, the guard against a claimer that read an older state.
+/// estimated has none and passes); with `$6`, only the first article of each near-duplicate
+/// cluster. The `ON CONFLICT … WHERE` repeats the claim test on the current row, the guard
+/// against a claimer that read an older state.
 const CLAIM: Dialects = Dialects {
     sqlite: "INSERT INTO claims (consumer, article_id, lease, claimed_at, lease_until)
              SELECT $1, a.id, 1, $2, $3
@@ -112,6 +123,7 @@ const CLAIM: Dialects = Dialects {
                                WHERE c.consumer = $1 AND c.article_id = a.id
                                  AND (c.done_at IS NOT NULL OR c.lease_until > $2))
                AND ($5 IS NULL OR a.quality IS NULL OR a.quality >= $5)
+               AND NOT ($6 AND a.duplicate_of IS NOT NULL)
              ORDER BY a.id
              LIMIT $4
              ON CONFLICT (consumer, article_id) DO UPDATE SET
@@ -127,6 +139,7 @@ const CLAIM: Dialects = Dialects {
                                      WHERE c.consumer = $1 AND c.article_id = a.id
                                        AND (c.done_at IS NOT NULL OR c.lease_until > $2))
                      AND ($5 IS NULL OR a.quality IS NULL OR a.quality >= $5)
+                     AND NOT ($6 AND a.duplicate_of IS NOT NULL)
                    ORDER BY a.id
                    LIMIT $4
                    FOR NO KEY UPDATE SKIP LOCKED
@@ -169,14 +182,13 @@ const QUEUE_DEPTHS: &str = "
 impl Store {
     /// Claims up to `limit` articles, oldest first, for `consumer`'s worker, each leased for
     /// `lease`. Articles this consumer finished, or that one of its workers holds under an
-    /// unexpired lease, are not returned; nor, with `min_quality`, articles whose quality is
-    /// below it (an article without a quality, stored before it was estimated, passes).
+    /// unexpired lease, are not returned; nor those `filter` leaves out.
     pub async fn claim(
         &self,
         consumer: &str,
         limit: i64,
         lease: Duration,
-        min_quality: Option<f64>,
+        filter: ClaimFilter,
     ) -> Result<Vec<ClaimedArticle>, StoreError> {
         let claimed_at = now();
         let lease_until = db_time(claimed_at + lease);
@@ -188,7 +200,8 @@ impl Store {
                 .bind(claimed_at)
                 .bind(lease_until)
                 .bind(limit.max(0))
-                .bind(min_quality)
+                .bind(filter.min_quality)
+                .bind(filter.skip_duplicates)
                 .fetch_all(&mut *tx)
                 .await
                 .context("claiming articles")?;

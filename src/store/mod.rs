@@ -13,6 +13,7 @@
 mod api_reads;
 mod articles;
 pub mod claims;
+mod duplicates;
 mod entries;
 mod feeds;
 mod health;
@@ -43,6 +44,7 @@ use crate::config::DatabaseTarget;
 
 pub use api_reads::StoreCounts;
 pub use articles::{PageFields, word_count};
+pub use duplicates::DUPLICATE_WINDOW;
 pub use feeds::{LeasedFeed, OVERDUE_FIRINGS, OverdueFeed, overdue_since};
 pub use health::{FailingWrite, WriteFailureKind, WriteKind};
 pub use kinds::{FailureKind, OwnKind, PollStatus, Stage};

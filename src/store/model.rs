@@ -250,6 +250,9 @@ pub struct Article {
     pub verdict: String,
     /// `None` for articles stored before quality was estimated.
     pub quality: Option<f64>,
+    /// The first article of the near-duplicate cluster this one repeats (`None`: it is the
+    /// first, or repeats nothing stored): see `crate::fingerprint`.
+    pub duplicate_of: Option<i64>,
     pub text: String,
     pub html: String,
     pub word_count: i64,
@@ -273,6 +276,9 @@ pub struct ArticleSummary {
     pub word_count: i64,
     pub verdict: String,
     pub quality: Option<f64>,
+    pub duplicate_of: Option<i64>,
+    /// The stored articles of its near-duplicate cluster, itself included (1: no copies).
+    pub cluster_size: i64,
 }
 
 /// Which articles a listing returns. Empty fields do not filter.

@@ -28,6 +28,9 @@ pub struct ArticleRecord {
     pub verdict: String,
     /// The text's expected F1 in [0, 1]; `null` for articles stored before it was estimated.
     pub quality: Option<f64>,
+    /// `null`, or the id of the first article of the near-duplicate cluster this one repeats
+    /// (the same story from another feed or site); every member points at the first.
+    pub duplicate_of: Option<i64>,
     pub word_count: i64,
     pub content_hash: String,
     /// The feed's summary, sanitized HTML (before migration 0012: as the feed gave it).
@@ -55,6 +58,7 @@ impl ArticleRecord {
             id: Some(self.id),
             verdict: Some(&self.verdict),
             quality: self.quality,
+            duplicate_of: self.duplicate_of,
         }
     }
 
@@ -93,6 +97,7 @@ impl ArticleRecord {
             confidence: article.confidence,
             verdict: article.verdict,
             quality: article.quality,
+            duplicate_of: article.duplicate_of,
             word_count: article.word_count,
             content_hash: article.content_hash,
             summary: article.summary,

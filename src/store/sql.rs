@@ -321,7 +321,8 @@ pub(super) const SELECT_MATCHING_FAILURES: &str = "
 
 // --- articles ---
 
-/// The columns and values of a new article; `$19` is how `raw_page` is compressed.
+/// The columns and values of a new article; `$19` is how `raw_page` is compressed, `$29` the
+/// text's fingerprint and `$30` the first article of the cluster it repeats.
 macro_rules! insert_article {
     () => {
         "INSERT INTO articles (feed_id, guid, url, canonical_url, title, author, summary,
@@ -329,9 +330,9 @@ macro_rules! insert_article {
                                html, word_count, content_hash, raw_page, raw_content_type,
                                raw_encoding, author_source, published_source, lead_image_url,
                                lead_image_source, site_name, site_name_source, summary_text,
-                               verdict, quality)
+                               verdict, quality, fingerprint, duplicate_of)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-                 $19, $20, $21, $22, $23, $24, $25, $26, $27, $28)
+                 $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)
          ON CONFLICT DO NOTHING
          RETURNING id"
     };
@@ -399,17 +400,66 @@ pub(super) const UPDATE_EXTRACTION: &str = "
     SET extractor = $2, confidence = $3, text = $4, html = $5, word_count = $6,
         content_hash = $7, verdict = $8, quality = $9, language = $10, author = $11,
         published_at = $12, author_source = $13, published_source = $14,
-        lead_image_url = $15, lead_image_source = $16, site_name = $17, site_name_source = $18
+        lead_image_url = $15, lead_image_source = $16, site_name = $17, site_name_source = $18,
+        fingerprint = $19
     WHERE id = $1";
 
 pub(super) const DELETE_ARTICLE_IMAGES: &str = "DELETE FROM images WHERE article_id = $1";
+
+/// The earlier articles a new one may repeat: those fetched at or after `$1` that share a band
+/// key with it (`$2`.., one per band: `fingerprint::BANDS`), with their cluster and
+/// fingerprint; the latest 64 at most. The band keys' index finds them, whatever the table's
+/// size; the article's primary key then reads each.
+pub(super) static SELECT_DUPLICATE_CANDIDATES: std::sync::LazyLock<&'static str> =
+    std::sync::LazyLock::new(|| {
+        let keys = (2..2 + crate::fingerprint::BANDS)
+            .map(|n| format!("${n}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        leak(format!(
+            "SELECT a.id, a.duplicate_of, a.fingerprint FROM articles a
+             WHERE a.id IN (SELECT article_id FROM article_band_keys WHERE band_key IN ({keys}))
+               AND a.fetched_at >= $1 AND a.fingerprint IS NOT NULL
+             ORDER BY a.id DESC
+             LIMIT 64"
+        ))
+    });
+
+/// The band keys of article `$1`: `$2`.., one per band.
+pub(super) static INSERT_BAND_KEYS: std::sync::LazyLock<&'static str> = std::sync::LazyLock::new(
+    || {
+        let rows = (2..2 + crate::fingerprint::BANDS)
+            .map(|n| format!("(${n}, $1)"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        leak(format!(
+            "INSERT INTO article_band_keys (band_key, article_id) VALUES {rows} ON CONFLICT DO NOTHING"
+        ))
+    },
+);
+
+/// A statement built once at first use, from the number of bands, and kept for the process's
+/// life (sqlx takes statements as `&'static str`).
+fn leak(statement: String) -> &'static str {
+    Box::leak(statement.into_boxed_str())
+}
+
+pub(super) const DELETE_BAND_KEYS: &str = "DELETE FROM article_band_keys WHERE article_id = $1";
+
+/// The stored articles of the cluster whose first article is `$1`: the first and those that
+/// point at it.
+pub(super) const SELECT_CLUSTER_MEMBERS: &str = "
+    SELECT id FROM articles WHERE id = $1
+    UNION ALL
+    SELECT id FROM articles WHERE duplicate_of = $1
+    ORDER BY id";
 
 pub(super) const SELECT_ARTICLE: &str = "
     SELECT a.id, a.feed_id, f.name AS feed, a.guid, a.url, a.canonical_url, a.title, a.author,
            a.summary, a.summary_text, a.published_at, a.fetched_at, a.language, a.extractor,
            a.confidence, a.verdict, a.quality, a.text, a.html, a.word_count, a.content_hash,
            a.author_source, a.published_source, a.lead_image_url, a.lead_image_source,
-           a.site_name, a.site_name_source
+           a.site_name, a.site_name_source, a.duplicate_of
     FROM articles a
     JOIN feeds f ON f.id = a.feed_id
     WHERE a.id = $1";
@@ -420,12 +470,18 @@ pub(super) const SELECT_RAW_PAGE: &str =
 
 /// Listings: `$1` feed name, `$2` fetched at or after, `$3` id greater than, `$4` limit, `$5`
 /// the least quality (an article without one passes); a NULL filter matches everything. The
-/// two orders are two statements so that each can use the primary key index.
+/// two orders are two statements so that each can use the primary key index. A row's
+/// `cluster_size` counts its cluster's stored articles: the first and those that point at it
+/// (two lookups on indexes, per listed row).
 macro_rules! list_articles {
     ($order:literal) => {
         concat!(
             "SELECT a.id, f.name AS feed, a.url, a.title, a.author, a.published_at, a.fetched_at,
-                    a.extractor, a.word_count, a.verdict, a.quality
+                    a.extractor, a.word_count, a.verdict, a.quality, a.duplicate_of,
+                    (SELECT COUNT(*) FROM articles d
+                     WHERE d.duplicate_of = COALESCE(a.duplicate_of, a.id))
+                    + (SELECT COUNT(*) FROM articles d
+                       WHERE d.id = COALESCE(a.duplicate_of, a.id)) AS cluster_size
              FROM articles a
              JOIN feeds f ON f.id = a.feed_id
              WHERE ($1 IS NULL OR f.name = $1)
@@ -538,10 +594,11 @@ pub(super) const DELETE_FEED: &str = "DELETE FROM feeds WHERE id = $1";
 pub(super) const DEACTIVATE_ALL_WEBHOOKS: &str =
     "UPDATE webhooks SET active = FALSE, removed_at = COALESCE(removed_at, $1)";
 
-/// A configured webhook by `key`: active, `$2` for all feeds; its id.
+/// A configured webhook by `key`: active, `$2` for all feeds, `$3` skipping duplicates; its id.
 pub(super) const UPSERT_WEBHOOK: &str = "
-    INSERT INTO webhooks (key, active, all_feeds) VALUES ($1, TRUE, $2)
+    INSERT INTO webhooks (key, active, all_feeds, skip_duplicates) VALUES ($1, TRUE, $2, $3)
     ON CONFLICT (key) DO UPDATE SET active = TRUE, all_feeds = excluded.all_feeds,
+                                    skip_duplicates = excluded.skip_duplicates,
                                     removed_at = NULL
     RETURNING id";
 
@@ -558,12 +615,14 @@ pub(super) const INSERT_WEBHOOK_FEED: &str = "
     ON CONFLICT DO NOTHING";
 
 /// One delivery of article `$1` (of feed `$3`) per active webhook that takes the feed's
-/// articles, due at `$2`, in state `$4`: run in the article's own transaction.
+/// articles, due at `$2`, in state `$4`: run in the article's own transaction. `$5`: the
+/// article repeats an earlier one, which a webhook with `skip_duplicates` does not take.
 pub(super) const ENQUEUE_DELIVERIES: &str = "
     INSERT INTO webhook_deliveries
         (webhook_id, article_id, state, attempts, next_attempt_at, created_at)
     SELECT w.id, $1, $4, 0, $2, $2 FROM webhooks w
     WHERE w.active
+      AND NOT ($5 AND w.skip_duplicates)
       AND (w.all_feeds OR EXISTS (
           SELECT 1 FROM webhook_feeds f WHERE f.webhook_id = w.id AND f.feed_id = $3))
     ON CONFLICT DO NOTHING";

@@ -81,6 +81,7 @@ impl Store {
                 let id: i64 = sqlx::query_scalar(sql::UPSERT_WEBHOOK)
                     .bind(webhook.key())
                     .bind(webhook.feeds.is_none())
+                    .bind(webhook.skip_duplicates)
                     .fetch_one(&mut *tx)
                     .await
                     .context("adding a configured webhook")?;

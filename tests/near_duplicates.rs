@@ -1,0 +1,329 @@
+//! Near-duplicate articles: the same story from several feeds clusters under its first
+//! article whatever its URL, distinct stories on the same topic do not, and consumers choose
+//! (`duplicate_of` in records and listings, cluster sizes, claims and webhooks that skip
+//! copies). Both databases.
+
+#[allow(dead_code)]
+mod api_support;
+mod common;
+
+use anyhow::Context as _;
+use chrono::{DateTime, Duration, Utc};
+use common::TestDb;
+use gleaner::config::WebhookConfig;
+use gleaner::store::claims::ClaimFilter;
+use gleaner::store::{ArticleFilter, ArticleMetadata, NewArticle, PageFields, Store, Verdict};
+use serde_json::json;
+
+on_both_databases!(
+    copies_of_a_story_point_at_its_first_article_and_other_stories_do_not,
+    consumers_take_one_article_per_cluster_when_they_ask,
+    a_copy_outside_the_window_starts_a_cluster_of_its_own,
+    reextraction_gives_a_new_text_to_compare_with_and_keeps_the_cluster,
+);
+
+/// A wire story, as an agency sent it.
+const WIRE_STORY: &str = "The city council approved a budget of 412 million for the coming \
+    year on Tuesday evening after a debate that lasted more than six hours. The plan raises \
+    spending on public transport by a fifth and pays for two new libraries in the northern \
+    districts, while property taxes stay where they were last year. Members of the opposition \
+    said the transport money would mostly go to projects that had already been promised \
+    before the last election and accused the mayor of moving costs into later years. The \
+    mayor answered that every line of the budget had been checked by the city's auditors and \
+    that the libraries would open before the end of next year. Street lighting, the harbour \
+    bridge repairs and a new shelter for the homeless are also funded. A vote on the water \
+    rates was postponed until the spring, when a report on the state of the pipes is due. \
+    The budget passed by twenty-nine votes to twenty-two, with two members absent.";
+
+/// Another story on the same topic, told by another reporter: it must not merge.
+const OTHER_STORY: &str = "Residents who packed the public gallery of the council chamber on \
+    Tuesday were mostly there for one item: the water rates. Several of them held signs \
+    asking for the pipes in the old town to be replaced before any increase. When the \
+    council decided to postpone that vote until spring, some applauded and others left in \
+    protest. A retired engineer who spoke during the public session said leaks in her street \
+    had been reported for three winters in a row without any repair. The council's finance \
+    chair said a report on the network would be published in March and that no rise would \
+    be voted before residents could read it. Earlier in the evening, the council spent most \
+    of its time on the budget, which includes new libraries and more buses. Local business \
+    owners asked for the harbour bridge works to be done at night to keep the road open \
+    during the day, a request the mayor promised to consider.";
+
+/// The story as another site printed it: a dateline, its own boilerplate, the last
+/// sentence cut.
+fn copy_of_the_wire_story(dateline: &str) -> String {
+    let cut = WIRE_STORY
+        .rsplit_once(". The budget passed")
+        .map_or(WIRE_STORY, |(kept, _)| kept);
+    format!("{dateline} - {cut}. Sign up for our morning newsletter.")
+}
+
+async fn feeds(store: &Store) -> anyhow::Result<(i64, i64)> {
+    let schedule = gleaner::schedule::CronSchedule::parse("*/30 * * * *")?;
+    let feeds = store
+        .sync_feeds(&[
+            gleaner::config::FeedConfig::new(
+                "agency",
+                "http://agency.example/feed.xml".parse()?,
+                schedule.clone(),
+            ),
+            gleaner::config::FeedConfig::new(
+                "paper",
+                "http://paper.example/feed.xml".parse()?,
+                schedule,
+            ),
+        ])
+        .await?;
+    Ok((feeds[0].id, feeds[1].id))
+}
+
+fn article(feed_id: i64, slug: &str, text: &str, fetched_at: DateTime<Utc>) -> NewArticle {
+    NewArticle {
+        feed_id,
+        guid: None,
+        url: format!("http://site.example/{feed_id}/{slug}?utm_source=feed"),
+        canonical_url: None,
+        title: format!("Story {slug}"),
+        author: None,
+        summary: None,
+        published_at: None,
+        fetched_at,
+        language: Some("en".into()),
+        extractor: "cuter".into(),
+        confidence: 0.8,
+        verdict: Verdict::Article,
+        quality: 0.9,
+        text: text.to_string(),
+        html: format!("<p>{text}</p>"),
+        raw_page: None,
+        raw_content_type: None,
+        images: Vec::new(),
+        metadata: ArticleMetadata::default(),
+    }
+}
+
+/// Stores `text` as a new article of `feed_id`; its id.
+async fn store_text(store: &Store, feed_id: i64, slug: &str, text: &str) -> anyhow::Result<i64> {
+    let stored = store
+        .insert_article(&article(feed_id, slug, text, Utc::now()))
+        .await?;
+    Ok(stored.id())
+}
+
+async fn copies_of_a_story_point_at_its_first_article_and_other_stories_do_not(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let store = &db.store;
+    let (agency, paper) = feeds(store).await?;
+    let first = store_text(store, agency, "budget", WIRE_STORY).await?;
+    let other = store_text(store, paper, "water", OTHER_STORY).await?;
+    let copy = store_text(
+        store,
+        paper,
+        "council-budget",
+        &copy_of_the_wire_story("OSLO"),
+    )
+    .await?;
+    let second_copy = store_text(
+        store,
+        agency,
+        "budget-update",
+        &copy_of_the_wire_story("OSLO (Wire)"),
+    )
+    .await?;
+    let short = store_text(store, paper, "brief", "Budget approved.").await?;
+
+    let duplicate_of = |id: i64| async move {
+        let article = store.article(id).await?.context("stored")?;
+        anyhow::Ok(article.duplicate_of)
+    };
+    assert_eq!(
+        duplicate_of(first).await?,
+        None,
+        "the first points at nothing"
+    );
+    assert_eq!(duplicate_of(copy).await?, Some(first));
+    assert_eq!(
+        duplicate_of(second_copy).await?,
+        Some(first),
+        "every member points at the first, not at the copy it resembles most"
+    );
+    assert_eq!(
+        duplicate_of(other).await?,
+        None,
+        "same topic, another story"
+    );
+    assert_eq!(duplicate_of(short).await?, None, "too short to tell");
+    assert_eq!(
+        store.cluster_members(first).await?,
+        [first, copy, second_copy]
+    );
+
+    let listed = store
+        .list_articles(&ArticleFilter {
+            limit: 10,
+            ..Default::default()
+        })
+        .await?;
+    let size_of = |id: i64| listed.iter().find(|a| a.id == id).map(|a| a.cluster_size);
+    assert_eq!(size_of(first), Some(3));
+    assert_eq!(size_of(copy), Some(3));
+    assert_eq!(size_of(other), Some(1));
+
+    let record = store.article_record(copy).await?.context("stored")?;
+    assert_eq!(serde_json::to_value(&record)?["duplicate_of"], json!(first));
+    assert!(
+        record
+            .to_markdown()
+            .contains(&format!("duplicate_of: {first}\n"))
+    );
+    let record = store.article_record(first).await?.context("stored")?;
+    assert_eq!(serde_json::to_value(&record)?["duplicate_of"], json!(null));
+
+    let app = api_support::App::spawn(store, None).await?;
+    let (status, body) = app.get_json("/articles?limit=10").await?;
+    assert_eq!(status, 200, "{body}");
+    let rows = body["articles"].as_array().context("articles")?;
+    let row = rows
+        .iter()
+        .find(|a| a["id"] == json!(copy))
+        .context("listed")?;
+    assert_eq!(row["duplicate_of"], json!(first), "{row}");
+    assert_eq!(row["cluster_size"], json!(3), "{row}");
+    Ok(())
+}
+
+async fn consumers_take_one_article_per_cluster_when_they_ask(db: TestDb) -> anyhow::Result<()> {
+    let store = &db.store;
+    let (agency, paper) = feeds(store).await?;
+    let webhook = |url: &str, skip_duplicates| -> anyhow::Result<WebhookConfig> {
+        Ok(WebhookConfig {
+            url: url.parse()?,
+            feeds: None,
+            secret: None,
+            retry_after: std::time::Duration::from_secs(60),
+            max_attempts: 3,
+            skip_duplicates,
+        })
+    };
+    store
+        .sync_webhooks(&[
+            webhook("http://127.0.0.1:9/every", false)?,
+            webhook("http://127.0.0.1:9/once", true)?,
+        ])
+        .await?;
+    let first = store_text(store, agency, "budget", WIRE_STORY).await?;
+    let copy = store_text(
+        store,
+        paper,
+        "council-budget",
+        &copy_of_the_wire_story("OSLO"),
+    )
+    .await?;
+    let other = store_text(store, paper, "water", OTHER_STORY).await?;
+
+    let every = webhook("http://127.0.0.1:9/every", false)?.key();
+    let mut delivered: Vec<(bool, i64)> = store
+        .deliveries()
+        .await?
+        .into_iter()
+        .map(|d| (d.webhook_key == every, d.article_id))
+        .collect();
+    delivered.sort_unstable();
+    assert_eq!(
+        delivered,
+        [
+            (false, first),
+            (false, other),
+            (true, first),
+            (true, copy),
+            (true, other)
+        ],
+        "the receiver that skips duplicates gets no copy"
+    );
+
+    let lease = Duration::seconds(600);
+    let claimed = |consumer: &'static str, skip_duplicates| async move {
+        let filter = ClaimFilter {
+            min_quality: None,
+            skip_duplicates,
+        };
+        let claims = store.claim(consumer, 10, lease, filter).await?;
+        anyhow::Ok(claims.into_iter().map(|c| c.article.id).collect::<Vec<_>>())
+    };
+    assert_eq!(claimed("digest", true).await?, [first, other]);
+    assert_eq!(claimed("indexer", false).await?, [first, copy, other]);
+
+    let app = api_support::App::spawn(store, None).await?;
+    let (status, body) = app
+        .post_json(
+            "/claims",
+            &json!({"consumer": "summarizer", "skip_duplicates": true}),
+        )
+        .await?;
+    assert_eq!(status, 200, "{body}");
+    let ids: Vec<i64> = body["claims"]
+        .as_array()
+        .context("claims")?
+        .iter()
+        .filter_map(|c| c["article"]["id"].as_i64())
+        .collect();
+    assert_eq!(ids, [first, other]);
+    let (status, body) = app
+        .post_json(
+            "/claims",
+            &json!({"consumer": "s", "skip_duplicates": "yes"}),
+        )
+        .await?;
+    assert_eq!(status, 400, "{body}");
+    Ok(())
+}
+
+async fn a_copy_outside_the_window_starts_a_cluster_of_its_own(db: TestDb) -> anyhow::Result<()> {
+    let store = &db.store;
+    let (agency, paper) = feeds(store).await?;
+    let long_ago = Utc::now() - gleaner::store::DUPLICATE_WINDOW - Duration::days(1);
+    let old = store
+        .insert_article(&article(agency, "budget", WIRE_STORY, long_ago))
+        .await?
+        .id();
+    let told_again = store_text(store, paper, "budget", &copy_of_the_wire_story("OSLO")).await?;
+    let stored = store.article(told_again).await?.context("stored")?;
+    assert_eq!(stored.duplicate_of, None, "{old} is outside the window");
+    Ok(())
+}
+
+async fn reextraction_gives_a_new_text_to_compare_with_and_keeps_the_cluster(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let store = &db.store;
+    let (agency, paper) = feeds(store).await?;
+    let first = store_text(store, agency, "water", OTHER_STORY).await?;
+    let copy = store_text(store, paper, "water", OTHER_STORY).await?;
+    // Re-extracted, the first article's text becomes the wire story: a copy of that one
+    // now joins it, and the earlier copy keeps its cluster.
+    let stored = store.article(first).await?.context("stored")?;
+    let fields = PageFields {
+        extractor: stored.extractor,
+        confidence: stored.confidence,
+        verdict: Verdict::Article,
+        quality: 0.9,
+        language: stored.language,
+        text: WIRE_STORY.to_string(),
+        html: format!("<p>{WIRE_STORY}</p>"),
+        author: None,
+        published_at: None,
+        metadata: ArticleMetadata::default(),
+        images: Vec::new(),
+    };
+    assert!(store.replace_extraction(first, &fields).await?);
+    let late = store_text(store, paper, "budget", &copy_of_the_wire_story("OSLO")).await?;
+    assert_eq!(
+        store.article(late).await?.context("stored")?.duplicate_of,
+        Some(first)
+    );
+    assert_eq!(
+        store.article(copy).await?.context("stored")?.duplicate_of,
+        Some(first)
+    );
+    Ok(())
+}
