@@ -9,7 +9,8 @@ mod common;
 
 use anyhow::Context as _;
 use chrono::{DateTime, Duration, Utc};
-use common::TestDb;
+use common::farm::{self, Farm, Item};
+use common::{TestConfig, TestDb};
 use gleaner::config::WebhookConfig;
 use gleaner::store::claims::ClaimFilter;
 use gleaner::store::{ArticleFilter, ArticleMetadata, NewArticle, PageFields, Store, Verdict};
@@ -20,6 +21,7 @@ on_both_databases!(
     consumers_take_one_article_per_cluster_when_they_ask,
     a_copy_outside_the_window_starts_a_cluster_of_its_own,
     reextraction_gives_a_new_text_to_compare_with_and_keeps_the_cluster,
+    two_sites_printing_one_story_are_stored_as_one_cluster_and_posted_once,
 );
 
 /// A wire story, as an agency sent it.
@@ -325,5 +327,111 @@ async fn reextraction_gives_a_new_text_to_compare_with_and_keeps_the_cluster(
         store.article(copy).await?.context("stored")?.duplicate_of,
         Some(first)
     );
+    Ok(())
+}
+
+/// The wire story's sentences as paragraphs, two by two.
+fn wire_paragraphs() -> Vec<String> {
+    let sentences: Vec<&str> = WIRE_STORY.split_inclusive(". ").collect();
+    sentences.chunks(2).map(|pair| pair.concat()).collect()
+}
+
+/// The story as a paper's site prints it: its own chrome, a dateline, a related-stories box,
+/// the last paragraph cut.
+fn paper_page(paragraphs: &[String]) -> String {
+    let kept = &paragraphs[..paragraphs.len() - 1];
+    let body: String = kept.iter().map(|p| format!("<p>{p}</p>")).collect();
+    format!(
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Council passes budget - The Paper</title></head>\
+         <body><div class=\"top-bar\"><a href=\"/\">The Paper</a> <a href=\"/subscribe\">Subscribe</a></div>\
+         <div class=\"story\"><h1>Council passes budget</h1><p class=\"dateline\">OSLO (Wire)</p>{body}\
+         <div class=\"related\"><h4>Related</h4><a href=\"/r1\">Transport plans</a> <a href=\"/r2\">Library opens</a></div></div>\
+         <div class=\"footer\">The Paper, all rights reserved.</div></body></html>"
+    )
+}
+
+async fn two_sites_printing_one_story_are_stored_as_one_cluster_and_posted_once(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    let paragraphs = wire_paragraphs();
+    farm.html(
+        "/agency/budget.html",
+        &farm::article_page("Council approves budget", &paragraphs, None),
+    );
+    farm.html("/paper/council-budget.html", &paper_page(&paragraphs));
+    let feed = |path: &str, url: String, title: &str| {
+        let item = Item {
+            guid: format!("{path}-1"),
+            url,
+            title: title.to_string(),
+        };
+        farm.route(
+            path,
+            farm::ok("application/rss+xml", farm::rss(&[item]).into()),
+        );
+        farm.url(path)
+    };
+    let agency = feed(
+        "/agency.xml",
+        farm.url("/agency/budget.html"),
+        "Council approves budget",
+    );
+    let paper = feed(
+        "/paper.xml",
+        farm.url("/paper/council-budget.html?utm_source=rss&utm_medium=feed"),
+        "Council passes budget",
+    );
+    farm.route("/every", farm::ok("text/plain", b"ok".to_vec()));
+    farm.route("/once", farm::ok("text/plain", b"ok".to_vec()));
+    let config = TestConfig::new(&db)
+        .loopback_farm()
+        .feed("agency", agency)
+        .feed("paper", paper)
+        .table_array(
+            "webhooks",
+            &[("url", toml::Value::from(farm.url("/every")))],
+        )
+        .table_array(
+            "webhooks",
+            &[
+                ("url", toml::Value::from(farm.url("/once"))),
+                ("skip_duplicates", toml::Value::from(true)),
+            ],
+        );
+    let ctx = gleaner::daemon::prepare(config.parse()?).await?;
+    let cancel = tokio_util::sync::CancellationToken::new();
+    gleaner::daemon::poll_once(&ctx, true, &cancel, |_| {}, |_| {}).await?;
+    let targets = gleaner::webhooks::Targets::new(&ctx.config.webhooks, &ctx.fetcher);
+    let wait = std::time::Duration::from_secs(20);
+    gleaner::webhooks::deliver_pending(&ctx.store, &targets, wait).await?;
+
+    let stored = common::distinct_articles(&ctx.store).await?;
+    assert_eq!(stored.len(), 2, "{stored:?}");
+    let (first, copy) = match (stored[0].duplicate_of, stored[1].duplicate_of) {
+        (Some(first), None) => (first, stored[0].id),
+        (None, Some(first)) => (first, stored[1].id),
+        other => anyhow::bail!("one copy of the other expected, got {other:?}"),
+    };
+    assert!(stored.iter().any(|a| a.id == first));
+    assert!(stored.iter().all(|a| a.cluster_size == 2), "{stored:?}");
+
+    let bodies = |path: &str| -> anyhow::Result<Vec<serde_json::Value>> {
+        let received = farm.received(path);
+        received
+            .iter()
+            .map(|r| Ok(serde_json::from_slice(&r.body)?))
+            .collect()
+    };
+    let once = bodies("/once")?;
+    assert_eq!(once.len(), 1, "one story, posted once");
+    assert_eq!(once[0]["id"], json!(first));
+    let every = bodies("/every")?;
+    assert_eq!(every.len(), 2);
+    let posted_copy = every
+        .iter()
+        .find(|body| body["id"] == json!(copy))
+        .context("the copy posted")?;
+    assert_eq!(posted_copy["duplicate_of"], json!(first));
     Ok(())
 }
