@@ -57,10 +57,18 @@ pub struct EvalArgs {
     /// F1, its features), as `tools/quality/train.py` reads them.
     #[arg(long, value_name = "FILE", hide = true)]
     pub features: Option<PathBuf>,
+    /// Evaluate the near-duplicate clustering instead: a labelled set made from the suite's
+    /// pages (each page, and copies of its article in other page templates), clustered as the
+    /// store clusters; prints precision, recall and the sweep behind the fingerprint's values.
+    #[arg(long)]
+    pub duplicates: bool,
 }
 
 /// Runs `gleaner eval`.
 pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
+    if args.duplicates {
+        return run_duplicates(args);
+    }
     let every = args.algorithm.trim().eq_ignore_ascii_case("all");
     let algorithms: Vec<Algorithm> = if every {
         Algorithm::ALL.to_vec()
@@ -135,6 +143,25 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
         println!("{json}");
     } else {
         print!("{}", table(&reports, suite));
+    }
+    Ok(())
+}
+
+/// `gleaner eval --duplicates`: the near-duplicate evaluation on the suite, as a report or
+/// JSON.
+fn run_duplicates(args: &EvalArgs) -> Result<(), super::CliError> {
+    use crate::eval::duplicates::{self, DuplicatesError};
+    let report = duplicates::evaluate(&args.dataset_dir).map_err(|err| match err {
+        DuplicatesError::EmptySuite(_) | DuplicatesError::Dataset(DatasetError::Missing(_)) => {
+            super::CliError::Usage(err.to_string())
+        }
+        other => super::CliError::runtime(other),
+    })?;
+    if args.output.is_json() {
+        let json = serde_json::to_string_pretty(&report).context("serializing the report")?;
+        println!("{json}");
+    } else {
+        print!("{report}");
     }
     Ok(())
 }
