@@ -314,6 +314,7 @@ impl ArticleTools {
             feed: args.feed,
             since,
             after_id,
+            before_id: None,
             limit,
             // A cursor reads forward, as `export` does.
             ascending: after_id.is_some(),

@@ -84,6 +84,7 @@ pub async fn list(
             feed,
             since,
             after_id,
+            before_id: None,
             // One more than asked tells whether another page follows.
             limit: limit + 1,
             ascending: true,
@@ -210,21 +211,25 @@ fn html_response(article: &Article, images: &[StoredImage]) -> Response {
                 "default-src 'none'; img-src * data:; style-src 'unsafe-inline'",
             ),
         ],
-        html_document(article, &with_stored_images(&article.html, images)),
+        html_document(
+            article,
+            &with_stored_images(&article.html, images, "/images/"),
+        ),
     )
         .into_response()
 }
 
-/// `html` with the `src` of every image whose bytes are stored pointing at `/images/{sha256}`,
-/// so that reading an article asks nothing of the publisher's servers. Images not stored keep
-/// their original address; the export keeps the originals for all.
-fn with_stored_images(html: &str, images: &[StoredImage]) -> String {
+/// `html` with the `src` of every image whose bytes are stored pointing at `{route}{sha256}`
+/// (`/images/` here, `/ui/images/` in the web view), so that reading an article asks nothing
+/// of the publisher's servers. Images not stored keep their original address; the export
+/// keeps the originals for all.
+pub(super) fn with_stored_images(html: &str, images: &[StoredImage], route: &str) -> String {
     let mut html = html.to_string();
     for image in images {
         let Some(sha256) = image.sha256.as_deref() else {
             continue;
         };
-        let local = format!("src=\"/images/{sha256}\"");
+        let local = format!("src=\"{route}{sha256}\"");
         // The sanitizer writes attribute values with `&` escaped; match either spelling.
         for original in [image.url.clone(), image.url.replace('&', "&amp;")] {
             html = html.replace(&format!("src=\"{original}\""), &local);

@@ -8,6 +8,7 @@
 //! | `GET /feeds`, `/articles`, `/articles/{id}`, `/articles/{id}/images`, `/images/{sha256}`, `/search` | [`articles`] |
 //! | `POST /claims`, `POST /claims/{article_id}/done`, `GET /claims/{article_id}` | [`claims`] |
 //! | `GET /healthz`, `GET /metrics` (never authenticated) | [`ops`] |
+//! | `/ui/…`: the web view (a session cookie instead of the bearer token) | [`ui`] |
 //!
 //! Every error is JSON `{"error": "..."}` with its status code ([`error`]); when `[api].token`
 //! is set every route but the two operator ones needs `Authorization: Bearer <token>`
@@ -22,6 +23,7 @@ mod connection;
 pub mod error;
 mod limits;
 pub mod ops;
+pub mod ui;
 
 use std::time::Instant;
 
@@ -65,10 +67,20 @@ pub fn router(store: Store, api: &ApiConfig) -> Router {
         .route("/claims/{article_id}", get(claims::of_article))
         .route("/claims/{article_id}/done", post(claims::done));
     // Innermost first: a request waits for a database slot only once its body is in, and
-    // for neither before its token is checked.
+    // for neither before its token is checked. The web view's pages share the slots.
+    let slots = limits::database_slots();
+    let web_view = ui::routes(store.clone(), api.token.as_deref())
+        .route_layer(middleware::from_fn_with_state(
+            slots.clone(),
+            limits::limit_database_use,
+        ))
+        .route_layer(middleware::from_fn_with_state(
+            api.timeouts.body,
+            limits::read_body_first,
+        ));
     protected = protected
         .route_layer(middleware::from_fn_with_state(
-            limits::database_slots(),
+            slots,
             limits::limit_database_use,
         ))
         .route_layer(middleware::from_fn_with_state(
@@ -85,6 +97,8 @@ pub fn router(store: Store, api: &ApiConfig) -> Router {
         .route("/healthz", get(ops::healthz))
         .route("/metrics", get(ops::metrics))
         .merge(protected)
+        .with_state(ApiState { store })
+        .merge(web_view)
         .route_layer(middleware::from_fn_with_state(
             api.timeouts.request,
             limits::limit_request_time,
@@ -93,7 +107,6 @@ pub fn router(store: Store, api: &ApiConfig) -> Router {
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .with_state(ApiState { store })
 }
 
 /// Serves the API on `listener` until `shutdown` fires, then lets requests in flight finish.

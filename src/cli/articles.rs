@@ -25,6 +25,7 @@ pub(super) async fn batch_after(
     let filter = ArticleFilter {
         feed: feed.map(str::to_string),
         after_id: Some(cursor),
+        before_id: None,
         limit,
         ascending: true,
         ..Default::default()
@@ -50,6 +51,7 @@ pub async fn list(config: &Config, args: &ListArgs) -> Result<(), CliError> {
         feed: args.feed.clone(),
         since: parse_since(args.since.as_deref())?,
         after_id: args.after_id,
+        before_id: None,
         limit: check_limit(args.limit)?,
         ascending: false,
         min_quality: args.min_quality,
@@ -228,6 +230,7 @@ pub async fn export(config: &Config, args: &ExportArgs) -> Result<(), CliError> 
     loop {
         let filter = ArticleFilter {
             after_id: Some(cursor),
+            before_id: None,
             limit: EXPORT_BATCH,
             ascending: true,
             min_quality: args.min_quality,

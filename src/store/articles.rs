@@ -565,6 +565,7 @@ impl Store {
                 .bind(filter.after_id)
                 .bind(filter.limit.max(0))
                 .bind(filter.min_quality)
+                .bind(filter.before_id)
                 .fetch_all(pool)
                 .await
         })

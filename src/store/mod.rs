@@ -42,7 +42,7 @@ use sqlx::sqlite::{
 
 use crate::config::DatabaseTarget;
 
-pub use api_reads::StoreCounts;
+pub use api_reads::{StoreCounts, TotalsSince};
 pub use articles::{PageFields, word_count};
 pub use duplicates::DUPLICATE_WINDOW;
 pub use feeds::{LeasedFeed, OVERDUE_FIRINGS, OverdueFeed, overdue_since};

@@ -287,6 +287,8 @@ pub struct ArticleFilter {
     pub feed: Option<String>,
     pub since: Option<DateTime<Utc>>,
     pub after_id: Option<i64>,
+    /// Only ids below this (a newest-first page after the one that ended at it).
+    pub before_id: Option<i64>,
     pub limit: i64,
     /// Ascending ids (the consumers' cursor order) instead of newest first.
     pub ascending: bool,

@@ -469,7 +469,8 @@ pub(super) const SELECT_RAW_PAGE: &str =
     "SELECT raw_page, raw_content_type, raw_encoding FROM articles WHERE id = $1";
 
 /// Listings: `$1` feed name, `$2` fetched at or after, `$3` id greater than, `$4` limit, `$5`
-/// the least quality (an article without one passes); a NULL filter matches everything. The
+/// the least quality (an article without one passes), `$6` id less than; a NULL filter
+/// matches everything. The
 /// two orders are two statements so that each can use the primary key index. A row's
 /// `cluster_size` counts its cluster's stored articles: the first and those that point at it
 /// (two lookups on indexes, per listed row).
@@ -488,6 +489,7 @@ macro_rules! list_articles {
                AND ($2 IS NULL OR a.fetched_at >= $2)
                AND ($3 IS NULL OR a.id > $3)
                AND ($5 IS NULL OR a.quality IS NULL OR a.quality >= $5)
+               AND ($6 IS NULL OR a.id < $6)
              ORDER BY a.id ",
             $order,
             " LIMIT $4"

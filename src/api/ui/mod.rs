@@ -1,0 +1,328 @@
+//! The web view: server-rendered pages under `/ui/` of the `[api]` listener, for reading
+//! articles and watching feeds in a browser. Beside the JSON API, reading the store through
+//! the same functions; no front-end build, no script.
+//!
+//! | route | what |
+//! |---|---|
+//! | `GET /ui/` | the last day's totals, the failing feeds, the newest articles ([`pages::index`]) |
+//! | `GET /ui/articles?q=&feed=&before_id=` | search, or the newest articles a page at a time |
+//! | `GET /ui/articles/{id}` | the reading view; `/raw?format=json\|markdown` its data |
+//! | `GET /ui/feeds`, `GET /ui/failures` | feeds with their polling state; recent failures |
+//! | `GET /ui/images/{sha256}` | stored image bytes for the reading view |
+//! | `GET`/`POST /ui/login`, `POST /ui/logout` | signing in with the API token ([`session`]) |
+//! | `GET /ui/style.css` | the one style sheet |
+//!
+//! Security: with `[api] token` set, every page but sign-in needs a session ([`SignedIn`]),
+//! else it redirects to `/ui/login`. Every response carries a Content-Security-Policy that
+//! allows this origin's style sheet, images and forms and nothing else (no script at all),
+//! `nosniff` and `no-referrer` ([`security_headers`]). Templates (`templates/ui/`, askama)
+//! are checked at compile time and escape every value; the article body is the sanitized
+//! HTML the store holds, never the raw page.
+
+pub mod pages;
+pub mod session;
+
+use askama::Template;
+use axum::Form;
+use axum::extract::rejection::PathRejection;
+use axum::extract::{FromRequestParts, Path, RawQuery, Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Redirect, Response};
+use chrono::{Duration, Utc};
+use serde::Deserialize;
+
+use super::ApiState;
+use super::error::ApiError;
+use crate::store::Store;
+use session::{LOGIN_COOKIE, SESSION_COOKIE, SESSION_LIFETIME, SessionKey};
+
+/// The policy of every page: this origin's style sheet, images and form targets; nothing
+/// else, no script, no framing.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'self'; img-src 'self'; \
+     form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/// What the pages read: the store, and the session key when `[api] token` is set.
+#[derive(Debug, Clone)]
+pub struct UiState {
+    pub store: Store,
+    pub key: Option<SessionKey>,
+}
+
+/// What every page's frame shows: the sign-out form, with its CSRF value, when signed in
+/// with a token.
+pub struct Chrome {
+    pub logout_csrf: Option<String>,
+}
+
+impl UiState {
+    fn chrome(&self, signed_in: SignedIn) -> Chrome {
+        let logout_csrf = match (&self.key, signed_in.issued) {
+            (Some(key), Some(issued)) => Some(key.logout_token(issued)),
+            _ => None,
+        };
+        Chrome { logout_csrf }
+    }
+}
+
+/// A request allowed to see data: signed in (the session's issue time), or no token is set.
+/// Extracting it from a request without a valid session redirects to the sign-in page.
+#[derive(Debug, Clone, Copy)]
+pub struct SignedIn {
+    pub issued: Option<i64>,
+}
+
+impl FromRequestParts<UiState> for SignedIn {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, state: &UiState) -> Result<Self, Response> {
+        let Some(key) = &state.key else {
+            return Ok(SignedIn { issued: None });
+        };
+        let issued =
+            cookie(&parts.headers, SESSION_COOKIE).and_then(|value| key.verify(value, Utc::now()));
+        match issued {
+            Some(issued) => Ok(SignedIn {
+                issued: Some(issued),
+            }),
+            None => Err(Redirect::to("/ui/login").into_response()),
+        }
+    }
+}
+
+fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .find_map(|value| session::cookie_value(value, name))
+}
+
+/// A rendered page, or a 500 when a template fails (it cannot, short of a formatting error).
+fn render(page: &impl Template) -> Result<Response, ApiError> {
+    let html = page.render().map_err(|error| {
+        tracing::error!(%error, "a page of the web view failed to render");
+        ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "the page failed to render",
+        )
+    })?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        html,
+    )
+        .into_response())
+}
+
+/// Middleware of every `/ui/` response: the policy, `nosniff`, `no-referrer`.
+pub async fn security_headers(request: Request, next: Next) -> Response {
+    let mut response = next.run(request).await;
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    response
+}
+
+/// `GET /ui/style.css`
+pub async fn style_sheet() -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "text/css; charset=utf-8"),
+            (header::CACHE_CONTROL, "max-age=3600"),
+        ],
+        include_str!("style.css"),
+    )
+        .into_response()
+}
+
+/// `GET /ui/images/{sha256}`: the API's image route, for a signed-in browser.
+pub async fn image(
+    State(state): State<UiState>,
+    _signed_in: SignedIn,
+    path: Result<Path<String>, PathRejection>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let api = ApiState { store: state.store };
+    super::articles::image_blob(State(api), path, headers).await
+}
+
+/// `GET /ui/articles/{id}/raw?format=json|markdown`: the API's article route, for a
+/// signed-in browser.
+pub async fn raw_article(
+    State(state): State<UiState>,
+    _signed_in: SignedIn,
+    path: Result<Path<String>, PathRejection>,
+    query: RawQuery,
+) -> Result<Response, ApiError> {
+    let api = ApiState { store: state.store };
+    super::articles::article(State(api), path, query).await
+}
+
+#[derive(Template)]
+#[template(path = "ui/login.html")]
+struct LoginPage {
+    csrf: Option<String>,
+    message: Option<String>,
+}
+
+/// Whether a proxy in front says the request came over TLS: cookies are then `Secure`.
+fn over_tls(headers: &HeaderMap) -> bool {
+    headers
+        .get("x-forwarded-proto")
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|proto| proto.trim().eq_ignore_ascii_case("https"))
+}
+
+/// The sign-in page with a fresh double-submit value in the form and in a cookie.
+fn login_page(headers: &HeaderMap, status: StatusCode, message: Option<&str>) -> Response {
+    let csrf = session::login_nonce();
+    let page = LoginPage {
+        csrf: csrf.clone(),
+        message: message.map(str::to_string),
+    };
+    let mut response = match render(&page) {
+        Ok(response) => response,
+        Err(error) => return error.into_response(),
+    };
+    *response.status_mut() = status;
+    if let Some(csrf) = csrf {
+        let value = session::cookie(LOGIN_COOKIE, &csrf, Duration::hours(1), over_tls(headers));
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            response.headers_mut().append(header::SET_COOKIE, value);
+        }
+    }
+    response
+}
+
+/// `GET /ui/login`: the form; straight to the overview when no token is set.
+pub async fn login_form(State(state): State<UiState>, headers: HeaderMap) -> Response {
+    if state.key.is_none() {
+        return Redirect::to("/ui/").into_response();
+    }
+    login_page(&headers, StatusCode::OK, None)
+}
+
+#[derive(Deserialize)]
+pub struct LoginForm {
+    #[serde(default)]
+    csrf: String,
+    #[serde(default)]
+    token: String,
+}
+
+/// Whether a form post comes from a page of this site: no `Origin`, or one naming the host
+/// the request was sent to.
+fn same_origin(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return true;
+    };
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
+    let origin_host = origin
+        .split_once("://")
+        .map(|(_, rest)| rest.trim_end_matches('/'));
+    matches!((origin_host, host), (Some(a), Some(b)) if a.eq_ignore_ascii_case(b))
+}
+
+/// `POST /ui/login` (`csrf`, `token`): a session cookie when the token is right.
+pub async fn login(
+    State(state): State<UiState>,
+    headers: HeaderMap,
+    Form(form): Form<LoginForm>,
+) -> Response {
+    let Some(key) = &state.key else {
+        return Redirect::to("/ui/").into_response();
+    };
+    let expected = cookie(&headers, LOGIN_COOKIE).unwrap_or_default();
+    let fresh_form = !expected.is_empty() && session::same_text(expected, &form.csrf);
+    if !fresh_form || !same_origin(&headers) {
+        let message = "The form had expired: sign in again.";
+        return login_page(&headers, StatusCode::FORBIDDEN, Some(message));
+    }
+    if !key.is_token(&form.token) {
+        tracing::info!("a sign-in to the web view with a wrong token");
+        return login_page(&headers, StatusCode::UNAUTHORIZED, Some("Wrong token."));
+    }
+    let secure = over_tls(&headers);
+    let session = session::cookie(
+        SESSION_COOKIE,
+        &key.issue(Utc::now()),
+        SESSION_LIFETIME,
+        secure,
+    );
+    let cleared = session::cookie(LOGIN_COOKIE, "", Duration::zero(), secure);
+    let mut response = Redirect::to("/ui/").into_response();
+    for value in [session, cleared] {
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            response.headers_mut().append(header::SET_COOKIE, value);
+        }
+    }
+    response
+}
+
+#[derive(Deserialize)]
+pub struct LogoutForm {
+    #[serde(default)]
+    csrf: String,
+}
+
+/// `POST /ui/logout` (`csrf`): clears the session cookie.
+pub async fn logout(
+    State(state): State<UiState>,
+    signed_in: SignedIn,
+    headers: HeaderMap,
+    Form(form): Form<LogoutForm>,
+) -> Response {
+    let (Some(key), Some(issued)) = (&state.key, signed_in.issued) else {
+        return Redirect::to("/ui/").into_response();
+    };
+    if !same_origin(&headers) || !key.is_logout_token(issued, &form.csrf) {
+        return ApiError::new(
+            StatusCode::FORBIDDEN,
+            "the sign-out form is not this session's",
+        )
+        .into_response();
+    }
+    let cleared = session::cookie(SESSION_COOKIE, "", Duration::zero(), over_tls(&headers));
+    let mut response = Redirect::to("/ui/login").into_response();
+    if let Ok(value) = HeaderValue::from_str(&cleared) {
+        response.headers_mut().append(header::SET_COOKIE, value);
+    }
+    response
+}
+
+/// The web view's routes, over `store`; sessions keyed by `token` when one is set.
+pub fn routes(store: Store, token: Option<&str>) -> axum::Router<()> {
+    use axum::routing::get;
+    let state = UiState {
+        store,
+        key: token.map(SessionKey::new),
+    };
+    axum::Router::new()
+        .route("/ui", get(|| async { Redirect::permanent("/ui/") }))
+        .route("/ui/", get(pages::index))
+        .route("/ui/articles", get(pages::articles))
+        .route("/ui/articles/{id}", get(pages::article))
+        .route("/ui/articles/{id}/raw", get(raw_article))
+        .route("/ui/feeds", get(pages::feeds))
+        .route("/ui/failures", get(pages::failures))
+        .route("/ui/images/{sha256}", get(image))
+        .route("/ui/login", get(login_form).post(login))
+        .route("/ui/logout", axum::routing::post(logout))
+        .route("/ui/style.css", get(style_sheet))
+        .route_layer(axum::middleware::from_fn(security_headers))
+        .with_state(state)
+}

@@ -1,0 +1,404 @@
+//! The web view over HTTP: signed out it shows no data, signing in takes the token once
+//! through a form with its CSRF value, and signed in every page shows what the store holds,
+//! escaped, under a strict Content-Security-Policy. The real router on 127.0.0.1 port 0;
+//! both databases. (`tests/web_view_browser.rs` drives the same pages in a browser.)
+
+#[allow(dead_code)]
+mod api_support;
+mod common;
+
+use anyhow::Context as _;
+use chrono::Utc;
+use common::TestDb;
+use gleaner::fetch::FetchErrorKind;
+use gleaner::store::{
+    ArticleMetadata, FailureKind, FeedPoll, NewArticle, NewFailure, PollStatus, Stage, Store,
+    Verdict,
+};
+use reqwest::StatusCode;
+use reqwest::header::{self, HeaderMap};
+
+on_both_databases!(
+    signed_out_the_pages_show_no_data_and_signing_in_takes_the_form,
+    signed_in_every_page_shows_the_store_escaped_and_under_the_policy,
+    signing_out_needs_the_sessions_form_value,
+    without_a_token_the_view_is_open,
+);
+
+const TOKEN: &str = "reading-token-42";
+const HOSTILE_TITLE: &str = "<script>alert(1)</script><img src=x onerror=alert(2)>";
+
+/// A client that shows redirects instead of following them, and keeps no cookies.
+fn browser() -> anyhow::Result<reqwest::Client> {
+    Ok(reqwest::Client::builder()
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()?)
+}
+
+/// Two feeds, one failing; three articles, one of them with a hostile title; a failure.
+async fn fill(store: &Store) -> anyhow::Result<Vec<i64>> {
+    let schedule = gleaner::schedule::CronSchedule::parse("*/30 * * * *")?;
+    let feeds = store
+        .sync_feeds(&[
+            gleaner::config::FeedConfig::new(
+                "harbour-news",
+                "http://news.example/feed.xml".parse()?,
+                schedule.clone(),
+            ),
+            gleaner::config::FeedConfig::new(
+                "broken-feed",
+                "http://broken.example/feed.xml".parse()?,
+                schedule,
+            ),
+        ])
+        .await?;
+    let id_of = |name: &str| feeds.iter().find(|f| f.name == name).map(|f| f.id);
+    let news = id_of("harbour-news").context("harbour-news")?;
+    let broken = id_of("broken-feed").context("broken-feed")?;
+    store
+        .record_feed_poll(
+            broken,
+            &FeedPoll {
+                polled_at: Utc::now(),
+                status: PollStatus::Failed(FailureKind::Fetch(FetchErrorKind::HttpStatus)),
+                error: Some("HTTP 503 from the feed's server".into()),
+                etag: None,
+                last_modified: None,
+                title: None,
+                site_url: None,
+                next_due_at: Utc::now() + chrono::Duration::minutes(30),
+            },
+        )
+        .await?;
+    store
+        .record_failure(&NewFailure {
+            feed_id: Some(broken),
+            article_url: None,
+            stage: Stage::Feed,
+            kind: FailureKind::Fetch(FetchErrorKind::HttpStatus),
+            message: "HTTP 503 from the feed's server".into(),
+        })
+        .await?;
+    let mut ids = Vec::new();
+    for (n, title, text) in [
+        (
+            1,
+            "Harbour bridge reopens",
+            "The harbour bridge reopened to traffic on Monday.",
+        ),
+        (
+            2,
+            HOSTILE_TITLE,
+            "A story whose title tries to run a script.",
+        ),
+        (
+            3,
+            "Library hours extended",
+            "The central library will open on Sundays.",
+        ),
+    ] {
+        let article = NewArticle {
+            feed_id: news,
+            guid: Some(format!("story-{n}")),
+            url: format!("http://news.example/story/{n}"),
+            canonical_url: None,
+            title: title.to_string(),
+            author: Some("A. Reporter".into()),
+            summary: None,
+            published_at: None,
+            fetched_at: Utc::now(),
+            language: Some("en".into()),
+            extractor: "cuter".into(),
+            confidence: 0.9,
+            verdict: Verdict::Article,
+            quality: 0.92,
+            text: text.to_string(),
+            html: format!("<p>{text}</p><p><b>Bold</b> words.</p>"),
+            raw_page: None,
+            raw_content_type: None,
+            images: Vec::new(),
+            metadata: ArticleMetadata::default(),
+        };
+        ids.push(store.insert_article(&article).await?.id());
+    }
+    Ok(ids)
+}
+
+/// The `name=value` of a `Set-Cookie` header naming cookie `name`, with its attributes.
+fn set_cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::SET_COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .find(|value| value.starts_with(&format!("{name}=")))
+        .map(str::to_string)
+}
+
+/// The value of the hidden `csrf` field of a page's form.
+fn csrf_field(html: &str) -> Option<String> {
+    let start = html.find("name=\"csrf\" value=\"")? + "name=\"csrf\" value=\"".len();
+    let end = html[start..].find('"')?;
+    Some(html[start..start + end].to_string())
+}
+
+/// Signs in through the form: the session cookie (`gleaner_session=…`).
+async fn sign_in(client: &reqwest::Client, base: &str) -> anyhow::Result<String> {
+    let form = client.get(format!("{base}/ui/login")).send().await?;
+    let login_cookie = set_cookie(form.headers(), "gleaner_login").context("login cookie")?;
+    let pair = login_cookie
+        .split(';')
+        .next()
+        .context("cookie pair")?
+        .to_string();
+    let csrf = csrf_field(&form.text().await?).context("csrf field")?;
+    let answer = client
+        .post(format!("{base}/ui/login"))
+        .header(header::COOKIE, pair)
+        .form(&[("csrf", csrf.as_str()), ("token", TOKEN)])
+        .send()
+        .await?;
+    anyhow::ensure!(
+        answer.status() == StatusCode::SEE_OTHER,
+        "{}",
+        answer.status()
+    );
+    let session = set_cookie(answer.headers(), "gleaner_session").context("session cookie")?;
+    Ok(session
+        .split(';')
+        .next()
+        .context("cookie pair")?
+        .to_string())
+}
+
+async fn signed_out_the_pages_show_no_data_and_signing_in_takes_the_form(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let ids = fill(&db.store).await?;
+    let app = api_support::App::spawn(&db.store, Some(TOKEN)).await?;
+    let client = browser()?;
+    for path in [
+        "/ui/".to_string(),
+        "/ui/articles".to_string(),
+        "/ui/articles?q=harbour".to_string(),
+        format!("/ui/articles/{}", ids[0]),
+        format!("/ui/articles/{}/raw?format=json", ids[0]),
+        "/ui/feeds".to_string(),
+        "/ui/failures".to_string(),
+    ] {
+        let answer = client.get(app.url(&path)).send().await?;
+        assert_eq!(answer.status(), StatusCode::SEE_OTHER, "{path}");
+        assert_eq!(answer.headers()[header::LOCATION], "/ui/login", "{path}");
+        let body = answer.text().await?;
+        assert!(!body.contains("Harbour"), "{path}: {body}");
+    }
+    // A forged or stale session is no session.
+    let forged = client
+        .get(app.url("/ui/"))
+        .header(header::COOKIE, "gleaner_session=1700000000.00ff")
+        .send()
+        .await?;
+    assert_eq!(forged.status(), StatusCode::SEE_OTHER);
+
+    let form = client.get(app.url("/ui/login")).send().await?;
+    assert_eq!(form.status(), StatusCode::OK);
+    let login_cookie = set_cookie(form.headers(), "gleaner_login").context("login cookie")?;
+    assert!(login_cookie.contains("HttpOnly") && login_cookie.contains("SameSite=Strict"));
+    let pair = login_cookie.split(';').next().context("pair")?.to_string();
+    let csrf = csrf_field(&form.text().await?).context("csrf field")?;
+
+    let post = |cookie: Option<String>, csrf: &str, token: &str, origin: Option<&str>| {
+        let mut request = client
+            .post(app.url("/ui/login"))
+            .form(&[("csrf", csrf), ("token", token)]);
+        if let Some(cookie) = cookie {
+            request = request.header(header::COOKIE, cookie);
+        }
+        if let Some(origin) = origin {
+            request = request.header(header::ORIGIN, origin);
+        }
+        request.send()
+    };
+    let no_cookie = post(None, &csrf, TOKEN, None).await?;
+    assert_eq!(
+        no_cookie.status(),
+        StatusCode::FORBIDDEN,
+        "no double submit"
+    );
+    let other_site = post(
+        Some(pair.clone()),
+        &csrf,
+        TOKEN,
+        Some("http://evil.example"),
+    )
+    .await?;
+    assert_eq!(
+        other_site.status(),
+        StatusCode::FORBIDDEN,
+        "another site's form"
+    );
+    let wrong = post(Some(pair.clone()), &csrf, "not-the-token", None).await?;
+    assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
+    assert!(set_cookie(wrong.headers(), "gleaner_session").is_none());
+    let right = post(Some(pair), &csrf, TOKEN, Some(&app.base)).await?;
+    assert_eq!(right.status(), StatusCode::SEE_OTHER);
+    let session = set_cookie(right.headers(), "gleaner_session").context("session")?;
+    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/"] {
+        assert!(session.contains(attribute), "{session}");
+    }
+    assert!(!session.contains("Secure"), "plain HTTP: {session}");
+
+    // Behind a TLS proxy that says so, the cookies are Secure.
+    let form = client
+        .get(app.url("/ui/login"))
+        .header("x-forwarded-proto", "https")
+        .send()
+        .await?;
+    let login_cookie = set_cookie(form.headers(), "gleaner_login").context("login cookie")?;
+    assert!(login_cookie.contains("; Secure"), "{login_cookie}");
+    Ok(())
+}
+
+async fn signed_in_every_page_shows_the_store_escaped_and_under_the_policy(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let ids = fill(&db.store).await?;
+    let app = api_support::App::spawn(&db.store, Some(TOKEN)).await?;
+    let client = browser()?;
+    let session = sign_in(&client, &app.base).await?;
+    let page = |path: String| {
+        let request = client.get(app.url(&path)).header(header::COOKIE, &session);
+        async move {
+            let answer = request.send().await?;
+            let status = answer.status();
+            let headers = answer.headers().clone();
+            anyhow::Ok((status, headers, answer.text().await?))
+        }
+    };
+    let expectations: [(String, &[&str]); 5] = [
+        (
+            "/ui/".into(),
+            &[
+                "Harbour bridge reopens",
+                "broken-feed",
+                "HTTP 503",
+                "articles in the last day",
+            ],
+        ),
+        (
+            "/ui/articles".into(),
+            &["Library hours extended", "harbour-news"],
+        ),
+        (
+            "/ui/articles?q=sundays".into(),
+            &["Library hours extended", "<mark>"],
+        ),
+        (
+            format!("/ui/articles/{}", ids[0]),
+            &[
+                "reopened to traffic on Monday",
+                "<b>Bold</b>",
+                "A. Reporter",
+                "Source",
+            ],
+        ),
+        (
+            "/ui/feeds".into(),
+            &["harbour-news", "broken-feed", "HTTP 503 from the feed"],
+        ),
+    ];
+    for (path, wanted) in expectations {
+        let (status, headers, body) = page(path.clone()).await?;
+        assert_eq!(status, StatusCode::OK, "{path}: {body}");
+        for text in wanted {
+            assert!(body.contains(text), "{path} lacks {text:?}:\n{body}");
+        }
+        let policy = headers[header::CONTENT_SECURITY_POLICY].to_str()?;
+        assert!(policy.contains("default-src 'none'"), "{policy}");
+        assert!(!policy.contains("script-src"), "no script at all: {policy}");
+        assert_eq!(headers[header::X_CONTENT_TYPE_OPTIONS], "nosniff");
+        assert_eq!(headers[header::REFERRER_POLICY], "no-referrer");
+        assert!(
+            !body.contains("<script"),
+            "{path} carries a script:\n{body}"
+        );
+        assert!(
+            !body.contains("<img src=x"),
+            "{path}: the payload is escaped"
+        );
+    }
+    let (_, _, listing) = page("/ui/articles".into()).await?;
+    assert!(
+        listing.contains("&#60;script&#62;alert(1)&#60;/script&#62;"),
+        "the title shown as text: {listing}"
+    );
+    let (_, _, failures) = page("/ui/failures".into()).await?;
+    assert!(
+        failures.contains("broken-feed") && failures.contains("http_status"),
+        "{failures}"
+    );
+    let (status, headers, json) = page(format!("/ui/articles/{}/raw?format=json", ids[0])).await?;
+    assert_eq!(status, StatusCode::OK);
+    assert!(
+        headers[header::CONTENT_TYPE]
+            .to_str()?
+            .starts_with("application/json")
+    );
+    assert!(json.contains("Harbour bridge reopens"));
+    let (status, _, _) = page("/ui/articles/999999".into()).await?;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _, _) = page("/ui/articles?before_id=x".into()).await?;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    Ok(())
+}
+
+async fn signing_out_needs_the_sessions_form_value(db: TestDb) -> anyhow::Result<()> {
+    fill(&db.store).await?;
+    let app = api_support::App::spawn(&db.store, Some(TOKEN)).await?;
+    let client = browser()?;
+    let session = sign_in(&client, &app.base).await?;
+    let overview = client
+        .get(app.url("/ui/"))
+        .header(header::COOKIE, &session)
+        .send()
+        .await?
+        .text()
+        .await?;
+    let csrf = csrf_field(&overview).context("the sign-out form")?;
+    let forged = client
+        .post(app.url("/ui/logout"))
+        .header(header::COOKIE, &session)
+        .form(&[("csrf", "00")])
+        .send()
+        .await?;
+    assert_eq!(forged.status(), StatusCode::FORBIDDEN);
+    let out = client
+        .post(app.url("/ui/logout"))
+        .header(header::COOKIE, &session)
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await?;
+    assert_eq!(out.status(), StatusCode::SEE_OTHER);
+    let cleared = set_cookie(out.headers(), "gleaner_session").context("cleared")?;
+    assert!(cleared.contains("Max-Age=0"), "{cleared}");
+    Ok(())
+}
+
+async fn without_a_token_the_view_is_open(db: TestDb) -> anyhow::Result<()> {
+    fill(&db.store).await?;
+    let app = api_support::App::spawn(&db.store, None).await?;
+    let client = browser()?;
+    let overview = client.get(app.url("/ui/")).send().await?;
+    assert_eq!(overview.status(), StatusCode::OK);
+    let body = overview.text().await?;
+    assert!(body.contains("Harbour bridge reopens"));
+    assert!(!body.contains("Sign out"), "nothing to sign out of");
+    let login = client.get(app.url("/ui/login")).send().await?;
+    assert_eq!(login.status(), StatusCode::SEE_OTHER);
+    let css = client.get(app.url("/ui/style.css")).send().await?;
+    assert_eq!(
+        css.headers()[header::CONTENT_TYPE],
+        "text/css; charset=utf-8"
+    );
+    Ok(())
+}
