@@ -237,7 +237,15 @@ async fn signed_out_the_pages_show_no_data_and_signing_in_takes_the_form(
         StatusCode::FORBIDDEN,
         "another site's form"
     );
-    let wrong = post(Some(pair.clone()), &csrf, "not-the-token", None).await?;
+    let cross_site = client
+        .post(app.url("/ui/login"))
+        .header(header::COOKIE, pair.clone())
+        .header("sec-fetch-site", "cross-site")
+        .form(&[("csrf", csrf.as_str()), ("token", TOKEN)])
+        .send()
+        .await?;
+    assert_eq!(cross_site.status(), StatusCode::FORBIDDEN, "a cross-site post");
+    let wrong = post(Some(pair.clone()), &csrf, "not-the-token", Some("null")).await?;
     assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
     assert!(set_cookie(wrong.headers(), "gleaner_session").is_none());
     let right = post(Some(pair), &csrf, TOKEN, Some(&app.base)).await?;

@@ -224,17 +224,27 @@ pub struct LoginForm {
     token: String,
 }
 
-/// Whether a form post comes from a page of this site: no `Origin`, or one naming the host
-/// the request was sent to.
+/// Whether a form post comes from a page of this site, as far as the browser says: its
+/// `Sec-Fetch-Site` (when sent) is `same-origin`, and its `Origin` (when sent, and not the
+/// `null` that a `no-referrer` page's forms send) names the host the request was sent to.
 fn same_origin(headers: &HeaderMap) -> bool {
-    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+    let header = |name| {
+        headers
+            .get(name)
+            .and_then(|v: &HeaderValue| v.to_str().ok())
+    };
+    if let Some(site) = header("sec-fetch-site")
+        && !matches!(site, "same-origin" | "none")
+    {
+        return false;
+    }
+    let Some(origin) = header(header::ORIGIN.as_str()).filter(|o| *o != "null") else {
         return true;
     };
-    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok());
     let origin_host = origin
         .split_once("://")
         .map(|(_, rest)| rest.trim_end_matches('/'));
-    matches!((origin_host, host), (Some(a), Some(b)) if a.eq_ignore_ascii_case(b))
+    matches!((origin_host, header(header::HOST.as_str())), (Some(a), Some(b)) if a.eq_ignore_ascii_case(b))
 }
 
 /// `POST /ui/login` (`csrf`, `token`): a session cookie when the token is right.
