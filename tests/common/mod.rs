@@ -19,6 +19,25 @@ use sqlx::Connection;
 
 pub const POSTGRES_URL_ENV: &str = "GLEANER_TEST_POSTGRES_URL";
 
+/// The migrations' names in the order they apply, as `Store::applied_migrations` lists them.
+pub const MIGRATIONS: &[&str] = &[
+    "initial",
+    "claims",
+    "feed leases",
+    "feed entries",
+    "raw page encoding",
+    "site templates",
+    "page metadata",
+    "blocked entries",
+    "webhooks",
+    "text compression",
+    "search index per batch",
+    "summary text",
+    "verdict quality",
+    "forgetting",
+    "near duplicates",
+];
+
 /// The `gleaner` binary, run in `dir` with none of the caller's settings: no
 /// `GLEANER_CONFIG`, `GLEANER_DATABASE_URL` or `RUST_LOG` leaks in from the environment.
 pub fn gleaner_in(dir: &std::path::Path) -> std::process::Command {
