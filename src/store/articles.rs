@@ -225,6 +225,15 @@ trait ArticleRows {
         write: &QueuedWrite,
         stored_at: DateTime<Utc>,
     ) -> Result<InsertOutcome, StoreError>;
+
+    /// The article's row: its id, or `None` when it is already stored (same normalized URL,
+    /// or same GUID in the same feed).
+    async fn insert_row(
+        &mut self,
+        statement: &'static str,
+        write: &QueuedWrite,
+        duplicate_of: Option<i64>,
+    ) -> Result<Option<i64>, StoreError>;
 }
 
 /// The same statements on both backends; only the connection type differs.
@@ -243,40 +252,7 @@ macro_rules! article_rows_on {
                     Some(fingerprint) => tx.cluster_of(fingerprint, article.fetched_at).await?,
                     None => None,
                 };
-                let raw_encoding = article
-                    .raw_page
-                    .as_ref()
-                    .map_or(PageEncoding::Zstd, CompressedPage::encoding);
-                let inserted = sqlx::query_scalar(statement)
-                    .bind(article.feed_id)
-                    .bind(&article.guid)
-                    .bind(&article.url)
-                    .bind(&article.canonical_url)
-                    .bind(&article.title)
-                    .bind(&article.author)
-                    .bind(&write.summary.html)
-                    .bind(article.published_at.map(db_time))
-                    .bind(db_time(article.fetched_at))
-                    .bind(&article.language)
-                    .bind(&article.extractor)
-                    .bind(article.confidence)
-                    .bind(&article.text)
-                    .bind(&article.html)
-                    .bind(word_count(&article.text))
-                    .bind(sha256_hex(article.text.as_bytes()))
-                    .bind(article.raw_page.as_ref().map(CompressedPage::as_bytes))
-                    .bind(&article.raw_content_type)
-                    .bind(raw_encoding.as_str());
-                let inserted: Option<i64> = bind_metadata!(inserted, &article.metadata)
-                    .bind(&write.summary.text)
-                    .bind(article.verdict.as_str())
-                    .bind(article.quality)
-                    .bind(write.fingerprint.as_ref().map(Fingerprint::to_bytes))
-                    .bind(duplicate_of)
-                    .fetch_optional(&mut *tx)
-                    .await
-                    .context("inserting an article")?;
-                let Some(id) = inserted else {
+                let Some(id) = tx.insert_row(statement, write, duplicate_of).await? else {
                     let existing: i64 = sqlx::query_scalar(sql::SELECT_KNOWN_ARTICLE)
                         .bind(&article.url)
                         .bind(article.feed_id)
@@ -299,6 +275,49 @@ macro_rules! article_rows_on {
                     .await
                     .context("queueing webhook deliveries")?;
                 Ok(InsertOutcome::Inserted(id))
+            }
+
+            async fn insert_row(
+                &mut self,
+                statement: &'static str,
+                write: &QueuedWrite,
+                duplicate_of: Option<i64>,
+            ) -> Result<Option<i64>, StoreError> {
+                let article = &write.article;
+                let raw_encoding = article
+                    .raw_page
+                    .as_ref()
+                    .map_or(PageEncoding::Zstd, CompressedPage::encoding);
+                let inserted = sqlx::query_scalar::<_, i64>(statement)
+                    .bind(article.feed_id)
+                    .bind(&article.guid)
+                    .bind(&article.url)
+                    .bind(&article.canonical_url)
+                    .bind(&article.title)
+                    .bind(&article.author)
+                    .bind(&write.summary.html)
+                    .bind(article.published_at.map(db_time))
+                    .bind(db_time(article.fetched_at))
+                    .bind(&article.language)
+                    .bind(&article.extractor)
+                    .bind(article.confidence)
+                    .bind(&article.text)
+                    .bind(&article.html)
+                    .bind(word_count(&article.text))
+                    .bind(sha256_hex(article.text.as_bytes()))
+                    .bind(article.raw_page.as_ref().map(CompressedPage::as_bytes))
+                    .bind(&article.raw_content_type)
+                    .bind(raw_encoding.as_str());
+                let inserted = bind_metadata!(inserted, &article.metadata)
+                    .bind(&write.summary.text)
+                    .bind(article.verdict.as_str())
+                    .bind(article.quality)
+                    .bind(write.fingerprint.as_ref().map(Fingerprint::to_bytes))
+                    .bind(duplicate_of)
+                    .fetch_optional(&mut *self)
+                    .await
+                    .context("inserting an article")?;
+                Ok(inserted)
             }
         }
     };
