@@ -244,7 +244,11 @@ async fn signed_out_the_pages_show_no_data_and_signing_in_takes_the_form(
         .form(&[("csrf", csrf.as_str()), ("token", TOKEN)])
         .send()
         .await?;
-    assert_eq!(cross_site.status(), StatusCode::FORBIDDEN, "a cross-site post");
+    assert_eq!(
+        cross_site.status(),
+        StatusCode::FORBIDDEN,
+        "a cross-site post"
+    );
     let wrong = post(Some(pair.clone()), &csrf, "not-the-token", Some("null")).await?;
     assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
     assert!(set_cookie(wrong.headers(), "gleaner_session").is_none());
@@ -353,8 +357,14 @@ async fn signed_in_every_page_shows_the_store_escaped_and_under_the_policy(
             .starts_with("application/json")
     );
     assert!(json.contains("Harbour bridge reopens"));
-    let (status, _, _) = page("/ui/articles/999999".into()).await?;
+    let (status, headers, body) = page("/ui/articles/999999".into()).await?;
     assert_eq!(status, StatusCode::NOT_FOUND);
+    assert!(
+        headers[header::CONTENT_TYPE]
+            .to_str()?
+            .starts_with("text/html")
+    );
+    assert!(body.contains("no article has id 999999"), "{body}");
     let (status, _, _) = page("/ui/articles?before_id=x".into()).await?;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     Ok(())

@@ -99,14 +99,59 @@ fn cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
         .find_map(|value| session::cookie_value(value, name))
 }
 
+/// An error of a page, shown as a page: the API's errors (a bad parameter, an unknown id, the
+/// database) with their status, in HTML rather than JSON.
+#[derive(Debug)]
+pub struct PageError(ApiError);
+
+impl From<ApiError> for PageError {
+    fn from(error: ApiError) -> PageError {
+        PageError(error)
+    }
+}
+
+impl From<crate::store::StoreError> for PageError {
+    fn from(error: crate::store::StoreError) -> PageError {
+        PageError(error.into())
+    }
+}
+
+#[derive(Template)]
+#[template(path = "ui/error.html")]
+struct ErrorPage<'a> {
+    status: StatusCode,
+    message: &'a str,
+}
+
+impl IntoResponse for PageError {
+    fn into_response(self) -> Response {
+        let page = ErrorPage {
+            status: self.0.status,
+            message: &self.0.message,
+        };
+        match page.render() {
+            Ok(html) => (
+                self.0.status,
+                [
+                    (header::CONTENT_TYPE, "text/html; charset=utf-8"),
+                    (header::CACHE_CONTROL, "no-store"),
+                ],
+                html,
+            )
+                .into_response(),
+            Err(_) => self.0.into_response(),
+        }
+    }
+}
+
 /// A rendered page, or a 500 when a template fails (it cannot, short of a formatting error).
-fn render(page: &impl Template) -> Result<Response, ApiError> {
+fn render(page: &impl Template) -> Result<Response, PageError> {
     let html = page.render().map_err(|error| {
         tracing::error!(%error, "a page of the web view failed to render");
-        ApiError::new(
+        PageError(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "the page failed to render",
-        )
+        ))
     })?;
     Ok((
         [

@@ -8,7 +8,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::response::Response;
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 
-use super::{Chrome, SignedIn, UiState, render};
+use super::{Chrome, PageError, SignedIn, UiState, render};
 use crate::api::articles::{Params, path_id, with_stored_images};
 use crate::api::error::ApiError;
 use crate::store::{
@@ -83,7 +83,7 @@ struct IndexPage {
 pub async fn index(
     State(state): State<UiState>,
     signed_in: SignedIn,
-) -> Result<Response, ApiError> {
+) -> Result<Response, PageError> {
     let totals = state
         .store
         .totals_since(Utc::now() - Duration::days(1))
@@ -182,7 +182,7 @@ pub async fn articles(
     State(state): State<UiState>,
     signed_in: SignedIn,
     RawQuery(query): RawQuery,
-) -> Result<Response, ApiError> {
+) -> Result<Response, PageError> {
     let params = Params::parse(query.as_deref());
     let text = |name: &str| {
         params
@@ -195,9 +195,8 @@ pub async fn articles(
     let before_id = match text("before_id").map(|id| id.parse::<i64>()) {
         Some(Ok(id)) if id > 0 => Some(id),
         Some(_) => {
-            return Err(ApiError::bad_request(
-                "before_id must be a positive integer",
-            ));
+            let refusal = ApiError::bad_request("before_id must be a positive integer");
+            return Err(refusal.into());
         }
         None => None,
     };
@@ -261,10 +260,10 @@ pub async fn article(
     State(state): State<UiState>,
     signed_in: SignedIn,
     path: Result<Path<String>, PathRejection>,
-) -> Result<Response, ApiError> {
-    let id = path_id(path, "the article id")?;
+) -> Result<Response, PageError> {
+    let id = path_id(path, "the article id").map_err(PageError::from)?;
     let Some(article) = state.store.article(id).await? else {
-        return Err(ApiError::not_found(format!("no article has id {id}")));
+        return Err(ApiError::not_found(format!("no article has id {id}")).into());
     };
     let images = state.store.article_images(id).await?;
     let body = with_stored_images(&article.html, &images, "/ui/images/");
@@ -307,7 +306,7 @@ struct FeedsPage {
 pub async fn feeds(
     State(state): State<UiState>,
     signed_in: SignedIn,
-) -> Result<Response, ApiError> {
+) -> Result<Response, PageError> {
     let feeds = state
         .store
         .feeds()
@@ -356,7 +355,7 @@ struct FailuresPage {
 pub async fn failures(
     State(state): State<UiState>,
     signed_in: SignedIn,
-) -> Result<Response, ApiError> {
+) -> Result<Response, PageError> {
     let failures = state
         .store
         .failures_matching(&FailureFilter {
