@@ -1,5 +1,6 @@
 //! `gleaner mcp`: the article database as Model Context Protocol tools, on standard input and
-//! output, for LLM clients.
+//! output, for LLM clients; and the same tools over streamable HTTP at `/mcp` of the `[api]`
+//! server ([`http_service`]), behind the API's bearer token.
 //!
 //! Lives beside `api/` and reads through the same store functions (`Store::search`,
 //! `Store::list_articles`, `Store::article_record`, `Store::feeds`, `Store::overdue_feeds`):
@@ -51,6 +52,46 @@ pub async fn serve_stdio(store: Store) -> Result<(), McpError> {
         .await
         .map_err(|error| McpError::Session(error.to_string()))?;
     Ok(())
+}
+
+/// The tools as a streamable HTTP endpoint (the API mounts it at `/mcp`, behind its token).
+/// Stateless: every request stands alone, JSON answers where the tool sends nothing before
+/// its result, no session kept in this process, so replicas behind one address agree. The
+/// `Host` header must be a loopback name or the listener's own address (a DNS rebinding
+/// guard), unless the API listens on every interface: then any host is served, and the
+/// token, when set, is the guard.
+pub fn http_service(
+    store: Store,
+    api: &crate::config::ApiConfig,
+) -> rmcp::transport::StreamableHttpService<
+    ArticleTools,
+    rmcp::transport::streamable_http_server::session::never::NeverSessionManager,
+> {
+    let listen = api.listen;
+    let allowed_hosts: Vec<String> = if listen.ip().is_unspecified() {
+        Vec::new()
+    } else {
+        let ip = match listen.ip() {
+            std::net::IpAddr::V6(v6) => format!("[{v6}]"),
+            ip => ip.to_string(),
+        };
+        vec![
+            "localhost".to_string(),
+            "127.0.0.1".to_string(),
+            "::1".to_string(),
+            ip,
+        ]
+    };
+    let config = rmcp::transport::StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(false)
+        .with_json_response(true)
+        .with_sse_keep_alive(None)
+        .with_allowed_hosts(allowed_hosts);
+    rmcp::transport::StreamableHttpService::new(
+        move || Ok(ArticleTools::new(store.clone())),
+        std::sync::Arc::default(),
+        config,
+    )
 }
 
 /// The tools, over one store.

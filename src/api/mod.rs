@@ -7,6 +7,7 @@
 //! |---|---|
 //! | `GET /feeds`, `/articles`, `/articles/{id}`, `/articles/{id}/images`, `/images/{sha256}`, `/search` | [`articles`] |
 //! | `POST /claims`, `POST /claims/{article_id}/done`, `GET /claims/{article_id}` | [`claims`] |
+//! | `/mcp`: the MCP tools over streamable HTTP | [`crate::mcp::http_service`] |
 //! | `GET /healthz`, `GET /metrics` (never authenticated) | [`ops`] |
 //! | `/ui/…`: the web view (a session cookie instead of the bearer token) | [`ui`] |
 //!
@@ -65,7 +66,8 @@ pub fn router(store: Store, api: &ApiConfig) -> Router {
         .route("/search", get(articles::search))
         .route("/claims", post(claims::claim))
         .route("/claims/{article_id}", get(claims::of_article))
-        .route("/claims/{article_id}/done", post(claims::done));
+        .route("/claims/{article_id}/done", post(claims::done))
+        .route_service("/mcp", crate::mcp::http_service(store.clone(), api));
     // Innermost first: a request waits for a database slot only once its body is in, and
     // for neither before its token is checked. The web view's pages share the slots.
     let slots = limits::database_slots();
