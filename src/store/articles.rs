@@ -572,10 +572,13 @@ impl Store {
         &self,
         filter: &ArticleFilter,
     ) -> Result<Vec<ArticleSummary>, StoreError> {
-        let statement = if filter.ascending {
-            sql::LIST_ARTICLES_ASCENDING
-        } else {
-            sql::LIST_ARTICLES_NEWEST_FIRST
+        // Four statements, so that each is planned on its index: the feed filter and the
+        // order decide which (an `OR $1 IS NULL` would hide the index from SQLite's planner).
+        let statement = match (filter.feed.is_some(), filter.ascending) {
+            (false, true) => sql::LIST_ARTICLES_ASCENDING,
+            (false, false) => sql::LIST_ARTICLES_NEWEST_FIRST,
+            (true, true) => sql::LIST_FEED_ARTICLES_ASCENDING,
+            (true, false) => sql::LIST_FEED_ARTICLES_NEWEST_FIRST,
         };
         on_pool!(self, pool => {
             sqlx::query_as(statement)

@@ -26,20 +26,26 @@ pub(super) const LOCK_ARTICLE_CURSOR: Dialects = Dialects {
 
 /// Full-text search: `$1` the query (FTS5 syntax on SQLite, web-search syntax on PostgreSQL,
 /// both built by `SearchQuery`), `$2` the limit. Both rank title matches above body matches;
-/// snippets, the costly part, are made for the returned hits only.
+/// snippets, the costly part, are made for the returned hits only. SQLite ranks every match
+/// once (`bm25` in `top`), then makes snippets for the best. PostgreSQL ranks the newest 2,000
+/// matches: `ts_rank` reads each match's stored vector, and a word in half the articles made
+/// ranking them all take seconds (docs/performance.md#web-view); a backward scan of the
+/// primary key finds the newest matches of a common word, the GIN index those of a rare one.
 pub(super) const SEARCH: Dialects = Dialects {
-    sqlite: "SELECT a.id, f.name AS feed, a.url, a.title, a.published_at,
+    sqlite: "WITH top AS (SELECT rowid AS id, bm25(articles_fts, 4.0, 1.0) AS rank
+                          FROM articles_fts
+                          WHERE articles_fts MATCH $1
+                          ORDER BY rank, rowid DESC
+                          LIMIT $2)
+             SELECT a.id, f.name AS feed, a.url, a.title, a.published_at,
                     snippet(articles_fts, 1, '«', '»', '…', 24) AS snippet,
-                    -bm25(articles_fts, 4.0, 1.0) AS score
-             FROM articles_fts
-             JOIN articles a ON a.id = articles_fts.rowid
+                    -top.rank AS score
+             FROM top
+             CROSS JOIN articles_fts
+             JOIN articles a ON a.id = top.id
              JOIN feeds f ON f.id = a.feed_id
-             WHERE articles_fts MATCH $1
-               AND articles_fts.rowid IN (SELECT rowid FROM articles_fts
-                                          WHERE articles_fts MATCH $1
-                                          ORDER BY bm25(articles_fts, 4.0, 1.0), rowid DESC
-                                          LIMIT $2)
-             ORDER BY bm25(articles_fts, 4.0, 1.0), a.id DESC",
+             WHERE articles_fts MATCH $1 AND articles_fts.rowid = top.id
+             ORDER BY top.rank, a.id DESC",
     postgres: "SELECT hit.id, hit.feed, hit.url, hit.title, hit.published_at,
                       ts_headline('simple', hit.text, websearch_to_tsquery('simple', $1),
                           'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2')
@@ -48,10 +54,14 @@ pub(super) const SEARCH: Dialects = Dialects {
                FROM (SELECT a.id, f.name AS feed, a.url, a.title, a.published_at,
                             left(a.text, 262144) AS text,
                             ts_rank(a.search, q, 1)::float8 AS score
-                     FROM articles a
+                     FROM (SELECT m.id
+                           FROM articles m, websearch_to_tsquery('simple', $1) mq
+                           WHERE m.search @@ mq
+                           ORDER BY m.id DESC
+                           LIMIT 2000) recent
+                     JOIN articles a ON a.id = recent.id
                      JOIN feeds f ON f.id = a.feed_id,
                           websearch_to_tsquery('simple', $1) q
-                     WHERE a.search @@ q
                      ORDER BY score DESC, a.id DESC
                      LIMIT $2) hit
                ORDER BY hit.score DESC, hit.id DESC",
@@ -470,12 +480,13 @@ pub(super) const SELECT_RAW_PAGE: &str =
 
 /// Listings: `$1` feed name, `$2` fetched at or after, `$3` id greater than, `$4` limit, `$5`
 /// the least quality (an article without one passes), `$6` id less than; a NULL filter
-/// matches everything. The
-/// two orders are two statements so that each can use the primary key index. A row's
+/// matches everything. Each order, with and without a feed, is a statement of its own, and
+/// the id bounds are ranges whatever their values, so that each is planned on its index (the
+/// primary key, or `articles_feed_idx`) and reads one page of rows. A row's
 /// `cluster_size` counts its cluster's stored articles: the first and those that point at it
 /// (two lookups on indexes, per listed row).
 macro_rules! list_articles {
-    ($order:literal) => {
+    ($order:literal, $feed:literal) => {
         concat!(
             "SELECT a.id, f.name AS feed, a.url, a.title, a.author, a.published_at, a.fetched_at,
                     a.extractor, a.word_count, a.verdict, a.quality, a.duplicate_of,
@@ -485,11 +496,13 @@ macro_rules! list_articles {
                        WHERE d.id = COALESCE(a.duplicate_of, a.id)) AS cluster_size
              FROM articles a
              JOIN feeds f ON f.id = a.feed_id
-             WHERE ($1 IS NULL OR f.name = $1)
+             WHERE ",
+            $feed,
+            "
                AND ($2 IS NULL OR a.fetched_at >= $2)
-               AND ($3 IS NULL OR a.id > $3)
+               AND a.id > COALESCE($3, 0)
                AND ($5 IS NULL OR a.quality IS NULL OR a.quality >= $5)
-               AND ($6 IS NULL OR a.id < $6)
+               AND a.id < COALESCE($6, 9223372036854775807)
              ORDER BY a.id ",
             $order,
             " LIMIT $4"
@@ -497,8 +510,17 @@ macro_rules! list_articles {
     };
 }
 
-pub(super) const LIST_ARTICLES_NEWEST_FIRST: &str = list_articles!("DESC");
-pub(super) const LIST_ARTICLES_ASCENDING: &str = list_articles!("ASC");
+pub(super) const LIST_ARTICLES_NEWEST_FIRST: &str = list_articles!("DESC", "$1 IS NULL");
+pub(super) const LIST_ARTICLES_ASCENDING: &str = list_articles!("ASC", "$1 IS NULL");
+/// One feed's articles, named `$1`: on `articles_feed_idx (feed_id, id)`.
+pub(super) const LIST_FEED_ARTICLES_NEWEST_FIRST: &str = list_articles!(
+    "DESC",
+    "a.feed_id = (SELECT id FROM feeds WHERE name = $1)"
+);
+pub(super) const LIST_FEED_ARTICLES_ASCENDING: &str = list_articles!(
+    "ASC",
+    "a.feed_id = (SELECT id FROM feeds WHERE name = $1)"
+);
 
 pub(super) const SELECT_ARTICLE_IMAGES: &str = "
     SELECT position, url, alt, caption, width, height, mime, size, sha256
