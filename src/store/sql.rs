@@ -513,14 +513,10 @@ macro_rules! list_articles {
 pub(super) const LIST_ARTICLES_NEWEST_FIRST: &str = list_articles!("DESC", "$1 IS NULL");
 pub(super) const LIST_ARTICLES_ASCENDING: &str = list_articles!("ASC", "$1 IS NULL");
 /// One feed's articles, named `$1`: on `articles_feed_idx (feed_id, id)`.
-pub(super) const LIST_FEED_ARTICLES_NEWEST_FIRST: &str = list_articles!(
-    "DESC",
-    "a.feed_id = (SELECT id FROM feeds WHERE name = $1)"
-);
-pub(super) const LIST_FEED_ARTICLES_ASCENDING: &str = list_articles!(
-    "ASC",
-    "a.feed_id = (SELECT id FROM feeds WHERE name = $1)"
-);
+pub(super) const LIST_FEED_ARTICLES_NEWEST_FIRST: &str =
+    list_articles!("DESC", "a.feed_id = (SELECT id FROM feeds WHERE name = $1)");
+pub(super) const LIST_FEED_ARTICLES_ASCENDING: &str =
+    list_articles!("ASC", "a.feed_id = (SELECT id FROM feeds WHERE name = $1)");
 
 pub(super) const SELECT_ARTICLE_IMAGES: &str = "
     SELECT position, url, alt, caption, width, height, mime, size, sha256
