@@ -232,6 +232,16 @@ fn over_tls(headers: &HeaderMap) -> bool {
         .is_some_and(|proto| proto.trim().eq_ignore_ascii_case("https"))
 }
 
+/// `response` with these `Set-Cookie` values added.
+fn with_cookies(mut response: Response, cookies: &[String]) -> Response {
+    for cookie in cookies {
+        if let Ok(value) = HeaderValue::from_str(cookie) {
+            response.headers_mut().append(header::SET_COOKIE, value);
+        }
+    }
+    response
+}
+
 /// The sign-in page with a fresh double-submit value in the form and in a cookie.
 fn login_page(headers: &HeaderMap, status: StatusCode, message: Option<&str>) -> Response {
     let csrf = session::login_nonce();
@@ -244,13 +254,9 @@ fn login_page(headers: &HeaderMap, status: StatusCode, message: Option<&str>) ->
         Err(error) => return error.into_response(),
     };
     *response.status_mut() = status;
-    if let Some(csrf) = csrf {
-        let value = session::cookie(LOGIN_COOKIE, &csrf, Duration::hours(1), over_tls(headers));
-        if let Ok(value) = HeaderValue::from_str(&value) {
-            response.headers_mut().append(header::SET_COOKIE, value);
-        }
-    }
-    response
+    let cookie = csrf
+        .map(|csrf| session::cookie(LOGIN_COOKIE, &csrf, Duration::hours(1), over_tls(headers)));
+    with_cookies(response, cookie.as_slice())
 }
 
 /// `GET /ui/login`: the form; straight to the overview when no token is set.
@@ -319,13 +325,7 @@ pub async fn login(
         secure,
     );
     let cleared = session::cookie(LOGIN_COOKIE, "", Duration::zero(), secure);
-    let mut response = Redirect::to("/ui/").into_response();
-    for value in [session, cleared] {
-        if let Ok(value) = HeaderValue::from_str(&value) {
-            response.headers_mut().append(header::SET_COOKIE, value);
-        }
-    }
-    response
+    with_cookies(Redirect::to("/ui/").into_response(), &[session, cleared])
 }
 
 #[derive(Deserialize)]
@@ -352,11 +352,7 @@ pub async fn logout(
         .into_response();
     }
     let cleared = session::cookie(SESSION_COOKIE, "", Duration::zero(), over_tls(&headers));
-    let mut response = Redirect::to("/ui/login").into_response();
-    if let Ok(value) = HeaderValue::from_str(&cleared) {
-        response.headers_mut().append(header::SET_COOKIE, value);
-    }
-    response
+    with_cookies(Redirect::to("/ui/login").into_response(), &[cleared])
 }
 
 /// The web view's routes, over `store`; sessions keyed by `token` when one is set.
