@@ -572,9 +572,17 @@ impl Store {
         &self,
         filter: &ArticleFilter,
     ) -> Result<Vec<ArticleSummary>, StoreError> {
+        let feed_id = match &filter.feed {
+            Some(name) => match self.feed_id(name).await? {
+                Some(id) => Some(id),
+                // No such feed: no articles.
+                None => return Ok(Vec::new()),
+            },
+            None => None,
+        };
         // Four statements, so that each is planned on its index: the feed filter and the
         // order decide which (an `OR $1 IS NULL` would hide the index from SQLite's planner).
-        let statement = match (filter.feed.is_some(), filter.ascending) {
+        let statement = match (feed_id.is_some(), filter.ascending) {
             (false, true) => sql::LIST_ARTICLES_ASCENDING,
             (false, false) => sql::LIST_ARTICLES_NEWEST_FIRST,
             (true, true) => sql::LIST_FEED_ARTICLES_ASCENDING,
@@ -582,7 +590,7 @@ impl Store {
         };
         on_pool!(self, pool => {
             sqlx::query_as(statement)
-                .bind(&filter.feed)
+                .bind(feed_id)
                 .bind(filter.since.map(db_time))
                 .bind(filter.after_id)
                 .bind(filter.limit.max(0))
@@ -592,6 +600,14 @@ impl Store {
                 .await
         })
         .context("listing articles")
+    }
+
+    /// The id of the feed named `name`.
+    async fn feed_id(&self, name: &str) -> Result<Option<i64>, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query_scalar(sql::SELECT_FEED_ID).bind(name).fetch_optional(pool).await
+        })
+        .context("looking up a feed by name")
     }
 
     /// The images of an article, in document order.

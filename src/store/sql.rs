@@ -27,7 +27,7 @@ pub(super) const LOCK_ARTICLE_CURSOR: Dialects = Dialects {
 /// Full-text search: `$1` the query (FTS5 syntax on SQLite, web-search syntax on PostgreSQL,
 /// both built by `SearchQuery`), `$2` the limit. Both rank title matches above body matches;
 /// snippets, the costly part, are made for the returned hits only. SQLite ranks every match
-/// once (`bm25` in `top`), then makes snippets for the best. PostgreSQL ranks the newest 2,000
+/// once (`bm25` in `top`), then makes snippets for the best. PostgreSQL ranks the newest 500
 /// matches: `ts_rank` reads each match's stored vector, and a word in half the articles made
 /// ranking them all take seconds (docs/performance.md#web-view); a backward scan of the
 /// primary key finds the newest matches of a common word, the GIN index those of a rare one.
@@ -58,7 +58,7 @@ pub(super) const SEARCH: Dialects = Dialects {
                            FROM articles m, websearch_to_tsquery('simple', $1) mq
                            WHERE m.search @@ mq
                            ORDER BY m.id DESC
-                           LIMIT 2000) recent
+                           LIMIT 500) recent
                      JOIN articles a ON a.id = recent.id
                      JOIN feeds f ON f.id = a.feed_id,
                           websearch_to_tsquery('simple', $1) q
@@ -458,6 +458,8 @@ pub(super) const DELETE_BAND_KEYS: &str = "DELETE FROM article_band_keys WHERE a
 
 /// The stored articles of the cluster whose first article is `$1`: the first and those that
 /// point at it.
+pub(super) const SELECT_FEED_ID: &str = "SELECT id FROM feeds WHERE name = $1";
+
 pub(super) const SELECT_CLUSTER_MEMBERS: &str = "
     SELECT id FROM articles WHERE id = $1
     UNION ALL
@@ -478,7 +480,7 @@ pub(super) const SELECT_ARTICLE: &str = "
 pub(super) const SELECT_RAW_PAGE: &str =
     "SELECT raw_page, raw_content_type, raw_encoding FROM articles WHERE id = $1";
 
-/// Listings: `$1` feed name, `$2` fetched at or after, `$3` id greater than, `$4` limit, `$5`
+/// Listings: `$1` the feed's id, `$2` fetched at or after, `$3` id greater than, `$4` limit, `$5`
 /// the least quality (an article without one passes), `$6` id less than; a NULL filter
 /// matches everything. Each order, with and without a feed, is a statement of its own, and
 /// the id bounds are ranges whatever their values, so that each is planned on its index (the
@@ -512,11 +514,10 @@ macro_rules! list_articles {
 
 pub(super) const LIST_ARTICLES_NEWEST_FIRST: &str = list_articles!("DESC", "$1 IS NULL");
 pub(super) const LIST_ARTICLES_ASCENDING: &str = list_articles!("ASC", "$1 IS NULL");
-/// One feed's articles, named `$1`: on `articles_feed_idx (feed_id, id)`.
-pub(super) const LIST_FEED_ARTICLES_NEWEST_FIRST: &str =
-    list_articles!("DESC", "a.feed_id = (SELECT id FROM feeds WHERE name = $1)");
-pub(super) const LIST_FEED_ARTICLES_ASCENDING: &str =
-    list_articles!("ASC", "a.feed_id = (SELECT id FROM feeds WHERE name = $1)");
+/// One feed's articles, its id `$1` (looked up first, so that each plan sees the value): on
+/// `articles_feed_idx (feed_id, id)`.
+pub(super) const LIST_FEED_ARTICLES_NEWEST_FIRST: &str = list_articles!("DESC", "a.feed_id = $1");
+pub(super) const LIST_FEED_ARTICLES_ASCENDING: &str = list_articles!("ASC", "a.feed_id = $1");
 
 pub(super) const SELECT_ARTICLE_IMAGES: &str = "
     SELECT position, url, alt, caption, width, height, mime, size, sha256
