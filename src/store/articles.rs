@@ -585,8 +585,8 @@ impl Store {
         let statement = match (feed_id.is_some(), filter.ascending) {
             (false, true) => sql::LIST_ARTICLES_ASCENDING,
             (false, false) => sql::LIST_ARTICLES_NEWEST_FIRST,
-            (true, true) => sql::LIST_FEED_ARTICLES_ASCENDING,
-            (true, false) => sql::LIST_FEED_ARTICLES_NEWEST_FIRST,
+            (true, true) => self.sql(&sql::LIST_FEED_ARTICLES_ASCENDING),
+            (true, false) => self.sql(&sql::LIST_FEED_ARTICLES_NEWEST_FIRST),
         };
         on_pool!(self, pool => {
             sqlx::query_as(statement)
