@@ -43,7 +43,7 @@ use chrono::{DateTime, Duration, Utc};
 use gleaner::config::{DatabaseTarget, FeedConfig};
 use gleaner::fingerprint::{BANDS, Fingerprint, HASHES};
 use gleaner::schedule::CronSchedule;
-use gleaner::stable_hash::mix64;
+use gleaner::stable_hash::SplitMix64;
 use gleaner::store::{
     ArticleMetadata, DUPLICATE_WINDOW, NewArticle, Store, Verdict, db_time, sha256_hex, word_count,
 };
@@ -132,20 +132,6 @@ fn options() -> anyhow::Result<Options> {
     })
 }
 
-/// SplitMix64: a seeded, reproducible stream of pseudo-random numbers.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        mix64(self.0)
-    }
-
-    fn below(&mut self, bound: u64) -> u64 {
-        self.next() % bound.max(1)
-    }
-}
-
 /// Filler words of the synthetic texts and the generated prose.
 static WORDS: std::sync::LazyLock<Vec<&str>> = std::sync::LazyLock::new(|| {
     "river council bridge morning engineers restoration county grant residents library \
@@ -164,7 +150,7 @@ static WORDS: std::sync::LazyLock<Vec<&str>> = std::sync::LazyLock::new(|| {
 
 /// `bytes` of generated prose, sentences of 8–21 words, seeded.
 fn prose(seed: u64, bytes: usize) -> String {
-    let mut rng = SplitMix(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut text = String::with_capacity(bytes + 200);
     while text.len() < bytes {
         let words = 8 + rng.below(14);
@@ -203,7 +189,7 @@ struct SyntheticArticle {
 /// The synthetic articles, made in id order, with what a later copy needs of each earlier
 /// one (its band keys, its cluster, its story), kept by id − 1.
 struct Synthesis {
-    rng: SplitMix,
+    rng: SplitMix64,
     total: usize,
     feed_ids: Vec<i64>,
     start: DateTime<Utc>,
@@ -215,7 +201,7 @@ struct Synthesis {
 impl Synthesis {
     fn new(total: usize, feed_ids: Vec<i64>, now: DateTime<Utc>) -> Synthesis {
         Synthesis {
-            rng: SplitMix(0x5eed_d0c5),
+            rng: SplitMix64::new(0x5eed_d0c5),
             total,
             feed_ids,
             start: now - Duration::days(FILL_DAYS),
@@ -241,12 +227,12 @@ impl Synthesis {
                 Some(self.clusters[at].unwrap_or(at as i64 + 1)),
                 SHARED_BANDS,
             ),
-            None => (self.rng.next(), [0; BANDS], None, 0),
+            None => (self.rng.next_u64(), [0; BANDS], None, 0),
         };
         // A copy keeps `kept` of its source's bands, from a random one on; the rest are new.
         let first_new = self.rng.below(BANDS as u64) as usize;
         for band in kept..BANDS {
-            band_keys[(first_new + band) % BANDS] = self.rng.next() as i64;
+            band_keys[(first_new + band) % BANDS] = self.rng.next_u64() as i64;
         }
         let edits = if source.is_some() { EDITED_VALUES } else { 0 };
         let fingerprint = synthetic_fingerprint(story, edits, &mut self.rng);
@@ -282,12 +268,12 @@ impl Synthesis {
 }
 
 /// A story's fingerprint in its stored form, `edits` of its values changed.
-fn synthetic_fingerprint(story: u64, edits: usize, rng: &mut SplitMix) -> Vec<u8> {
-    let mut values = SplitMix(story);
-    let mut values: Vec<u32> = (0..HASHES).map(|_| values.next() as u32).collect();
+fn synthetic_fingerprint(story: u64, edits: usize, rng: &mut SplitMix64) -> Vec<u8> {
+    let mut values = SplitMix64::new(story);
+    let mut values: Vec<u32> = (0..HASHES).map(|_| values.next_u64() as u32).collect();
     for _ in 0..edits {
         let at = rng.below(HASHES as u64) as usize;
-        values[at] = rng.next() as u32;
+        values[at] = rng.next_u64() as u32;
     }
     values
         .iter()
@@ -297,7 +283,7 @@ fn synthetic_fingerprint(story: u64, edits: usize, rng: &mut SplitMix) -> Vec<u8
 
 /// A short text: the lookup never reads it, only the table's size does.
 fn synthetic_text(id: i64, story: u64) -> String {
-    let mut rng = SplitMix(story);
+    let mut rng = SplitMix64::new(story);
     let words: Vec<&str> = (0..30)
         .map(|_| WORDS[rng.below(WORDS.len() as u64) as usize])
         .collect();

@@ -38,7 +38,7 @@ use chrono::{DateTime, Duration, Utc};
 use gleaner::config::{ApiConfig, DatabaseTarget, FeedConfig};
 use gleaner::fetch::FetchErrorKind;
 use gleaner::schedule::CronSchedule;
-use gleaner::stable_hash::mix64;
+use gleaner::stable_hash::SplitMix64;
 use gleaner::store::{
     FailureKind, FeedPoll, NewFailure, PollStatus, Stage, Store, db_time, sha256_hex, word_count,
 };
@@ -124,25 +124,6 @@ fn options() -> anyhow::Result<Options> {
     })
 }
 
-/// SplitMix64: a seeded, reproducible stream of pseudo-random numbers.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        mix64(self.0)
-    }
-
-    fn below(&mut self, bound: u64) -> u64 {
-        self.next() % bound.max(1)
-    }
-
-    /// A number in [0, 1).
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
 /// Real words, most frequent first: the head of the vocabulary.
 const COMMON_WORDS: &str = "the of and to in a is that for on said with was as it by at from \
     his an be has have are were but not they this after who which their will been more one new \
@@ -191,7 +172,7 @@ impl Vocabulary {
         Vocabulary { words, cumulative }
     }
 
-    fn draw(&self, rng: &mut SplitMix) -> &str {
+    fn draw(&self, rng: &mut SplitMix64) -> &str {
         let total = self.cumulative.last().copied().unwrap_or(0.0);
         let at = self
             .cumulative
@@ -230,7 +211,7 @@ struct SyntheticArticle {
 
 /// The synthetic articles, made in id order.
 struct Synthesis {
-    rng: SplitMix,
+    rng: SplitMix64,
     vocabulary: Vocabulary,
     total: usize,
     feed_ids: Vec<i64>,
@@ -251,7 +232,7 @@ impl Synthesis {
             })
             .collect();
         Synthesis {
-            rng: SplitMix(0x0b5e_55ed_7e57),
+            rng: SplitMix64::new(0x0b5e_55ed_7e57),
             vocabulary: Vocabulary::new(),
             total,
             feed_ids,

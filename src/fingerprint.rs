@@ -17,7 +17,7 @@
 
 use std::hash::Hasher as _;
 
-use crate::stable_hash::{Fnv, mix64};
+use crate::stable_hash::{Fnv, SplitMix64, mix64};
 
 /// Words per shingle. 4: three-word phrases are shared by unrelated stories (3 merges distinct
 /// pages up to a threshold of 0.5), five cost recall on edited copies; 4 merges none at any
@@ -191,14 +191,10 @@ fn word_hashes(text: &str) -> Vec<u64> {
 /// The [`HASHES`] hash functions' multipliers (odd) and offsets: fixed, so that fingerprints
 /// made by different processes compare.
 fn permutations() -> [(u64, u64); HASHES] {
-    let mut state: u64 = 0x6a09_e667_f3bc_c908;
-    let mut next = || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        mix64(state)
-    };
+    let mut stream = SplitMix64::new(0x6a09_e667_f3bc_c908);
     let mut permutations = [(0, 0); HASHES];
     for permutation in permutations.iter_mut() {
-        *permutation = (next() | 1, next());
+        *permutation = (stream.next_u64() | 1, stream.next_u64());
     }
     permutations
 }

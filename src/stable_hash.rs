@@ -54,6 +54,33 @@ pub const fn mix64(mut value: u64) -> u64 {
     value ^ (value >> 31)
 }
 
+/// SplitMix64 (Steele, Lea and Flood 2014): a seeded, reproducible stream of well-mixed
+/// numbers, for values that must come out the same in every process (MinHash's hash
+/// functions) and for seeded test and benchmark data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub const fn new(seed: u64) -> SplitMix64 {
+        SplitMix64(seed)
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        mix64(self.0)
+    }
+
+    /// A number in `0..bound` (`bound` at least 1).
+    pub fn below(&mut self, bound: u64) -> u64 {
+        self.next_u64() % bound.max(1)
+    }
+
+    /// A number in `[0, 1)`.
+    pub fn unit(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

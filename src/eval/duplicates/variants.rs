@@ -6,10 +6,10 @@ use std::fmt::Write as _;
 use std::hash::Hasher as _;
 
 use super::{DatasetPage, Document, extracted};
-use crate::stable_hash::{Fnv, mix64};
+use crate::stable_hash::{Fnv, SplitMix64};
 
 /// Pseudo-random draws from a seed (SplitMix64).
-pub(super) struct Draws(u64);
+pub(super) struct Draws(SplitMix64);
 
 impl Draws {
     pub(super) fn seeded(parts: &[&str]) -> Draws {
@@ -18,17 +18,12 @@ impl Draws {
             hash.write(part.as_bytes());
             hash.write_byte(0);
         }
-        Draws(hash.finish())
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        mix64(self.0)
+        Draws(SplitMix64::new(hash.finish()))
     }
 
     /// A number in `0..n` (`n` at least 1).
     pub(super) fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        self.0.below(n as u64) as usize
     }
 
     fn chance(&mut self, percent: usize) -> bool {
