@@ -430,3 +430,163 @@ fn where_the_content_scorer_ends_before_cuter_at_a_label_its_text_is_kept() {
     );
     assert_contains_none(&second.text, &["About time too"]);
 }
+
+/// `html` extracted by `auto` with the default parameters, and with CUTER's parameters
+/// changed by `without` (the rule under test turned off).
+fn with_and_without(
+    html: &str,
+    title: &str,
+    without: impl FnOnce(&mut gleaner::extract::cuter::CuterParams),
+) -> (Extraction, Extraction) {
+    use gleaner::extract::Page;
+    use gleaner::extract::auto::{AutoParams, extract_auto};
+    let page = Page::parse(html.as_bytes(), None, None, Some(title));
+    let mut off = AutoParams::default();
+    without(&mut off.cuter);
+    let (Ok(with), Ok(without)) = (
+        extract_auto(&page, &AutoParams::default()),
+        extract_auto(&page, &off),
+    ) else {
+        panic!("the cascade extracts the page");
+    };
+    (with, without)
+}
+
+const GAMES_TITLE: &str = "Eight headset games worth your evening";
+
+/// A list article: each item titled by a heading that links to the game it presents, with
+/// its paragraphs under it.
+fn games_list() -> String {
+    let items: String = (1..=6)
+        .map(|i| {
+            format!(
+                "<h3><a href=\"https://store.example/game-{i}\">Starfield Racer {i} ($2{i})</a>\
+                 </h3><p>{}</p>",
+                paragraph(5, i, 35)
+            )
+        })
+        .collect();
+    format!(
+        "<!doctype html><html><head><title>{GAMES_TITLE}</title></head><body>\
+         <nav class=\"menu\"><a href=\"/\">Home</a> <a href=\"/games\">Games</a></nav>\
+         <article><h1>{GAMES_TITLE}</h1><div class=\"body\"><p>{}</p>{items}<p>{}</p>\
+         </div></article><footer><p>All rights reserved.</p></footer></body></html>",
+        paragraph(5, 0, 40),
+        paragraph(5, 9, 40),
+    )
+}
+
+#[test]
+fn linked_section_headings_between_the_articles_paragraphs_are_kept() {
+    let (with, without) = with_and_without(&games_list(), GAMES_TITLE, |c| {
+        c.keep_linked_headings = false;
+    });
+    assert_contains_none(&without.text, &["Starfield Racer 3 ($23)"]);
+    assert_contains_all(
+        &with.text,
+        &[
+            "Starfield Racer 1 ($21)",
+            "Starfield Racer 6 ($26)",
+            "Section 5 paragraph 6:",
+        ],
+    );
+    assert_contains_none(&with.text, &["All rights reserved", GAMES_TITLE]);
+}
+
+const CABLE_TITLE: &str = "Regulator opens an inquiry into the cable operator";
+
+/// A saved copy cut short: an advertisement's script between the story's paragraphs lost
+/// its opening tag, so its code is text of the story's own column.
+fn page_with_script_left_as_text() -> String {
+    let paragraphs = |range: std::ops::Range<usize>| -> String {
+        range
+            .map(|n| format!("<p>{}</p>", paragraph(6, n, 45)))
+            .collect()
+    };
+    format!(
+        "<!doctype html><html><head><title>{CABLE_TITLE}</title></head><body>\
+         <div id=\"column\"><h1>{CABLE_TITLE}</h1>{}\
+         var offsetX=12; var offsetY=10; var tipOn=false; \
+         function showTip(text, width) {{ if (ns6 || ie) {{ if (width) tip.style.width = \
+         width + 'px'; tip.innerHTML = text; tipOn = true; return false; }} }} \
+         function hideTip() {{ if (ns6 || ie) {{ tipOn = false; tip.style.visibility = \
+         'hidden'; }} }} document.onmousemove = positionTip;\
+         {}</div><footer><p>All rights reserved.</p></footer></body></html>",
+        paragraphs(0..3),
+        paragraphs(3..5),
+    )
+}
+
+#[test]
+fn a_script_left_as_text_is_never_the_articles() {
+    let (with, without) = with_and_without(&page_with_script_left_as_text(), CABLE_TITLE, |c| {
+        c.drop_script_text = false;
+    });
+    assert_contains_all(&without.text, &["tipOn = false"]);
+    assert_contains_all(
+        &with.text,
+        &["Section 6 paragraph 0:", "Section 6 paragraph 4:"],
+    );
+    assert_contains_none(&with.text, &["tipOn", "function", "document.onmousemove"]);
+}
+
+const HARBOUR_TITLE: &str = "Harbour dredging finishes a month early";
+
+/// The headline and date of the `i`th teaser of another story, with its summary.
+fn teaser(i: usize) -> String {
+    format!(
+        "<a href=\"/news/{i}\">Council approves the new ferry terminal plan {i}</a> Jan {i}, \
+         7:00 AM The vote came after a long debate about the cost of the work, number {i}."
+    )
+}
+
+/// A story whose column goes on, after its share links, with a list of other stories: each
+/// a linked headline with its date and summary, in one cell of a table, nothing marked.
+fn story_then_teasers() -> String {
+    let story: String = (0..4)
+        .map(|n| format!("<p>{}</p>", paragraph(7, n, 45)))
+        .collect();
+    let teasers: String = (1..=6)
+        .map(|i| format!("<tr><td>{}</td></tr>", teaser(i)))
+        .collect();
+    format!(
+        "<!doctype html><html><head><title>{HARBOUR_TITLE}</title></head><body>\
+         <div id=\"main\"><h1>{HARBOUR_TITLE}</h1>{story}\
+         <div><a href=\"/share/mail\">E-mail</a> | <a href=\"/share/print\">Print</a></div>\
+         <table>{teasers}</table></div>\
+         <footer><p>All rights reserved.</p></footer></body></html>"
+    )
+}
+
+/// A section's front page: nothing but teasers, which are then its content.
+fn section_front() -> String {
+    let teasers: String = (1..=8).map(|i| format!("<p>{}</p>", teaser(i))).collect();
+    format!(
+        "<!doctype html><html><head><title>Local news</title></head><body>\
+         <div id=\"main\">{teasers}</div></body></html>"
+    )
+}
+
+#[test]
+fn a_list_of_teasers_after_the_story_is_not_the_story() {
+    let (with, without) = with_and_without(&story_then_teasers(), HARBOUR_TITLE, |c| {
+        c.drop_teaser_tail = false;
+    });
+    assert_contains_all(
+        &without.text,
+        &["Council approves the new ferry terminal plan 3"],
+    );
+    assert_contains_all(
+        &with.text,
+        &["Section 7 paragraph 0:", "Section 7 paragraph 3:"],
+    );
+    assert_contains_none(&with.text, &["Council approves", "The vote came after"]);
+    let front = extract(&section_front(), None);
+    assert_contains_all(
+        &front.text,
+        &[
+            "Council approves the new ferry terminal plan 1",
+            "Council approves the new ferry terminal plan 8",
+        ],
+    );
+}

@@ -155,6 +155,13 @@ pub struct CuterParams {
     pub spare_article_sections: bool,
     /// Keep the runs of linked items inside the article ([`with_linked_items`]).
     pub keep_linked_items: bool,
+    /// Keep a linked section heading between two of the article's blocks
+    /// ([`with_linked_headings`]).
+    pub keep_linked_headings: bool,
+    /// Drop the blocks that are a script left as text ([`script_left_as_text`]).
+    pub drop_script_text: bool,
+    /// Drop a list of teasers that ends the article ([`drop_teaser_tail`]).
+    pub drop_teaser_tail: bool,
     /// How the selection's confidence weighs what it is measured by ([`ConfidenceWeights`]).
     pub confidence: ConfidenceWeights,
 }
@@ -222,6 +229,9 @@ impl Default for CuterParams {
             marked_paragraphs_min: 3,
             spare_article_sections: true,
             keep_linked_items: true,
+            keep_linked_headings: true,
+            drop_script_text: true,
+            drop_teaser_tail: true,
             confidence: ConfidenceWeights::default(),
         }
     }
@@ -354,6 +364,18 @@ pub fn select_with_lead(
     } else {
         blocks
     };
+    let blocks = if params.drop_teaser_tail {
+        drop_teaser_tail(&stats.blocks, blocks)
+    } else {
+        blocks
+    };
+    // After the tail is trimmed: a heading added before would bridge the gap that detaches
+    // a teaser box's summary from the article.
+    let blocks = if params.keep_linked_headings {
+        with_linked_headings(&stats.blocks, &measures, blocks)
+    } else {
+        blocks
+    };
     Some(CuterSelection {
         blocks,
         title,
@@ -404,6 +426,7 @@ fn clean_up(
     let blocks = trim_edges(&stats.blocks, blocks, params.trim_below);
     let blocks: Vec<usize> = blocks
         .into_iter()
+        .filter(|&ix| !(params.drop_script_text && script_left_as_text(&stats.blocks[ix])))
         .filter(|&ix| {
             let block = &stats.blocks[ix];
             block.sl >= params.drop_short_below
@@ -772,6 +795,31 @@ fn reads_as_code(text: &str) -> bool {
         .count();
     marks * 25 > text.len()
 }
+
+/// A block that reads as program code and is no code sample: a script that a broken page
+/// (a saved copy cut short, a `<script>` opened inside a comment) leaves as text beside the
+/// article is never the article's, while a sample in an article sits in `pre` or `code`.
+fn script_left_as_text(block: &TextBlock) -> bool {
+    // Blocks and assignments, not punctuation: prose and lists use `;` and parentheses
+    // (a list of terms, a citation, a box score), a formula uses `=`, a guest book sends
+    // `{{{ hugs }}}`, but only code opens and closes blocks and assigns again and again.
+    let count = |mark: u8| block.text.bytes().filter(|&b| b == mark).count();
+    let braces = count(b'{') + count(b'}');
+    block.sl >= SCRIPT_TEXT_MIN_BYTES
+        && braces >= SCRIPT_TEXT_MIN_MARKS
+        && count(b'=') >= SCRIPT_TEXT_MIN_MARKS
+        && (braces + count(b'=')) * 60 > block.sl
+        && !matches!(&*block.tag, "pre" | "code" | "samp" | "kbd" | "tt")
+        && reads_as_code(&block.text)
+}
+
+/// The fewest braces, and the fewest `=`, [`script_left_as_text`] needs: two blocks of a
+/// script, and assignments in them.
+const SCRIPT_TEXT_MIN_MARKS: usize = 4;
+
+/// The shortest block [`script_left_as_text`] judges: a line or two of text with a formula
+/// or a URL's query can have as many marks as a script.
+const SCRIPT_TEXT_MIN_BYTES: usize = 200;
 
 /// The main block: the longest block that is neither mostly link text, nor a caption, nor
 /// code, before any region is omitted.
@@ -1199,6 +1247,45 @@ fn with_linked_items(
     all
 }
 
+/// `chosen` with the section headings that are links added: a list article titles each item
+/// with a link to the thing it presents (a game, a film, a product), a documentation page
+/// puts a permalink in each heading, and both headings were omitted in step 3 for their
+/// links. A heading element (`h2`–`h6`, omitted for its links alone) whose neighbours on both
+/// sides are the article's blocks, the one after it in the heading's own container or the
+/// container of the one before, is a section heading of the article: a "read also" teaser
+/// inside an article is a linked paragraph, not a heading, and a list of linked headlines
+/// has no prose between its items.
+fn with_linked_headings(
+    blocks: &[TextBlock],
+    measures: &[NodeMeasure],
+    chosen: Vec<usize>,
+) -> Vec<usize> {
+    let headings: Vec<usize> = chosen
+        .windows(2)
+        .filter_map(|pair| {
+            let (before, after) = (pair[0], pair[1]);
+            let heading = before + 1;
+            let block = &blocks[heading];
+            let kept = after == heading + 1
+                && block.is_heading()
+                && &*block.tag != "h1"
+                && measures[heading].linky
+                && !measures[heading].omitted
+                && !blocks[after].is_heading()
+                && (blocks[after].parent == block.parent
+                    || blocks[after].parent == blocks[before].parent);
+            kept.then_some(heading)
+        })
+        .collect();
+    if headings.is_empty() {
+        return chosen;
+    }
+    let mut all = chosen;
+    all.extend(headings);
+    all.sort_unstable();
+    all
+}
+
 /// Drops the article's last block while it is shorter than `below`, follows a gap (blocks
 /// that are not the article's: a link bar, a share box) and shares its parent element with no
 /// other block of the article. The article's last paragraph sits in the article's container;
@@ -1217,6 +1304,66 @@ fn drop_detached_tail(blocks: &[TextBlock], mut chosen: Vec<usize>, below: usize
         }
         chosen.pop();
     }
+    chosen
+}
+
+/// The longest teaser [`drop_teaser_tail`] reads: a headline, a date and a summary of two
+/// sentences.
+const TEASER_MAX_BYTES: usize = 400;
+
+/// The shortest linked headline of a teaser: four or five words, longer than a name.
+const TEASER_MIN_HEADLINE: usize = 25;
+
+/// The fewest teasers [`drop_teaser_tail`] reads as a list.
+const TEASER_MIN_ITEMS: usize = 3;
+
+/// Drops a list of teasers that ends the article: other stories, each a linked headline
+/// with its date or summary, that CUTER's uniting by proximity reached across a gap after
+/// the article's last paragraph. A teaser is a short block that opens with a linked
+/// headline of several words (`<a>Headline</a> Jan 16 — summary`) or follows one that is
+/// all link (`<dt><a>Headline</a></dt><dd>summary</dd>`); the list is at least
+/// [`TEASER_MIN_ITEMS`] of them alike in place (one parent path), the last of the article,
+/// after a gap or a short label ("Recent articles") that goes with them, and after more of
+/// the article's own text than half the list's. An item of a
+/// list article opens with a name or sits under a heading of its own, and the article's
+/// prose runs right up to its list.
+fn drop_teaser_tail(blocks: &[TextBlock], mut chosen: Vec<usize>) -> Vec<usize> {
+    let teaser = |position: usize| {
+        let ix = chosen[position];
+        let block = &blocks[ix];
+        let opens_with_headline =
+            block.leading_link >= TEASER_MIN_HEADLINE && block.leading_link < block.sl;
+        let under_headline = ix > 0
+            && (position == 0 || chosen[position - 1] < ix - 1)
+            && blocks[ix - 1].lp() >= LINKED_ITEM_MAX_LP
+            && blocks[ix - 1].sl >= TEASER_MIN_HEADLINE;
+        block.sl <= TEASER_MAX_BYTES && (opens_with_headline || under_headline)
+    };
+    let Some(&last) = chosen.last() else {
+        return chosen;
+    };
+    let path = blocks[last].parent_path;
+    let mut start = chosen.len();
+    while start > 0 && teaser(start - 1) && blocks[chosen[start - 1]].parent_path == path {
+        start -= 1;
+    }
+    if chosen.len() - start < TEASER_MIN_ITEMS || start == 0 {
+        return chosen;
+    }
+    let before = chosen[start - 1];
+    let label = reads_as_label(&blocks[before]);
+    let gap = before + 1 < chosen[start];
+    // The article's own text before the list outweighs half of it: a page that is a list
+    // of teasers (a section's front) is all teasers, and they are its content.
+    let own: usize = (0..start)
+        .filter(|&position| !teaser(position))
+        .map(|position| blocks[chosen[position]].sl)
+        .sum();
+    let listed: usize = chosen[start..].iter().map(|&ix| blocks[ix].sl).sum();
+    if !(gap || label) || (label && start == 1) || own * 2 < listed {
+        return chosen;
+    }
+    chosen.truncate(if label { start - 1 } else { start });
     chosen
 }
 

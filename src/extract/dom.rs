@@ -149,6 +149,9 @@ pub struct TextBlock {
     pub sl: usize,
     /// `SA`: bytes of text inside `<a>`.
     pub sa: usize,
+    /// Bytes of link text the block opens with, before its first unlinked word: a teaser's
+    /// linked headline ahead of its date and summary.
+    pub leading_link: usize,
     /// Inside a `<figcaption>`: a caption, never body text.
     pub caption: bool,
     /// The figure the caption belongs to.
@@ -773,6 +776,7 @@ fn add_text(
                 text: std::mem::take(spare_text),
                 sl: 0,
                 sa: 0,
+                leading_link: 0,
                 caption: frame.caption,
                 figure: frame.figure,
                 pending_space: false,
@@ -819,6 +823,9 @@ fn add_text(
     block.pending_space = pending;
     if in_link {
         block.sa += block.text.len() - before;
+        if block.sa == block.text.len() {
+            block.leading_link = block.sa;
+        }
     }
 }
 
