@@ -31,7 +31,12 @@
 //!    either end are trimmed (datelines, bylines), and picture credits, sign-offs among the
 //!    last nodes ("Follow us on …") and image metadata printed as text are dropped; so is
 //!    the detached tail: short last nodes past a gap, in no container of the article's own
-//!    ([`drop_detached_tail`]: an imprint, an address line).
+//!    ([`drop_detached_tail`]: an imprint, an address line), and a list of teasers ending
+//!    the article ([`drop_teaser_tail`]). A script left as text is dropped anywhere
+//!    ([`script_left_as_text`]). Runs of linked items inside the article
+//!    ([`with_linked_items`]) and section headings that are links between its paragraphs
+//!    ([`with_linked_headings`]) are put back (docs/algorithms.md, "Linked section
+//!    headings, scripts left as text, teaser lists").
 //! 8. c₂ nodes: images between the title (or the first chosen node) and the end of the last
 //!    chosen node are the article's images ([`super::render::article_images`]).
 //!
@@ -59,7 +64,8 @@
 //!   "Paragraphs marked one by one");
 //! - `title_threshold` 0.72; `title_earliest_margin` 0 (off); `title_link_penalty` 0.1;
 //!   `before_title_factor` 4; `title_paragraphs_before` 3;
-//! - `rejoin_max_share` 1, `rejoin_min_share` 0.1, `rejoin_across_omitted` on.
+//! - `rejoin_max_share` 1, `rejoin_min_share` 0.1, `rejoin_across_omitted` on;
+//! - `keep_linked_items`, `keep_linked_headings`, `drop_script_text`, `drop_teaser_tail` on.
 //!
 //! Over 600 lines, kept whole: the steps follow the paper's listing in order and all read the same
 //! node measures; spread over files, the listing could no longer be read against the paper.
@@ -415,8 +421,9 @@ fn title_cuts(stats: &DomStats, group: &Group, title: usize, params: &CuterParam
         && paragraphs_before < params.title_paragraphs_before
 }
 
-/// Step 7: clean-up of the chosen blocks: short edges trimmed, short nodes dropped, runs of
-/// linked items kept, credits and sign-offs dropped, as the parameters say.
+/// Step 7: clean-up of the chosen blocks: short edges trimmed, scripts left as text and short
+/// nodes dropped, runs of linked items kept, credits and sign-offs dropped, as the parameters
+/// say.
 fn clean_up(
     stats: &DomStats,
     measures: &[NodeMeasure],
