@@ -810,12 +810,20 @@ fn script_left_as_text(block: &TextBlock) -> bool {
     // Blocks and assignments, not punctuation: prose and lists use `;` and parentheses
     // (a list of terms, a citation, a box score), a formula uses `=`, a guest book sends
     // `{{{ hugs }}}`, but only code opens and closes blocks and assigns again and again.
-    let count = |mark: u8| block.text.bytes().filter(|&b| b == mark).count();
-    let braces = count(b'{') + count(b'}');
-    block.sl >= SCRIPT_TEXT_MIN_BYTES
-        && braces >= SCRIPT_TEXT_MIN_MARKS
-        && count(b'=') >= SCRIPT_TEXT_MIN_MARKS
-        && (braces + count(b'=')) * 60 > block.sl
+    if block.sl < SCRIPT_TEXT_MIN_BYTES {
+        return false;
+    }
+    let (braces, equals) = block
+        .text
+        .bytes()
+        .fold((0, 0), |(braces, equals), b| match b {
+            b'{' | b'}' => (braces + 1, equals),
+            b'=' => (braces, equals + 1),
+            _ => (braces, equals),
+        });
+    braces >= SCRIPT_TEXT_MIN_MARKS
+        && equals >= SCRIPT_TEXT_MIN_MARKS
+        && (braces + equals) * 60 > block.sl
         && !matches!(&*block.tag, "pre" | "code" | "samp" | "kbd" | "tt")
         && reads_as_code(&block.text)
 }
@@ -1331,9 +1339,9 @@ const TEASER_MIN_ITEMS: usize = 3;
 /// all link (`<dt><a>Headline</a></dt><dd>summary</dd>`); the list is at least
 /// [`TEASER_MIN_ITEMS`] of them alike in place (one parent path), the last of the article,
 /// after a gap or a short label ("Recent articles") that goes with them, and after more of
-/// the article's own text than half the list's. An item of a
-/// list article opens with a name or sits under a heading of its own, and the article's
-/// prose runs right up to its list.
+/// the article's own text than half the list's. An item of a list article opens with a
+/// name or sits under a heading of its own, and the article's prose runs right up to its
+/// list.
 fn drop_teaser_tail(blocks: &[TextBlock], mut chosen: Vec<usize>) -> Vec<usize> {
     let teaser = |position: usize| {
         let ix = chosen[position];
