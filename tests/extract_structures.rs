@@ -590,3 +590,104 @@ fn a_list_of_teasers_after_the_story_is_not_the_story() {
         ],
     );
 }
+
+const ORCHARD_TITLE: &str = "Pruning an old apple orchard";
+
+/// An old hand-written document: each part opens with a target (`<a name=…>`) that is never
+/// closed, so the parser's recovery wraps the part in it; a comment form at the end opens
+/// with a target named for it.
+fn document_with_open_targets() -> String {
+    let part = |n: usize| -> String {
+        (0..3)
+            .map(|i| format!("<p>{}\n", paragraph(n, i, 50)))
+            .collect()
+    };
+    format!(
+        "<html><head><title>{ORCHARD_TITLE}</title></head><body>\
+         <a href=index.html>Contents</a> | <a href=next.html>Next</a>\n\
+         <h1>{ORCHARD_TITLE}</h1>\n{}\
+         <a name=second><h2>When to prune</h2>\n{}\
+         <a name=third><h2>What to cut first</h2>\n{}\
+         <a name=commentbox><table><tr><td>NOTE: Please limit your comments to 500 words. \
+         The form will not keep formatting such as italics or bold. By posting you agree to \
+         the terms of use of the site and to the rules of its discussions.</td></tr></table>\
+         </body></html>",
+        part(1),
+        part(2),
+        part(3),
+    )
+}
+
+#[test]
+fn a_target_left_open_is_no_link_and_names_its_section() {
+    let extraction = extract(&document_with_open_targets(), Some(ORCHARD_TITLE));
+    assert_contains_all(
+        &extraction.text,
+        &[
+            "Section 1 paragraph 0:",
+            "Section 2 paragraph 1:",
+            "Section 3 paragraph 2:",
+        ],
+    );
+    assert_contains_none(&extraction.text, &["Please limit your comments"]);
+}
+
+const FERRY_CREWS_TITLE: &str = "Ferry crews agree a new winter timetable";
+
+/// A story whose paragraphs go on, in the same container and with nothing marked, into a
+/// "Related stories:" line and teasers of other stories: each a linked headline and a
+/// summary long enough to read as a paragraph of its own.
+fn story_then_related_stories() -> String {
+    let story: String = (0..4)
+        .map(|n| format!("<p>{}</p>", paragraph(8, n, 45)))
+        .collect();
+    let teasers: String = (1..=5)
+        .map(|i| {
+            format!(
+                "<p><a href=\"/story/{i}\">Harbour board names its new chair {i}</a> The \
+                 board met on Tuesday and chose a chair from three people who had applied \
+                 for the post, which has been empty since the spring, number {i}.</p>"
+            )
+        })
+        .collect();
+    format!(
+        "<!doctype html><html><head><title>{FERRY_CREWS_TITLE}</title></head><body>\
+         <div id=\"main\"><h1>{FERRY_CREWS_TITLE}</h1>{story}<p>Related stories:</p>{teasers}</div>\
+         <footer><p>All rights reserved.</p></footer></body></html>"
+    )
+}
+
+/// The same story with a box of links in its middle, and its prose going on after it.
+fn story_around_related_stories() -> String {
+    let story = |from: usize| -> String {
+        (from..from + 3)
+            .map(|n| format!("<p>{}</p>", paragraph(9, n, 45)))
+            .collect()
+    };
+    format!(
+        "<!doctype html><html><head><title>{FERRY_CREWS_TITLE}</title></head><body>\
+         <div id=\"main\"><h1>{FERRY_CREWS_TITLE}</h1>{}<p>Related stories:</p>\
+         <p><a href=\"/story/1\">Harbour board names its new chair</a></p>{}</div>\
+         </body></html>",
+        story(0),
+        story(3),
+    )
+}
+
+#[test]
+fn a_heading_announcing_related_stories_ends_the_story() {
+    let (with, without) = with_and_without(&story_then_related_stories(), FERRY_CREWS_TITLE, |c| {
+        c.drop_after_related_label = false;
+    });
+    assert_contains_all(&without.text, &["Harbour board names its new chair 3"]);
+    assert_contains_all(
+        &with.text,
+        &["Section 8 paragraph 0:", "Section 8 paragraph 3:"],
+    );
+    assert_contains_none(&with.text, &["Related stories", "Harbour board"]);
+    let around = extract(&story_around_related_stories(), Some(FERRY_CREWS_TITLE));
+    assert_contains_all(
+        &around.text,
+        &["Section 9 paragraph 0:", "Section 9 paragraph 5:"],
+    );
+}

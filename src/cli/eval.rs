@@ -498,6 +498,7 @@ fn tuned_params(pairs: &[String]) -> Result<AutoParams, super::CliError> {
             "keep_linked_headings" => c.keep_linked_headings = value != 0.0,
             "drop_script_text" => c.drop_script_text = value != 0.0,
             "drop_teaser_tail" => c.drop_teaser_tail = value != 0.0,
+            "drop_after_related_label" => c.drop_after_related_label = value != 0.0,
             "omit_furniture_after_main" => c.omit_furniture_after_main = value != 0.0,
             "quality_margin" => params.quality_margin = value,
             "econ_by_estimate" => params.econ_by_estimate = value != 0.0,

@@ -31,12 +31,14 @@
 //!    either end are trimmed (datelines, bylines), and picture credits, sign-offs among the
 //!    last nodes ("Follow us on …") and image metadata printed as text are dropped; so is
 //!    the detached tail: short last nodes past a gap, in no container of the article's own
-//!    ([`drop_detached_tail`]: an imprint, an address line), and a list of teasers ending
-//!    the article ([`drop_teaser_tail`]). A script left as text is dropped anywhere
-//!    ([`script_left_as_text`]). Runs of linked items inside the article
-//!    ([`with_linked_items`]) and section headings that are links between its paragraphs
-//!    ([`with_linked_headings`]) are put back (docs/algorithms.md, "Linked section
-//!    headings, scripts left as text, teaser lists").
+//!    ([`drop_detached_tail`]: an imprint, an address line), a list of teasers ending
+//!    the article ([`drop_teaser_tail`]), and what follows a heading announcing related
+//!    stories among the article's own blocks ([`drop_after_related_label`];
+//!    docs/algorithms.md, "A related-stories heading in the story's own column"). A script
+//!    left as text is dropped anywhere ([`script_left_as_text`]). Runs of linked items
+//!    inside the article ([`with_linked_items`]) and section headings that are links
+//!    between its paragraphs ([`with_linked_headings`]) are put back (docs/algorithms.md,
+//!    "Linked section headings, scripts left as text, teaser lists").
 //! 8. c₂ nodes: images between the title (or the first chosen node) and the end of the last
 //!    chosen node are the article's images ([`super::render::article_images`]).
 //!
@@ -65,7 +67,8 @@
 //! - `title_threshold` 0.72; `title_earliest_margin` 0 (off); `title_link_penalty` 0.1;
 //!   `before_title_factor` 4; `title_paragraphs_before` 3;
 //! - `rejoin_max_share` 1, `rejoin_min_share` 0.1, `rejoin_across_omitted` on;
-//! - `keep_linked_items`, `keep_linked_headings`, `drop_script_text`, `drop_teaser_tail` on.
+//! - `keep_linked_items`, `keep_linked_headings`, `drop_script_text`, `drop_teaser_tail`,
+//!   `drop_after_related_label` on.
 //!
 //! Over 600 lines, kept whole: the steps follow the paper's listing in order and all read the same
 //! node measures; spread over files, the listing could no longer be read against the paper.
@@ -168,6 +171,9 @@ pub struct CuterParams {
     pub drop_script_text: bool,
     /// Drop a list of teasers that ends the article ([`drop_teaser_tail`]).
     pub drop_teaser_tail: bool,
+    /// Drop what follows a heading announcing related content after the article's text,
+    /// where no paragraph follows it ([`drop_after_related_label`]).
+    pub drop_after_related_label: bool,
     /// How the selection's confidence weighs what it is measured by ([`ConfidenceWeights`]).
     pub confidence: ConfidenceWeights,
 }
@@ -238,6 +244,7 @@ impl Default for CuterParams {
             keep_linked_headings: true,
             drop_script_text: true,
             drop_teaser_tail: true,
+            drop_after_related_label: true,
             confidence: ConfidenceWeights::default(),
         }
     }
@@ -372,6 +379,11 @@ pub fn select_with_lead(
     };
     let blocks = if params.drop_teaser_tail {
         drop_teaser_tail(&stats.blocks, blocks)
+    } else {
+        blocks
+    };
+    let blocks = if params.drop_after_related_label {
+        drop_after_related_label(&stats.blocks, blocks)
     } else {
         blocks
     };
@@ -1477,6 +1489,40 @@ fn drop_credits_and_signoffs(blocks: &[TextBlock], chosen: Vec<usize>) -> Vec<us
         })
         .map(|(_, ix)| ix)
         .collect()
+}
+
+/// The article's own text (bytes) before a heading announcing related content for
+/// [`drop_after_related_label`] to end the article there: under a headline, such a heading
+/// heads a section front's list, not the end of a story.
+const RELATED_LABEL_AFTER: usize = 300;
+
+/// A chosen block that reads as a paragraph of prose: long, little link text, and not
+/// opening with a link. A teaser opens with its linked headline, its summary after it.
+fn reads_as_prose(block: &TextBlock) -> bool {
+    block.sl >= 150 && block.lp() < 0.25 && block.leading_link == 0
+}
+
+/// Ends the article at a heading that announces related content ("Related to this story:",
+/// "Related Stories", "Most read"): a story's column goes on with teasers of other stories
+/// under such a heading, and CUTER's uniting by proximity took them in when nothing marks
+/// their box. The heading must come after the article's text ([`RELATED_LABEL_AFTER`]), and
+/// no paragraph of prose may follow it among the chosen blocks: a box of links in the middle
+/// of a story, with the story going on after it, ends nothing.
+fn drop_after_related_label(blocks: &[TextBlock], chosen: Vec<usize>) -> Vec<usize> {
+    let mut before = 0;
+    for (at, &ix) in chosen.iter().enumerate() {
+        let block = &blocks[ix];
+        if before >= RELATED_LABEL_AFTER
+            && super::dom::is_related_label(block)
+            && !chosen[at + 1..].iter().any(|&r| reads_as_prose(&blocks[r]))
+        {
+            let mut kept = chosen;
+            kept.truncate(at);
+            return kept;
+        }
+        before += block.sl;
+    }
+    chosen
 }
 
 /// A block shorter than this (bytes) that does not end a sentence is a label: a heading, a

@@ -3,7 +3,9 @@
 //! It follows CUTER's node model (seed 000, section IV, Table 1): the nodes are the elements
 //! that directly hold text (the parents of text leaves), with inline children (`a`, `b`, `em`,
 //! `span`, …) counted toward their parent. For each such [`TextBlock`] it records `SL` (text
-//! bytes, whitespace collapsed), `SA` (bytes inside `<a>`), `IX` (its index in reading order),
+//! bytes, whitespace collapsed), `SA` (bytes inside a link: an `<a name>` with no `href` is a
+//! target, whose text is its section's, docs/algorithms.md "Named anchors left open"), `IX`
+//! (its index in reading order),
 //! the element's depth-first position, tag and parent; `SH` is the sum of all `SL`. Images
 //! (CUTER's c₂ multimedia nodes) are recorded with their position, address, alt text, size
 //! and figure caption. Script, style, form controls, embedded documents and hidden elements
@@ -418,9 +420,12 @@ impl<'a> Walk<'a> {
         }
         self.in_title = name == "title" && self.title_tag.is_none();
         let skipped = parent_skipped || tidy::is_dropped(name) || tidy::is_hidden(element);
-        let (class, id_attribute) = class_and_id_attributes(element);
+        let anchor_target = name == "a" && is_anchor_target(element);
+        let (class, id_attribute) = class_and_id_attributes(element, anchor_target);
         class_and_id(&mut self.marker, name, class, id_attribute);
-        let region = self.verdicts.region_kind(name, &self.marker);
+        // An anchor target is no inline span: a parser's recovery wraps the section it names.
+        let region_name = if anchor_target { "section" } else { name };
+        let region = self.verdicts.region_kind(region_name, &self.marker);
         let is_figure = name == "figure";
         if is_figure {
             self.figures += 1;
@@ -429,7 +434,7 @@ impl<'a> Walk<'a> {
             id,
             block: None,
             inline: is_inline(name),
-            link: parent.is_some_and(|f| f.link) || name == "a",
+            link: parent.is_some_and(|f| f.link) || (name == "a" && !anchor_target),
             figure: if is_figure {
                 Some(self.figures)
             } else {
@@ -701,7 +706,7 @@ static RELATED_LABEL: LazyLock<Option<SharedPattern>> = LazyLock::new(|| {
 
 /// Whether a block is a heading that announces related content: short, not a link, and
 /// saying so.
-fn is_related_label(block: &TextBlock) -> bool {
+pub(crate) fn is_related_label(block: &TextBlock) -> bool {
     is_label(block, 80, &RELATED_LABEL)
 }
 
@@ -731,6 +736,14 @@ fn separate_words(blocks: &mut [TextBlock], stack: &[Frame]) {
     {
         block.pending_space = true;
     }
+}
+
+/// Whether an `a` element is a named target (`<a name="part2">`, with no `href`) rather than
+/// a link. Old pages open such a target before a section and never close it, so the parser's
+/// recovery wraps the whole section in it: its text is the section's, not link text. (An
+/// `<a id>` without `href` stays a link: that is a script's button, "Load more".)
+fn is_anchor_target(element: &scraper::node::Element) -> bool {
+    element.attr("href").is_none() && element.attr("name").is_some()
 }
 
 /// Adds a text leaf to the block of its nearest non-inline ancestor.
@@ -1086,17 +1099,24 @@ fn class_and_id(marker: &mut String, name: &str, class: Option<&str>, id: Option
     }
 }
 
-/// An element's `class` and `id` attributes, in one pass over its attributes.
-fn class_and_id_attributes(element: &scraper::node::Element) -> (Option<&str>, Option<&str>) {
-    let (mut class, mut id) = (None, None);
+/// An element's `class` and `id` attributes, in one pass over its attributes. An anchor
+/// target's `name` stands for its id: it is the older way to name the section that follows
+/// (`<a name="comments">`).
+fn class_and_id_attributes(
+    element: &scraper::node::Element,
+    anchor_target: bool,
+) -> (Option<&str>, Option<&str>) {
+    let (mut class, mut id, mut anchor_name) = (None, None, None);
     for (name, value) in element.attrs.iter() {
         if tidy::is_plain_attribute(name, &local_name!("class")) {
             class = Some(&**value);
         } else if tidy::is_plain_attribute(name, &local_name!("id")) {
             id = Some(&**value);
+        } else if anchor_target && tidy::is_plain_attribute(name, &local_name!("name")) {
+            anchor_name = Some(&**value);
         }
     }
-    (class, id)
+    (class, id.or(anchor_name))
 }
 
 fn image_node(
