@@ -639,8 +639,12 @@ static COMMENTS_LABEL: LazyLock<Option<SharedPattern>> = LazyLock::new(|| {
         // "Comments are now closed for this story", "Have your say", "What do you think?"
         r"|(?:thanks\s+for\s+your\s+comments\W+)?(?:this\s+)?(?:comments?|feedback|discussion)",
         r"\s+(?:is|are|has\s+been|have\s+been)\s+(?:now\s+)?closed(?:\s+for\s+this\s+\w+)?",
-        r"|have\s+your\s+say|your\s+(?:comments|views)|what\s+(?:do\s+)?you\s+think",
-        r")[\s.…:?!]*$",
+        r"|have\s+your\s+say|your\s+(?:comments|views)|(?:tell\s+us\s+)?what\s+(?:do\s+)?you\s+think",
+        // "Talkback", "4 TalkBacks", "Talkback - Add your opinion", "Do you have comments on
+        // this story?"
+        r"|(?:\d+\s+)?talk\s?backs?(?:\s*\(\d+\))?(?:\s+-\s+add\s+your\s+(?:opinion|comment))?",
+        r"|do\s+you\s+have\s+(?:a\s+)?comments?\s+(?:on|about)\s+this\s+(?:story|article|post)",
+        r")[\s.…:?!»›]*$",
     ))
 });
 
@@ -1198,6 +1202,11 @@ mod tests {
             "Have your say",
             "Thanks for your comments - this feedback is now closed",
             "What do you think?",
+            "Tell us what you think...",
+            "Comments »",
+            "4 TalkBacks",
+            "Talkback - Add your opinion",
+            "Do you have comments on this story?",
         ] {
             assert!(re.is_match(label), "{label:?} should announce comments");
         }
@@ -1205,6 +1214,7 @@ mod tests {
             "Responses",
             "What the council thinks of the plan",
             "Comments from the minister were not available.",
+            "Talkback radio hosts were asked for their views",
         ] {
             assert!(!re.is_match(heading), "{heading:?} is not a comments label");
         }
