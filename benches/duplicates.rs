@@ -49,6 +49,16 @@ use gleaner::store::{
 };
 use sqlx::{AssertSqlSafe, Connection as _, Row as _};
 
+#[path = "support/database.rs"]
+mod database;
+use database::{Backend, BenchDatabase};
+
+/// The name of the run's `label` database ("small", "large"): a file in the bench's
+/// temporary directory, or a PostgreSQL database of its own per process.
+fn database_name(label: &str) -> String {
+    format!("gleaner_dup_bench_{label}_{}", std::process::id())
+}
+
 /// Feeds the synthetic articles are spread over.
 const FEEDS: usize = 50;
 /// The synthetic articles' `fetched_at` spans this many days before now.
@@ -74,12 +84,6 @@ const CANDIDATES: &str = "SELECT a.id, a.duplicate_of, a.fingerprint FROM articl
        AND a.fetched_at >= {cutoff} AND a.fingerprint IS NOT NULL
      ORDER BY a.id DESC
      LIMIT 64";
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Backend {
-    Sqlite,
-    Postgres,
-}
 
 struct Options {
     /// Synthetic articles in the large database.
@@ -115,11 +119,7 @@ fn options() -> anyhow::Result<Options> {
     // `cargo bench` passes `--bench`; `cargo test --benches` runs this with no options and
     // must stay quick.
     let quick = args.iter().all(|a| a != "--bench");
-    let backend = match value("--backend").as_deref() {
-        None | Some("sqlite") => Backend::Sqlite,
-        Some("postgres") => Backend::Postgres,
-        Some(other) => anyhow::bail!("unknown backend {other}: sqlite or postgres"),
-    };
+    let backend = Backend::from_arg(value("--backend").as_deref())?;
     Ok(Options {
         articles: number("--articles", if quick { 3_000 } else { 1_000_000 })?,
         small_articles: number("--small-articles", if quick { 300 } else { 1_000 })?,
@@ -290,99 +290,42 @@ fn synthetic_text(id: i64, story: u64) -> String {
     format!("Story {story:016x}, article {id}. {}.", words.join(" "))
 }
 
-/// A fresh database: an SQLite file in the bench's temporary directory, or a PostgreSQL
-/// database created on the server that `GLEANER_BENCH_POSTGRES_URL` names.
-struct BenchDatabase {
-    target: DatabaseTarget,
-    /// PostgreSQL: the server's URL the database was created from, and its name.
-    created: Option<(String, String)>,
+/// Applies the migrations (`Store::connect`) and syncs the feeds; their ids.
+async fn prepare(target: &DatabaseTarget) -> anyhow::Result<Vec<i64>> {
+    let store = Store::connect(target).await?;
+    let schedule = CronSchedule::parse("*/30 * * * *")?;
+    let feeds = (0..FEEDS)
+        .map(|n| {
+            let url = format!("http://desk{n}.example/feed.xml").parse()?;
+            Ok(FeedConfig::new(&format!("desk-{n}"), url, schedule.clone()))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let ids = store
+        .sync_feeds(&feeds)
+        .await?
+        .iter()
+        .map(|f| f.id)
+        .collect();
+    store.close().await;
+    Ok(ids)
 }
 
-impl BenchDatabase {
-    async fn create(backend: Backend, dir: &Path, label: &str) -> anyhow::Result<BenchDatabase> {
-        if backend == Backend::Sqlite {
-            let path = dir.join(format!("{label}.db"));
-            return Ok(BenchDatabase {
-                target: DatabaseTarget::Sqlite { path },
-                created: None,
-            });
-        }
-        let admin = std::env::var("GLEANER_BENCH_POSTGRES_URL")
-            .context("set GLEANER_BENCH_POSTGRES_URL for --backend postgres")?;
-        let name = format!("gleaner_dup_bench_{label}_{}", std::process::id());
-        let mut connection = sqlx::PgConnection::connect(&admin).await?;
-        sqlx::query(AssertSqlSafe(format!("CREATE DATABASE {name}")))
-            .execute(&mut connection)
-            .await
-            .context("creating the bench database")?;
-        let mut url = url::Url::parse(&admin)?;
-        url.set_path(&name);
-        Ok(BenchDatabase {
-            target: DatabaseTarget::Postgres {
-                url: url.to_string(),
-            },
-            created: Some((admin, name)),
+/// The bench's own SQLite connection: for the fill, with the durability and foreign-key
+/// checks a bulk load does without.
+async fn sqlite(database: &BenchDatabase, bulk: bool) -> anyhow::Result<sqlx::SqliteConnection> {
+    database
+        .sqlite(|options| {
+            options
+                .foreign_keys(!bulk)
+                .synchronous(if bulk {
+                    sqlx::sqlite::SqliteSynchronous::Off
+                } else {
+                    sqlx::sqlite::SqliteSynchronous::Normal
+                })
+                // 1 GiB of page cache: the band keys' index is written in random order.
+                .pragma("cache_size", "-1048576")
         })
-    }
-
-    /// Applies the migrations (`Store::connect`) and syncs the feeds; their ids.
-    async fn prepare(&self) -> anyhow::Result<Vec<i64>> {
-        let store = Store::connect(&self.target).await?;
-        let schedule = CronSchedule::parse("*/30 * * * *")?;
-        let feeds = (0..FEEDS)
-            .map(|n| {
-                let url = format!("http://desk{n}.example/feed.xml").parse()?;
-                Ok(FeedConfig::new(&format!("desk-{n}"), url, schedule.clone()))
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        let ids = store
-            .sync_feeds(&feeds)
-            .await?
-            .iter()
-            .map(|f| f.id)
-            .collect();
-        store.close().await;
-        Ok(ids)
-    }
-
-    async fn drop_database(self) -> anyhow::Result<()> {
-        if let Some((admin, name)) = self.created {
-            let mut connection = sqlx::PgConnection::connect(&admin).await?;
-            sqlx::query(AssertSqlSafe(format!(
-                "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-            )))
-            .execute(&mut connection)
-            .await
-            .context("dropping the bench database")?;
-        }
-        Ok(())
-    }
-
-    /// The bench's own SQLite connection: for the fill, with the durability and foreign-key
-    /// checks a bulk load does without.
-    async fn sqlite(&self, bulk: bool) -> anyhow::Result<sqlx::SqliteConnection> {
-        let DatabaseTarget::Sqlite { path } = &self.target else {
-            anyhow::bail!("not an SQLite database");
-        };
-        let options = sqlx::sqlite::SqliteConnectOptions::new()
-            .filename(path)
-            .foreign_keys(!bulk)
-            .synchronous(if bulk {
-                sqlx::sqlite::SqliteSynchronous::Off
-            } else {
-                sqlx::sqlite::SqliteSynchronous::Normal
-            })
-            // 1 GiB of page cache: the band keys' index is written in random order.
-            .pragma("cache_size", "-1048576");
-        Ok(sqlx::SqliteConnection::connect_with(&options).await?)
-    }
-
-    async fn postgres(&self) -> anyhow::Result<sqlx::PgConnection> {
-        let DatabaseTarget::Postgres { url } = &self.target else {
-            anyhow::bail!("not a PostgreSQL database");
-        };
-        Ok(sqlx::PgConnection::connect(url).await?)
-    }
+        .await
 }
 
 /// Synthetic articles per transaction of the fill.
@@ -449,7 +392,7 @@ async fn sqlite_fill_chunk(
 }
 
 async fn fill_sqlite(database: &BenchDatabase, synthesis: &mut Synthesis) -> anyhow::Result<()> {
-    let mut connection = database.sqlite(true).await?;
+    let mut connection = sqlite(database, true).await?;
     let mut left = synthesis.total;
     while left > 0 {
         let in_transaction = left.min(FILL_TRANSACTION);
@@ -806,9 +749,9 @@ async fn time_inserts(
 
 /// The small database: filled, then the inserts timed.
 async fn small_database_inserts(options: &Options, dir: &Path) -> anyhow::Result<String> {
-    let database = BenchDatabase::create(options.backend, dir, "small").await?;
+    let database = BenchDatabase::create(options.backend, dir, &database_name("small")).await?;
     let measured = async {
-        let feed_ids = database.prepare().await?;
+        let feed_ids = prepare(&database.target).await?;
         fill(&database, feed_ids.clone(), options.small_articles).await?;
         let store = Store::connect(&database.target).await?;
         let timings = time_inserts(&store, &feed_ids, options.inserts, "small").await;
@@ -816,7 +759,7 @@ async fn small_database_inserts(options: &Options, dir: &Path) -> anyhow::Result
         timings
     }
     .await;
-    database.drop_database().await?;
+    database.remove().await?;
     Ok(measured?.summary())
 }
 
@@ -828,7 +771,7 @@ fn candidates_statement(cutoff: &str, keys: &[String]) -> String {
 }
 
 async fn print_sqlite_plan(database: &BenchDatabase, probe: &Fingerprint) -> anyhow::Result<()> {
-    let mut connection = database.sqlite(false).await?;
+    let mut connection = sqlite(database, false).await?;
     let placeholders: Vec<String> = (2..2 + BANDS).map(|n| format!("${n}")).collect();
     let statement = candidates_statement("$1", &placeholders);
     let mut query = sqlx::query_as::<_, (i64, i64, i64, String)>(AssertSqlSafe(format!(
@@ -901,7 +844,7 @@ async fn print_sizes(database: &BenchDatabase) -> anyhow::Result<()> {
                 file / MIB,
                 wal as f64 / MIB
             );
-            let mut connection = database.sqlite(false).await?;
+            let mut connection = sqlite(database, false).await?;
             let objects: Vec<(String, i64)> = sqlx::query_as(
                 "SELECT name, SUM(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC LIMIT 8",
             )
@@ -945,9 +888,9 @@ async fn large_database(
     dir: &Path,
     small_inserts: String,
 ) -> anyhow::Result<()> {
-    let database = BenchDatabase::create(options.backend, dir, "large").await?;
+    let database = BenchDatabase::create(options.backend, dir, &database_name("large")).await?;
     let measured = async {
-        let feed_ids = database.prepare().await?;
+        let feed_ids = prepare(&database.target).await?;
         fill(&database, feed_ids.clone(), options.articles).await?;
         print_sizes(&database).await?;
         let store = Store::connect(&database.target).await?;
@@ -962,7 +905,7 @@ async fn large_database(
         anyhow::Ok(())
     }
     .await;
-    database.drop_database().await?;
+    database.remove().await?;
     measured
 }
 

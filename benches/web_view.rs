@@ -30,7 +30,6 @@
 //!
 //! `cargo test --benches` runs this with no options: 2,000 articles, a few requests.
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::Context as _;
@@ -43,6 +42,10 @@ use gleaner::store::{
     FailureKind, FeedPoll, NewFailure, PollStatus, Stage, Store, db_time, sha256_hex, word_count,
 };
 use sqlx::{AssertSqlSafe, Connection as _};
+
+#[path = "support/database.rs"]
+mod database;
+use database::{Backend, BenchDatabase};
 use tokio_util::sync::CancellationToken;
 
 /// Feeds the articles are spread over (`desk-00` the busiest, `desk-49` the quietest).
@@ -65,21 +68,6 @@ const GOAL_MS: f64 = 50.0;
 const COMMON_WORD: &str = "council";
 /// Ranks, in the vocabulary, of the two rarer (made-up) words searched for together.
 const RARE_RANKS: [usize; 2] = [1_500, 2_500];
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Backend {
-    Sqlite,
-    Postgres,
-}
-
-impl Backend {
-    fn name(self) -> &'static str {
-        match self {
-            Backend::Sqlite => "sqlite",
-            Backend::Postgres => "postgres",
-        }
-    }
-}
 
 struct Options {
     backend: Backend,
@@ -109,11 +97,7 @@ fn options() -> anyhow::Result<Options> {
     // `cargo bench` passes `--bench`; `cargo test --benches` runs this with no options and
     // must stay quick.
     let quick = args.iter().all(|a| a != "--bench");
-    let backend = match value("--backend").as_deref() {
-        None | Some("sqlite") => Backend::Sqlite,
-        Some("postgres") => Backend::Postgres,
-        Some(other) => anyhow::bail!("unknown backend {other}: sqlite or postgres"),
-    };
+    let backend = Backend::from_arg(value("--backend").as_deref())?;
     Ok(Options {
         backend,
         articles: number("--articles", if quick { 2_000 } else { 100_000 })?,
@@ -342,90 +326,16 @@ impl Synthesis {
     }
 }
 
-/// A fresh database: an SQLite file in the temporary directory, or a PostgreSQL database
-/// created on the server that `GLEANER_BENCH_POSTGRES_URL` names.
-struct BenchDatabase {
-    target: DatabaseTarget,
-    /// PostgreSQL: the server's URL the database was created from, and its name.
-    created: Option<(String, String)>,
-}
-
-impl BenchDatabase {
-    async fn create(backend: Backend) -> anyhow::Result<BenchDatabase> {
-        let name = format!("gleaner_web_bench_{}", std::process::id());
-        if backend == Backend::Sqlite {
-            let path = std::env::temp_dir().join(format!("{name}.db"));
-            return Ok(BenchDatabase {
-                target: DatabaseTarget::Sqlite { path },
-                created: None,
-            });
-        }
-        let admin = std::env::var("GLEANER_BENCH_POSTGRES_URL")
-            .context("set GLEANER_BENCH_POSTGRES_URL for --backend postgres")?;
-        let mut connection = sqlx::PgConnection::connect(&admin).await?;
-        sqlx::query(AssertSqlSafe(format!("CREATE DATABASE {name}")))
-            .execute(&mut connection)
-            .await
-            .context("creating the bench database")?;
-        let mut url = url::Url::parse(&admin)?;
-        url.set_path(&name);
-        Ok(BenchDatabase {
-            target: DatabaseTarget::Postgres {
-                url: url.to_string(),
-            },
-            created: Some((admin, name)),
+/// The bench's own SQLite connection for the fill, without the durability a bulk load
+/// does not need.
+async fn sqlite(database: &BenchDatabase) -> anyhow::Result<sqlx::SqliteConnection> {
+    database
+        .sqlite(|options| {
+            options
+                .synchronous(sqlx::sqlite::SqliteSynchronous::Off)
+                .pragma("cache_size", "-262144")
         })
-    }
-
-    /// Where the database is, for `--keep`.
-    fn location(&self) -> String {
-        match &self.target {
-            DatabaseTarget::Sqlite { path } => path.display().to_string(),
-            DatabaseTarget::Postgres { url } => url.clone(),
-        }
-    }
-
-    async fn remove(self) -> anyhow::Result<()> {
-        if let DatabaseTarget::Sqlite { path } = &self.target {
-            for suffix in ["", "-wal", "-shm"] {
-                let file = PathBuf::from(format!("{}{suffix}", path.display()));
-                if file.exists() {
-                    std::fs::remove_file(&file)
-                        .with_context(|| format!("removing {}", file.display()))?;
-                }
-            }
-        }
-        if let Some((admin, name)) = self.created {
-            let mut connection = sqlx::PgConnection::connect(&admin).await?;
-            sqlx::query(AssertSqlSafe(format!(
-                "DROP DATABASE IF EXISTS {name} WITH (FORCE)"
-            )))
-            .execute(&mut connection)
-            .await
-            .context("dropping the bench database")?;
-        }
-        Ok(())
-    }
-
-    /// The bench's own SQLite connection for the fill, without the durability a bulk load
-    /// does not need.
-    async fn sqlite(&self) -> anyhow::Result<sqlx::SqliteConnection> {
-        let DatabaseTarget::Sqlite { path } = &self.target else {
-            anyhow::bail!("not an SQLite database");
-        };
-        let options = sqlx::sqlite::SqliteConnectOptions::new()
-            .filename(path)
-            .synchronous(sqlx::sqlite::SqliteSynchronous::Off)
-            .pragma("cache_size", "-262144");
-        Ok(sqlx::SqliteConnection::connect_with(&options).await?)
-    }
-
-    async fn postgres(&self) -> anyhow::Result<sqlx::PgConnection> {
-        let DatabaseTarget::Postgres { url } = &self.target else {
-            anyhow::bail!("not a PostgreSQL database");
-        };
-        Ok(sqlx::PgConnection::connect(url).await?)
-    }
+        .await
 }
 
 /// Applies the migrations, syncs the feeds and writes their polls and failures through the
@@ -551,7 +461,7 @@ async fn sqlite_fill_chunk(
 }
 
 async fn fill_sqlite(database: &BenchDatabase, synthesis: &mut Synthesis) -> anyhow::Result<()> {
-    let mut connection = database.sqlite().await?;
+    let mut connection = sqlite(database).await?;
     let mut left = synthesis.total;
     while left > 0 {
         let in_transaction = left.min(FILL_TRANSACTION);
@@ -728,7 +638,7 @@ async fn database_mib(database: &BenchDatabase) -> anyhow::Result<f64> {
 async fn articles_matching(database: &BenchDatabase, words: &str) -> anyhow::Result<i64> {
     match &database.target {
         DatabaseTarget::Sqlite { .. } => {
-            let mut connection = database.sqlite().await?;
+            let mut connection = sqlite(database).await?;
             Ok(
                 sqlx::query_scalar("SELECT COUNT(*) FROM articles_fts WHERE articles_fts MATCH $1")
                     .bind(words)
@@ -922,7 +832,12 @@ async fn serve_and_time(
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let options = options()?;
-    let database = BenchDatabase::create(options.backend).await?;
+    let database = BenchDatabase::create(
+        options.backend,
+        &std::env::temp_dir(),
+        &format!("gleaner_web_bench_{}", std::process::id()),
+    )
+    .await?;
     let feed_ids = prepare(&database.target).await?;
     fill(&database, feed_ids, options.articles).await?;
     let rare_words = Vocabulary::new().rare_words();
