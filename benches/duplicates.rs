@@ -45,7 +45,8 @@ use gleaner::fingerprint::{BANDS, Fingerprint, HASHES};
 use gleaner::schedule::CronSchedule;
 use gleaner::stable_hash::SplitMix64;
 use gleaner::store::{
-    ArticleMetadata, DUPLICATE_WINDOW, NewArticle, Store, Verdict, db_time, sha256_hex, word_count,
+    self, ArticleMetadata, DUPLICATE_WINDOW, NewArticle, Store, Verdict, db_time, sha256_hex,
+    word_count,
 };
 use sqlx::{AssertSqlSafe, Connection as _, Row as _};
 
@@ -77,14 +78,6 @@ const PLANTED_STORIES: usize = 40;
 const PROSE_BYTES: usize = 5_000;
 /// Untimed lookups before each timed series.
 const WARM_UP: usize = 200;
-/// The candidate statement, as `sql::SELECT_DUPLICATE_CANDIDATES` in `src/store/sql.rs`
-/// writes it (`$1` the window's start, `$2`.. the band keys): the bench explains this copy.
-const CANDIDATES: &str = "SELECT a.id, a.duplicate_of, a.fingerprint FROM articles a
-     WHERE a.id IN (SELECT article_id FROM article_band_keys WHERE band_key IN ({keys}))
-       AND a.fetched_at >= {cutoff} AND a.fingerprint IS NOT NULL
-     ORDER BY a.id DESC
-     LIMIT 64";
-
 struct Options {
     /// Synthetic articles in the large database.
     articles: usize,
@@ -763,11 +756,15 @@ async fn small_database_inserts(options: &Options, dir: &Path) -> anyhow::Result
     Ok(measured?.summary())
 }
 
-/// The statement [`CANDIDATES`] with the given placeholders or values.
+/// The store's candidate statement ([`store::candidates_statement`]) with `cutoff` for `$1`
+/// and `keys` for `$2`..: placeholders, or the values written into it.
 fn candidates_statement(cutoff: &str, keys: &[String]) -> String {
-    CANDIDATES
-        .replace("{keys}", &keys.join(", "))
-        .replace("{cutoff}", cutoff)
+    let mut statement = store::candidates_statement().to_string();
+    // The highest placeholder first: `$1` is the start of `$10` to `$17`.
+    for (n, key) in keys.iter().enumerate().rev() {
+        statement = statement.replace(&format!("${}", n + 2), key);
+    }
+    statement.replace("$1", cutoff)
 }
 
 async fn print_sqlite_plan(database: &BenchDatabase, probe: &Fingerprint) -> anyhow::Result<()> {

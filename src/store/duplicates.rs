@@ -19,6 +19,13 @@ use crate::fingerprint::{self, Candidate, Fingerprint};
 /// hours or days, and a story told again a month later is news again.
 pub const DUPLICATE_WINDOW: Duration = Duration::days(7);
 
+/// The statement that reads a new article's candidates, on both backends: `$1` the start of
+/// [`DUPLICATE_WINDOW`], `$2`.. its band keys, one per band. Public for the bench that
+/// explains its query plan, so that the plan is the store's own statement's.
+pub fn candidates_statement() -> &'static str {
+    *sql::SELECT_DUPLICATE_CANDIDATES
+}
+
 /// Reads and writes of near-duplicate rows on one connection, inside the caller's transaction.
 pub(super) trait NearDuplicates {
     /// The cluster an article fetched at `fetched_at` with this fingerprint joins: the id of
