@@ -146,6 +146,21 @@ impl Browser {
         Ok(())
     }
 
+    /// The current URL once `reached` accepts it, or the last one seen after 10 s: a click
+    /// may return before the browser has loaded the page it leads to (a form's answer
+    /// redirects).
+    async fn url_once(&self, reached: impl Fn(&str) -> bool) -> anyhow::Result<String> {
+        let mut url = self.url().await?;
+        for _ in 0..100 {
+            if reached(&url) {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            url = self.url().await?;
+        }
+        Ok(url)
+    }
+
     /// What a script finds in the page (run by the driver, whatever the page's policy).
     async fn evaluate(&self, script: &str) -> anyhow::Result<Value> {
         let body = json!({"script": script, "args": []});
@@ -280,7 +295,7 @@ async fn browse(browser: &Browser, base: &str) -> anyhow::Result<()> {
     anyhow::ensure!(!browser.source().await?.contains("Harbour bridge"));
     browser.type_into("#token", TOKEN).await?;
     browser.click("button[type=submit]").await?;
-    let signed_in = browser.url().await?;
+    let signed_in = browser.url_once(|url| url.ends_with("/ui/")).await?;
     anyhow::ensure!(
         signed_in.ends_with("/ui/"),
         "{signed_in}: {}",
@@ -320,6 +335,9 @@ async fn browse(browser: &Browser, base: &str) -> anyhow::Result<()> {
     );
 
     browser.click("ul.hits a.title").await?;
+    browser
+        .url_once(|url| url.contains("/ui/articles/"))
+        .await?;
     let article = browser.source().await?;
     anyhow::ensure!(article.contains("the council met on Tuesday"), "{article}");
     anyhow::ensure!(browser.url().await?.contains("/ui/articles/"));
@@ -338,7 +356,8 @@ async fn browse(browser: &Browser, base: &str) -> anyhow::Result<()> {
 
     // Signed out again, the pages refuse.
     browser.click("form.logout button").await?;
-    anyhow::ensure!(browser.url().await?.ends_with("/ui/login"));
+    let signed_out = browser.url_once(|url| url.ends_with("/ui/login")).await?;
+    anyhow::ensure!(signed_out.ends_with("/ui/login"), "{signed_out}");
     browser.go(&format!("{base}/ui/feeds")).await?;
     anyhow::ensure!(browser.url().await?.ends_with("/ui/login"));
     Ok(())
