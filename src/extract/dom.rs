@@ -5,11 +5,10 @@
 //! `span`, …) counted toward their parent. For each such [`TextBlock`] it records `SL` (text
 //! bytes, whitespace collapsed), `SA` (bytes inside a link: an `<a name>` with no `href` is a
 //! target, whose text is its section's, docs/algorithms.md "Named anchors left open"), `IX`
-//! (its index in reading order),
-//! the element's depth-first position, tag and parent; `SH` is the sum of all `SL`. Images
-//! (CUTER's c₂ multimedia nodes) are recorded with their position, address, alt text, size
-//! and figure caption. Script, style, form controls, embedded documents and hidden elements
-//! are skipped, so no algorithm ever sees their text.
+//! (its index in reading order), the element's depth-first position, tag and parent; `SH` is
+//! the sum of all `SL`. Images (CUTER's c₂ multimedia nodes) are recorded with their
+//! position, address, alt text, size and figure caption. Script, style, form controls,
+//! embedded documents and hidden elements are skipped, so no algorithm ever sees their text.
 //!
 //! Over 600 lines, kept whole: one walk over the DOM (its steps: open, text, close) and the
 //! statistics it fills, which every DOM algorithm reads.
