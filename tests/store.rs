@@ -752,7 +752,11 @@ async fn failures_are_recorded(store: Store) -> anyhow::Result<()> {
 
 #[tokio::test]
 async fn postgres_announces_each_new_article() -> anyhow::Result<()> {
-    let Some(db) = common::TestDb::postgres("postgres_announces_each_new_article").await? else {
+    // A database of its own: a notification reaches every listener of the database, and the
+    // other tests' articles, in schemas of the same database, would be announced here too.
+    let Some(db) =
+        common::TestDb::postgres_own_database("postgres_announces_each_new_article").await?
+    else {
         return Ok(());
     };
     let mut listener = sqlx::postgres::PgListener::connect(&db.url()).await?;

@@ -70,6 +70,7 @@ pub struct TestDb {
 enum Cleanup {
     Sqlite(#[allow(dead_code)] tempfile::TempDir),
     Postgres { admin_url: String, schema: String },
+    PostgresDatabase { admin_url: String, database: String },
 }
 
 impl TestDb {
@@ -109,6 +110,36 @@ impl TestDb {
         }))
     }
 
+    /// Like [`TestDb::postgres`], in a database of its own rather than a schema: for a test
+    /// that reads what is database-wide, such as `NOTIFY`, which the other tests' schemas
+    /// would send into too.
+    pub async fn postgres_own_database(test: &str) -> anyhow::Result<Option<TestDb>> {
+        let Some(admin_url) = postgres_url() else {
+            skipped(test);
+            return Ok(None);
+        };
+        let database = unique_name("gleaner_test_db");
+        let mut admin = sqlx::PgConnection::connect(&admin_url).await?;
+        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {database}")))
+            .execute(&mut admin)
+            .await?;
+        admin.close().await?;
+        let mut url = url::Url::parse(&admin_url)?;
+        url.set_path(&database);
+        let target = DatabaseTarget::Postgres {
+            url: url.to_string(),
+        };
+        let store = Store::connect(&target).await?;
+        Ok(Some(TestDb {
+            store,
+            target,
+            cleanup: Cleanup::PostgresDatabase {
+                admin_url,
+                database,
+            },
+        }))
+    }
+
     /// The database URL a `config.toml` or `GLEANER_DATABASE_URL` would name.
     pub fn url(&self) -> String {
         match &self.target {
@@ -120,26 +151,35 @@ impl TestDb {
 
 impl Drop for TestDb {
     fn drop(&mut self) {
-        if let Cleanup::Postgres { admin_url, schema } = &self.cleanup {
-            let (admin_url, schema) = (admin_url.clone(), schema.clone());
-            // Drop runs inside the test's runtime: do the async cleanup on a thread of its own.
-            let _ = std::thread::spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()?;
-                runtime.block_on(async {
-                    let mut admin = sqlx::PgConnection::connect(&admin_url).await?;
-                    sqlx::query(sqlx::AssertSqlSafe(format!(
-                        "DROP SCHEMA IF EXISTS {schema} CASCADE"
-                    )))
+        let (admin_url, statement) = match &self.cleanup {
+            Cleanup::Sqlite(_) => return,
+            Cleanup::Postgres { admin_url, schema } => (
+                admin_url.clone(),
+                format!("DROP SCHEMA IF EXISTS {schema} CASCADE"),
+            ),
+            Cleanup::PostgresDatabase {
+                admin_url,
+                database,
+            } => (
+                admin_url.clone(),
+                format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)"),
+            ),
+        };
+        // Drop runs inside the test's runtime: do the async cleanup on a thread of its own.
+        let _ = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            runtime.block_on(async {
+                let mut admin = sqlx::PgConnection::connect(&admin_url).await?;
+                sqlx::query(sqlx::AssertSqlSafe(statement))
                     .execute(&mut admin)
                     .await?;
-                    admin.close().await?;
-                    anyhow::Ok(())
-                })
+                admin.close().await?;
+                anyhow::Ok(())
             })
-            .join();
-        }
+        })
+        .join();
     }
 }
 
