@@ -1,8 +1,9 @@
 //! Test helpers shared by the integration tests: fresh databases on both backends.
 //!
 //! SQLite: a new file in a temporary directory per test. PostgreSQL: a new schema per test in
-//! the database named by `GLEANER_TEST_POSTGRES_URL`, dropped when the test ends; without that
-//! variable the PostgreSQL variant of a test reports that it was skipped and passes.
+//! the database named by `GLEANER_TEST_POSTGRES_URL` (a database of its own for a test that
+//! reads what is database-wide), dropped when the test ends; without that variable the
+//! PostgreSQL variant of a test reports that it was skipped and passes.
 
 #![allow(dead_code)]
 
@@ -94,11 +95,7 @@ impl TestDb {
             return Ok(None);
         };
         let schema = unique_name("gleaner_test");
-        let mut admin = sqlx::PgConnection::connect(&admin_url).await?;
-        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA {schema}")))
-            .execute(&mut admin)
-            .await?;
-        admin.close().await?;
+        run_admin(&admin_url, format!("CREATE SCHEMA {schema}")).await?;
         let target = DatabaseTarget::Postgres {
             url: with_search_path(&admin_url, &schema),
         };
@@ -119,11 +116,7 @@ impl TestDb {
             return Ok(None);
         };
         let database = unique_name("gleaner_test_db");
-        let mut admin = sqlx::PgConnection::connect(&admin_url).await?;
-        sqlx::query(sqlx::AssertSqlSafe(format!("CREATE DATABASE {database}")))
-            .execute(&mut admin)
-            .await?;
-        admin.close().await?;
+        run_admin(&admin_url, format!("CREATE DATABASE {database}")).await?;
         let mut url = url::Url::parse(&admin_url)?;
         url.set_path(&database);
         let target = DatabaseTarget::Postgres {
@@ -170,17 +163,20 @@ impl Drop for TestDb {
             let runtime = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?;
-            runtime.block_on(async {
-                let mut admin = sqlx::PgConnection::connect(&admin_url).await?;
-                sqlx::query(sqlx::AssertSqlSafe(statement))
-                    .execute(&mut admin)
-                    .await?;
-                admin.close().await?;
-                anyhow::Ok(())
-            })
+            runtime.block_on(run_admin(&admin_url, statement))
         })
         .join();
     }
+}
+
+/// Runs one statement on the server `admin_url` names, on a connection of its own.
+async fn run_admin(admin_url: &str, statement: String) -> anyhow::Result<()> {
+    let mut admin = sqlx::PgConnection::connect(admin_url).await?;
+    sqlx::query(sqlx::AssertSqlSafe(statement))
+        .execute(&mut admin)
+        .await?;
+    admin.close().await?;
+    Ok(())
 }
 
 pub fn postgres_url() -> Option<String> {
