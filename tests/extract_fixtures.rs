@@ -1023,6 +1023,7 @@ fn the_feed_entrys_text_marks_where_the_article_starts_when_the_title_does_not()
         EntryHints {
             title: Some("Ferry timetable changes"),
             feed_text: Some(summary),
+            page_type: None,
         },
         Algorithm::Cuter,
         SiteKnowledge::default(),

@@ -186,6 +186,7 @@ fn the_feed_text_found_in_the_page_keeps_a_short_story_an_article() {
         EntryHints {
             title: Some("Still not found"),
             feed_text: Some(feed_text),
+            page_type: None,
         },
         Algorithm::Auto,
         SiteKnowledge::default(),

@@ -574,6 +574,8 @@ pub fn cuter_extraction(page: &Page, selection: &CuterSelection) -> Extraction {
         language: None,
         verdict: Verdict::Article,
         quality: 0.0,
+        page_type: Default::default(),
+        posts: Vec::new(),
     }
 }
 
@@ -606,6 +608,8 @@ pub fn lines_extraction(
         language: None,
         verdict: Verdict::Article,
         quality: 0.0,
+        page_type: Default::default(),
+        posts: Vec::new(),
     }
 }
 
@@ -627,6 +631,8 @@ pub fn text_extraction(page: &Page, algorithm: Algorithm, text: &str) -> Extract
         language: None,
         verdict: Verdict::Article,
         quality: 0.0,
+        page_type: Default::default(),
+        posts: Vec::new(),
     }
 }
 
@@ -653,6 +659,8 @@ pub fn blocks_extraction(page: &Page, algorithm: Algorithm, blocks: &[usize]) ->
         language: None,
         verdict: Verdict::Article,
         quality: 0.0,
+        page_type: Default::default(),
+        posts: Vec::new(),
     }
 }
 
@@ -671,5 +679,7 @@ pub fn extract_alltext(page: &Page) -> Extraction {
         language: None,
         verdict: Verdict::Article,
         quality: 0.0,
+        page_type: Default::default(),
+        posts: Vec::new(),
     }
 }

@@ -33,6 +33,7 @@ pub mod dom;
 pub mod econ;
 pub mod language;
 pub mod metadata;
+pub mod page_type;
 mod pattern;
 pub mod quality;
 pub mod readability;
@@ -194,6 +195,11 @@ pub struct Extraction {
     pub verdict: Verdict,
     /// The expected F1 of `text` ([`quality::estimate`]), in [0, 1].
     pub quality: f64,
+    /// What kind of page this is ([`page_type::PageType`]); `Article` unless a page type's
+    /// evidence says otherwise.
+    pub page_type: page_type::PageType,
+    /// A forum thread's posts in page order; empty on every other page type.
+    pub posts: Vec<page_type::Post>,
 }
 
 /// Why extraction produced nothing.
@@ -553,6 +559,8 @@ pub struct EntryHints<'a> {
     pub title: Option<&'a str>,
     /// The entry's own text (summary or content, plain): what the article should hold.
     pub feed_text: Option<&'a str>,
+    /// The page type the user configured for the entry's feed or site; `None`: detected.
+    pub page_type: Option<page_type::PageType>,
 }
 
 impl<'a> EntryHints<'a> {
@@ -561,6 +569,7 @@ impl<'a> EntryHints<'a> {
         EntryHints {
             title,
             feed_text: None,
+            page_type: None,
         }
     }
 }

@@ -199,6 +199,8 @@ fn content_extraction(page: &Page, selectors: &[Selector]) -> Option<Extraction>
         language: None,
         verdict: Verdict::Article,
         quality: 0.0,
+        page_type: Default::default(),
+        posts: Vec::new(),
     })
 }
 

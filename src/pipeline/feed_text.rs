@@ -194,6 +194,8 @@ mod tests {
             language: None,
             verdict,
             quality: 0.9,
+            page_type: Default::default(),
+            posts: Vec::new(),
         }
     }
 

@@ -447,6 +447,7 @@ async fn extract_off_runtime(
         let hints = EntryHints {
             title: Some(title.as_str()).filter(|t| !t.is_empty()),
             feed_text: feed.as_ref().map(|feed| feed.text.as_str()),
+            page_type: None,
         };
         let raw = RawPage {
             bytes: &page.bytes,
