@@ -672,6 +672,8 @@ fn new_article(feed_id: i64, url: String, text: String) -> NewArticle {
         raw_content_type: None,
         images: Vec::new(),
         metadata: ArticleMetadata::default(),
+        page_type: Default::default(),
+        posts: Vec::new(),
     }
 }
 

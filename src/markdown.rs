@@ -27,6 +27,8 @@ use htmd::element_handler::{HandlerResult, Handlers};
 use htmd::{Element, HtmlToMarkdown};
 use markup5ever_rcdom::{Node, NodeData};
 
+use crate::extract::page_type::Post;
+
 /// Stand-ins for `<`, `>`, `&`, `{`, `}` in the text while `htmd` converts it (Unicode private
 /// use: `htmd` leaves them alone); [`restore`] writes them out escaped.
 const STAND_INS: [(char, char, &str); 5] = [
@@ -56,8 +58,8 @@ const BLOCK_CONTAINERS: [&str; 14] = [
 ];
 
 /// What the YAML front matter of an article's Markdown says (`../shared/specs/cli.md`):
-/// `title, url, feed, author, published_at, language, id`, then `verdict` and `quality`;
-/// absent values are left out.
+/// `title, url, feed, author, published_at, language, id`, then `verdict` and `quality`, then
+/// `page_type`; absent values are left out.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FrontMatter<'a> {
     pub title: Option<&'a str>,
@@ -71,6 +73,8 @@ pub struct FrontMatter<'a> {
     pub quality: Option<f64>,
     /// The first article of the near-duplicate cluster this one repeats.
     pub duplicate_of: Option<i64>,
+    /// What kind of page it was (`extract::PageType`): `article`, `forum`, ….
+    pub page_type: Option<&'a str>,
 }
 
 impl FrontMatter<'_> {
@@ -109,6 +113,9 @@ impl FrontMatter<'_> {
         if let Some(quality) = self.quality.filter(|q| q.is_finite()) {
             yaml.push_str(&format!("quality: {quality:.3}\n"));
         }
+        if let Some(page_type) = self.page_type {
+            yaml.push_str(&format!("page_type: {}\n", yaml_quoted(page_type)));
+        }
         yaml.push_str("---\n");
         yaml
     }
@@ -117,6 +124,56 @@ impl FrontMatter<'_> {
 /// An article as a Markdown document: its front matter, a blank line, its body.
 pub fn document(front: &FrontMatter<'_>, body_html: &str) -> String {
     format!("{}\n{}", front.to_yaml(), from_html(body_html))
+}
+
+/// A forum thread as a Markdown document: its front matter, then one section per post in
+/// order, so that a reader can tell who said what.
+pub fn thread_document(front: &FrontMatter<'_>, posts: &[Post]) -> String {
+    let sections: Vec<String> = posts
+        .iter()
+        .enumerate()
+        .map(|(index, post)| post_section(index + 1, post))
+        .collect();
+    format!("{}\n{}", front.to_yaml(), sections.join("\n\n"))
+}
+
+/// What a heading's text escapes after its first word: [`inline_literal`]'s characters and
+/// `#`, which would close the heading at its end.
+const HEADING_ESCAPED: [char; 9] = ['\\', '`', '*', '_', '[', ']', '{', '}', '#'];
+
+/// One post as a section: a heading with its number, author and date (those it has), then
+/// its paragraphs, every line shown as written and inert ([`post_line`]).
+fn post_section(number: usize, post: &Post) -> String {
+    let mut heading = format!("## Post {number}");
+    let byline = [post.author.as_deref(), post.published_at.as_deref()];
+    for part in byline.into_iter().flatten() {
+        let part = collapse_whitespace(part);
+        if !part.is_empty() {
+            heading.push_str(" · ");
+            heading.push_str(&escaped(&part, &HEADING_ESCAPED));
+        }
+    }
+    let body: Vec<String> = post.text.trim().lines().map(post_line).collect();
+    if body.is_empty() {
+        heading
+    } else {
+        format!("{heading}\n\n{}", body.join("\n"))
+    }
+}
+
+/// A line of a post's plain text as Markdown that shows exactly it: [`literal`], trimmed (an
+/// indent would open a code block), with a leading number's `.` escaped (an ordered list)
+/// and a leading `=` written as an entity (a setext heading's underline).
+fn post_line(line: &str) -> String {
+    let line = literal(line.trim());
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    if digits > 0 && line[digits..].starts_with('.') {
+        return format!("{}\\{}", &line[..digits], &line[digits..]);
+    }
+    match line.strip_prefix('=') {
+        Some(rest) => format!("&#61;{rest}"),
+        None => line,
+    }
 }
 
 /// `text` as a YAML double-quoted scalar. `"` and `\\` are escaped; so is every character a
@@ -532,6 +589,39 @@ mod tests {
             markdown
                 .contains("[three](https://example.org/a%20b%28c%29%22 \"say &quot;hi&quot;\")"),
             "{markdown}"
+        );
+    }
+}
+
+#[cfg(test)]
+mod thread_tests {
+    use super::*;
+
+    #[test]
+    fn each_post_is_a_section_and_its_text_stays_text() {
+        let posts = [
+            Post {
+                author: Some("ann # [x](y)".to_string()),
+                published_at: Some("2026-01-02 10:00".to_string()),
+                text: "# not a heading\n\n1. not a list\n===\n<b>bold</b>\n    not code\n- no item"
+                    .to_string(),
+            },
+            Post {
+                author: None,
+                published_at: None,
+                text: "second".to_string(),
+            },
+        ];
+        let front = FrontMatter {
+            page_type: Some("forum"),
+            ..Default::default()
+        };
+        assert_eq!(
+            thread_document(&front, &posts),
+            "---\npage_type: \"forum\"\n---\n\n\
+             ## Post 1 · ann \\# \\[x\\](y) · 2026-01-02 10:00\n\n\
+             \\# not a heading\n\n1\\. not a list\n&#61;==\n&lt;b&gt;bold&lt;/b&gt;\nnot code\n\\- no item\n\n\
+             ## Post 2\n\nsecond"
         );
     }
 }

@@ -122,6 +122,8 @@ async fn seed(db: &TestDb) -> anyhow::Result<(tempfile::TempDir, Vec<i64>)> {
                 content: None,
             }],
             metadata: Default::default(),
+            page_type: Default::default(),
+            posts: Vec::new(),
         };
         ids.push(db.store.insert_article(&article).await?.id());
     }
@@ -372,6 +374,8 @@ async fn reextract_stores_what_a_fresh_poll_stores(db: TestDb) -> anyhow::Result
             ..Default::default()
         },
         images: Vec::new(),
+        page_type: Default::default(),
+        posts: Vec::new(),
     };
     assert!(db.store.replace_extraction(id, &older).await?);
 
@@ -710,6 +714,8 @@ async fn stored_text_prints_inert_and_a_closed_pipe_ends_quietly(db: TestDb) -> 
         raw_content_type: None,
         images: Vec::new(),
         metadata: Default::default(),
+        page_type: Default::default(),
+        posts: Vec::new(),
     };
     let id = db.store.insert_article(&article).await?.id().to_string();
     for args in [

@@ -97,6 +97,8 @@ async fn seed(store: &Store) -> anyhow::Result<(tempfile::TempDir, Vec<i64>)> {
                 }),
             }],
             metadata: Default::default(),
+            page_type: Default::default(),
+            posts: Vec::new(),
         };
         ids.push(store.insert_article(&article).await?.id());
     }

@@ -108,6 +108,8 @@ async fn every_output_path_opens_with_front_matter_a_yaml_parser_reads(
         raw_content_type: None,
         images: Vec::new(),
         metadata: Default::default(),
+        page_type: Default::default(),
+        posts: Vec::new(),
     };
     let id = db.store.insert_article(&article).await?.id();
     let check = |markdown: &str, path: &str| -> anyhow::Result<()> {

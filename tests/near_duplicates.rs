@@ -100,6 +100,8 @@ fn article(feed_id: i64, slug: &str, text: &str, fetched_at: DateTime<Utc>) -> N
         raw_content_type: None,
         images: Vec::new(),
         metadata: ArticleMetadata::default(),
+        page_type: Default::default(),
+        posts: Vec::new(),
     }
 }
 
@@ -248,6 +250,7 @@ async fn consumers_take_one_article_per_cluster_when_they_ask(db: TestDb) -> any
         let filter = ClaimFilter {
             min_quality: None,
             skip_duplicates,
+            page_types: None,
         };
         let claims = store.claim(consumer, 10, lease, filter).await?;
         anyhow::Ok(claims.into_iter().map(|c| c.article.id).collect::<Vec<_>>())
@@ -316,6 +319,8 @@ async fn reextraction_gives_a_new_text_to_compare_with_and_keeps_the_cluster(
         published_at: None,
         metadata: ArticleMetadata::default(),
         images: Vec::new(),
+        page_type: Default::default(),
+        posts: Vec::new(),
     };
     assert!(store.replace_extraction(first, &fields).await?);
     let late = store_text(store, paper, "budget", &copy_of_the_wire_story("OSLO")).await?;

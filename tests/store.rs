@@ -73,6 +73,8 @@ fn article(feed_id: i64, n: u32) -> NewArticle {
         raw_content_type: None,
         images: Vec::new(),
         metadata: Default::default(),
+        page_type: Default::default(),
+        posts: Vec::new(),
     }
 }
 
@@ -621,6 +623,8 @@ async fn articles_written_together_are_all_found_by_search(store: Store) -> anyh
         published_at: None,
         metadata: Default::default(),
         images: Vec::new(),
+        page_type: Default::default(),
+        posts: Vec::new(),
     };
     assert!(store.replace_extraction(ids[5], &replaced).await?);
     assert!(store.search("wombat5", 10).await?.is_empty());

@@ -54,6 +54,8 @@ fn article(feed_id: i64, n: u32, verdict: Verdict, quality: f64) -> NewArticle {
         raw_content_type: None,
         images: Vec::new(),
         metadata: ArticleMetadata::default(),
+        page_type: Default::default(),
+        posts: Vec::new(),
     }
 }
 
@@ -158,6 +160,7 @@ async fn articles_below_min_quality_are_neither_listed_nor_claimed(
         let filter = ClaimFilter {
             min_quality,
             skip_duplicates: false,
+            page_types: None,
         };
         let claims = store.claim(consumer, 10, lease, filter).await?;
         anyhow::Ok(claims.into_iter().map(|c| c.article.id).collect::<Vec<_>>())
@@ -239,6 +242,8 @@ async fn reextraction_stores_the_new_verdict_and_quality(db: TestDb) -> anyhow::
         published_at: None,
         metadata: Default::default(),
         images: Vec::new(),
+        page_type: Default::default(),
+        posts: Vec::new(),
     };
     assert!(store.replace_extraction(id, &replaced).await?);
     let stored = store.article(id).await?.context("stored")?;

@@ -119,6 +119,8 @@ async fn fill(store: &Store) -> anyhow::Result<Vec<i64>> {
             raw_content_type: None,
             images: Vec::new(),
             metadata: ArticleMetadata::default(),
+            page_type: Default::default(),
+            posts: Vec::new(),
         };
         ids.push(store.insert_article(&article).await?.id());
     }

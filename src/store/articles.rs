@@ -197,6 +197,10 @@ pub struct PageFields {
     pub metadata: ArticleMetadata,
     /// Without bytes when re-extracted: images whose URL was downloaded before keep them.
     pub images: Vec<NewImage>,
+    /// What kind of page it is: detected, or its feed's or site's `page_type`.
+    pub page_type: PageType,
+    /// A forum thread's posts in page order; empty on every other page type.
+    pub posts: Vec<Post>,
 }
 
 /// Binds what a page says of itself ([`ArticleMetadata`]), in the columns' order
@@ -314,6 +318,8 @@ macro_rules! article_rows_on {
                     .bind(article.quality)
                     .bind(write.fingerprint.as_ref().map(Fingerprint::to_bytes))
                     .bind(duplicate_of)
+                    .bind(article.page_type.as_str())
+                    .bind(sqlx::types::Json(&article.posts))
                     .fetch_optional(&mut *self)
                     .await
                     .context("inserting an article")?;
@@ -497,6 +503,8 @@ impl Store {
                 .bind(extraction.published_at.map(db_time));
             let updated = bind_metadata!(updated, &extraction.metadata)
                 .bind(fingerprint.as_ref().map(Fingerprint::to_bytes))
+                .bind(extraction.page_type.as_str())
+                .bind(sqlx::types::Json(&extraction.posts))
                 .execute(&mut *tx)
                 .await
                 .context("updating an article's extraction")?
@@ -583,6 +591,8 @@ impl Store {
         // Four statements, so that each is planned on its index: the feed filter and the
         // order decide which (an `OR $1 IS NULL` would hide the index from SQLite's planner).
         let statement = match (feed_id.is_some(), filter.ascending) {
+            (false, true) if filter.page_type.is_some() => sql::LIST_TYPE_ARTICLES_ASCENDING,
+            (false, false) if filter.page_type.is_some() => sql::LIST_TYPE_ARTICLES_NEWEST_FIRST,
             (false, true) => sql::LIST_ARTICLES_ASCENDING,
             (false, false) => sql::LIST_ARTICLES_NEWEST_FIRST,
             (true, true) => self.sql(&sql::LIST_FEED_ARTICLES_ASCENDING),
@@ -596,6 +606,7 @@ impl Store {
                 .bind(filter.limit.max(0))
                 .bind(filter.min_quality)
                 .bind(filter.before_id)
+                .bind(filter.page_type.map(PageType::as_str))
                 .fetch_all(pool)
                 .await
         })

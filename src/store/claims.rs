@@ -20,7 +20,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
 use sqlx::types::Json;
 
-use super::model::Article;
+use super::model::{Article, PageType};
 use super::{Dialects, QueryContext, Store, StoreError, WriteKind, db_time, now, on_pool};
 
 /// An article handed to a consumer's worker, with the lease that covers it.
@@ -88,13 +88,15 @@ pub enum FinishOutcome {
 }
 
 /// Which articles a claim may hand out, besides those the consumer has not finished.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ClaimFilter {
     /// Only articles whose quality is at least this (an article without a quality, stored
     /// before it was estimated, passes).
     pub min_quality: Option<f64>,
     /// One article per near-duplicate cluster: its first; the copies are never handed out.
     pub skip_duplicates: bool,
+    /// Only articles of these page types (`None`: of any).
+    pub page_types: Option<Vec<PageType>>,
 }
 
 /// One consumer's queue at a moment.
@@ -113,7 +115,8 @@ pub struct QueueDepth {
 /// articles without a claim row for this consumer, or whose lease expired before it was done,
 /// and whose quality is at least `$5` (NULL: any; an article stored before quality was
 /// estimated has none and passes); with `$6`, only the first article of each near-duplicate
-/// cluster. The `ON CONFLICT … WHERE` repeats the claim test on the current row, the guard
+/// cluster; with `$7` (a JSON array of page type names), only articles of those types. The
+/// `ON CONFLICT … WHERE` repeats the claim test on the current row, the guard
 /// against a claimer that read an older state.
 const CLAIM: Dialects = Dialects {
     sqlite: "INSERT INTO claims (consumer, article_id, lease, claimed_at, lease_until)
@@ -124,6 +127,7 @@ const CLAIM: Dialects = Dialects {
                                  AND (c.done_at IS NOT NULL OR c.lease_until > $2))
                AND ($5 IS NULL OR a.quality IS NULL OR a.quality >= $5)
                AND NOT ($6 AND a.duplicate_of IS NOT NULL)
+               AND ($7 IS NULL OR a.page_type IN (SELECT value FROM json_each($7)))
              ORDER BY a.id
              LIMIT $4
              ON CONFLICT (consumer, article_id) DO UPDATE SET
@@ -140,6 +144,8 @@ const CLAIM: Dialects = Dialects {
                                        AND (c.done_at IS NOT NULL OR c.lease_until > $2))
                      AND ($5 IS NULL OR a.quality IS NULL OR a.quality >= $5)
                      AND NOT ($6 AND a.duplicate_of IS NOT NULL)
+                     AND ($7::jsonb IS NULL
+                          OR a.page_type IN (SELECT jsonb_array_elements_text($7::jsonb)))
                    ORDER BY a.id
                    LIMIT $4
                    FOR NO KEY UPDATE SKIP LOCKED
@@ -193,6 +199,10 @@ impl Store {
         let claimed_at = now();
         let lease_until = db_time(claimed_at + lease);
         let statement = self.sql(&CLAIM);
+        let page_types: Option<Vec<&str>> = filter
+            .page_types
+            .as_ref()
+            .map(|types| types.iter().map(|t| t.as_str()).collect());
         let claimed = async { on_pool!(self, pool => {
             let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a claim")?;
             let rows = sqlx::query_as(statement)
@@ -202,6 +212,7 @@ impl Store {
                 .bind(limit.max(0))
                 .bind(filter.min_quality)
                 .bind(filter.skip_duplicates)
+                .bind(page_types.as_ref().map(Json))
                 .fetch_all(&mut *tx)
                 .await
                 .context("claiming articles")?;

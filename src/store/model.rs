@@ -13,6 +13,7 @@ use sha2::{Digest, Sha256};
 use super::kinds::{FailureKind, PollStatus, Stage};
 
 pub use crate::extract::Verdict;
+pub use crate::extract::page_type::{PageType, Post, UnknownPageType};
 
 /// The `extractor` of an article whose text is its feed entry's own content, stored because
 /// the page was not an article (or a teaser shorter than the feed's text, or could not be
@@ -135,6 +136,10 @@ pub struct NewArticle {
     pub images: Vec<NewImage>,
     /// Where `author` and `published_at` were read, and what the page adds.
     pub metadata: ArticleMetadata,
+    /// What kind of page it is: detected, or its feed's or site's `page_type`.
+    pub page_type: PageType,
+    /// A forum thread's posts in page order; empty on every other page type.
+    pub posts: Vec<Post>,
 }
 
 /// An entry's summary as stored: its HTML sanitized like an article's (`tidy::sanitize`),
@@ -260,6 +265,11 @@ pub struct Article {
     #[sqlx(flatten)]
     #[serde(flatten)]
     pub metadata: ArticleMetadata,
+    /// A [`PageType`] name, as stored (`article` for rows stored before page types).
+    pub page_type: String,
+    /// A forum thread's posts in page order (`[]` on other pages).
+    #[sqlx(json)]
+    pub posts: Vec<Post>,
 }
 
 /// One row of an article listing.
@@ -279,6 +289,8 @@ pub struct ArticleSummary {
     pub duplicate_of: Option<i64>,
     /// The stored articles of its near-duplicate cluster, itself included (1: no copies).
     pub cluster_size: i64,
+    /// A [`PageType`] name, as stored.
+    pub page_type: String,
 }
 
 /// Which articles a listing returns. Empty fields do not filter.
@@ -295,6 +307,8 @@ pub struct ArticleFilter {
     /// Only articles whose quality is at least this (articles without one, stored before
     /// quality was estimated, pass).
     pub min_quality: Option<f64>,
+    /// Only articles of this page type.
+    pub page_type: Option<PageType>,
 }
 
 /// Which failures a listing returns, newest first. Empty fields do not filter.

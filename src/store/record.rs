@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::{Article, ArticleMetadata, Store, StoreError, StoredImage};
+use super::{Article, ArticleMetadata, Post, Store, StoreError, StoredImage};
 
 /// One article with its images: the JSON of `articles show --format json`, of `export`, and
 /// of a webhook delivery. Its fields are a public interface (docs/webhooks.md).
@@ -43,6 +43,12 @@ pub struct ArticleRecord {
     /// Where author and date were read, the lead image and site name (flattened).
     #[serde(flatten)]
     pub metadata: ArticleMetadata,
+    /// What kind of page it was (`article`, `forum`, `product`, `collection`, `listing`,
+    /// `documentation`, `service`).
+    pub page_type: String,
+    /// A forum thread's posts in page order, `{author, published_at, text}` each; `[]` on
+    /// every other page.
+    pub posts: Vec<Post>,
 }
 
 impl ArticleRecord {
@@ -59,12 +65,18 @@ impl ArticleRecord {
             verdict: Some(&self.verdict),
             quality: self.quality,
             duplicate_of: self.duplicate_of,
+            page_type: Some(&self.page_type),
         }
     }
 
-    /// The article as Markdown: front matter, then the body.
+    /// The article as Markdown: front matter, then the body; a thread's body is its posts, one
+    /// section each, its author and date on the section's first line.
     pub fn to_markdown(&self) -> String {
-        crate::markdown::document(&self.front_matter(), &self.html)
+        if self.posts.is_empty() {
+            crate::markdown::document(&self.front_matter(), &self.html)
+        } else {
+            crate::markdown::thread_document(&self.front_matter(), &self.posts)
+        }
     }
 }
 
@@ -117,6 +129,8 @@ impl ArticleRecord {
                 })
                 .collect(),
             metadata: article.metadata,
+            page_type: article.page_type,
+            posts: article.posts,
         }
     }
 }

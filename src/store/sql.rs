@@ -332,7 +332,8 @@ pub(super) const SELECT_MATCHING_FAILURES: &str = "
 // --- articles ---
 
 /// The columns and values of a new article; `$19` is how `raw_page` is compressed, `$29` the
-/// text's fingerprint and `$30` the first article of the cluster it repeats.
+/// text's fingerprint, `$30` the first article of the cluster it repeats, `$31` the page type
+/// and `$32` a thread's posts (JSON).
 macro_rules! insert_article {
     () => {
         "INSERT INTO articles (feed_id, guid, url, canonical_url, title, author, summary,
@@ -340,9 +341,11 @@ macro_rules! insert_article {
                                html, word_count, content_hash, raw_page, raw_content_type,
                                raw_encoding, author_source, published_source, lead_image_url,
                                lead_image_source, site_name, site_name_source, summary_text,
-                               verdict, quality, fingerprint, duplicate_of)
+                               verdict, quality, fingerprint, duplicate_of,
+                               page_type, posts)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-                 $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30)
+                 $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30,
+                 $31, $32)
          ON CONFLICT DO NOTHING
          RETURNING id"
     };
@@ -411,7 +414,8 @@ pub(super) const UPDATE_EXTRACTION: &str = "
         content_hash = $7, verdict = $8, quality = $9, language = $10, author = $11,
         published_at = $12, author_source = $13, published_source = $14,
         lead_image_url = $15, lead_image_source = $16, site_name = $17, site_name_source = $18,
-        fingerprint = $19
+        fingerprint = $19,
+        page_type = $20, posts = $21
     WHERE id = $1";
 
 pub(super) const DELETE_ARTICLE_IMAGES: &str = "DELETE FROM images WHERE article_id = $1";
@@ -471,7 +475,8 @@ pub(super) const SELECT_ARTICLE: &str = "
            a.summary, a.summary_text, a.published_at, a.fetched_at, a.language, a.extractor,
            a.confidence, a.verdict, a.quality, a.text, a.html, a.word_count, a.content_hash,
            a.author_source, a.published_source, a.lead_image_url, a.lead_image_source,
-           a.site_name, a.site_name_source, a.duplicate_of
+           a.site_name, a.site_name_source, a.duplicate_of,
+           a.page_type, a.posts
     FROM articles a
     JOIN feeds f ON f.id = a.feed_id
     WHERE a.id = $1";
@@ -481,7 +486,8 @@ pub(super) const SELECT_RAW_PAGE: &str =
     "SELECT raw_page, raw_content_type, raw_encoding FROM articles WHERE id = $1";
 
 /// Listings: `$1` the feed's id, `$2` fetched at or after, `$3` id greater than, `$4` limit, `$5`
-/// the least quality (an article without one passes), `$6` id less than; a NULL filter
+/// the least quality (an article without one passes), `$6` id less than, `$7` the page type; a
+/// NULL filter
 /// matches everything. Each order, with and without a feed, is a statement of its own, and
 /// the id bounds are ranges whatever their values, so that each is planned on its index (the
 /// primary key, or `articles_feed_idx`) and reads one page of rows. A row's
@@ -495,7 +501,8 @@ macro_rules! list_articles {
                     (SELECT COUNT(*) FROM articles d
                      WHERE d.duplicate_of = COALESCE(a.duplicate_of, a.id))
                     + (SELECT COUNT(*) FROM articles d
-                       WHERE d.id = COALESCE(a.duplicate_of, a.id)) AS cluster_size
+                       WHERE d.id = COALESCE(a.duplicate_of, a.id)) AS cluster_size,
+                    a.page_type
              FROM articles a
              JOIN feeds f ON f.id = a.feed_id
              WHERE ",
@@ -505,6 +512,7 @@ macro_rules! list_articles {
                AND a.id > COALESCE($3, 0)
                AND ($5 IS NULL OR a.quality IS NULL OR a.quality >= $5)
                AND a.id < COALESCE($6, 9223372036854775807)
+               AND ($7 IS NULL OR a.page_type = $7)
              ORDER BY a.id ",
             $order,
             " LIMIT $4"
@@ -514,6 +522,13 @@ macro_rules! list_articles {
 
 pub(super) const LIST_ARTICLES_NEWEST_FIRST: &str = list_articles!("DESC", "$1 IS NULL");
 pub(super) const LIST_ARTICLES_ASCENDING: &str = list_articles!("ASC", "$1 IS NULL");
+/// Articles of one page type `$7`, of every feed: planned on `articles_page_type_idx
+/// (page_type, id)`, which the `OR` of the general statement hides, so that a page of a rare
+/// type does not scan the table.
+pub(super) const LIST_TYPE_ARTICLES_NEWEST_FIRST: &str =
+    list_articles!("DESC", "$1 IS NULL AND a.page_type = $7");
+pub(super) const LIST_TYPE_ARTICLES_ASCENDING: &str =
+    list_articles!("ASC", "$1 IS NULL AND a.page_type = $7");
 /// One feed's articles, its id `$1` (looked up first). SQLite plans `a.feed_id = $1` on
 /// `articles_feed_idx (feed_id, id)`. PostgreSQL, given the same condition, read every
 /// article of its busiest feed for a page of 50 (95 ms at 100,000 articles,

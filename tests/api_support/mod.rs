@@ -209,6 +209,8 @@ pub async fn seed(store: &Store, count: u32) -> anyhow::Result<Seeded> {
             raw_content_type: None,
             images: Vec::new(),
             metadata: Default::default(),
+            page_type: Default::default(),
+            posts: Vec::new(),
         };
         if n == 0 {
             article.text.push_str("\n\nA rare word: xylographer.");
@@ -292,5 +294,7 @@ pub fn dense_article(feed_id: i64, n: u32) -> NewArticle {
         raw_content_type: None,
         images: Vec::new(),
         metadata: Default::default(),
+        page_type: Default::default(),
+        posts: Vec::new(),
     }
 }
