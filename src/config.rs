@@ -21,6 +21,7 @@ use toml::Spanned;
 use url::Url;
 
 use crate::extract::Algorithm;
+use crate::extract::page_type::PageType;
 use crate::filter::Filters;
 use crate::schedule::CronSchedule;
 
@@ -28,7 +29,7 @@ mod feed;
 pub use feed::{BasicAuth, FeedRequest, FiltersConfig, Secret, check_feed_name};
 mod sites;
 mod webhooks;
-pub use sites::SiteRulesConfig;
+pub use sites::{SitePageType, SiteRulesConfig};
 pub use webhooks::{MAX_WEBHOOK_WAIT_SECONDS, WebhookConfig};
 
 /// The environment variable that names the configuration file when `--config` is absent.
@@ -313,6 +314,9 @@ pub struct FeedConfig {
     pub enabled: bool,
     /// `algorithm`: this feed's articles are extracted with it instead of `[extract]`'s.
     pub algorithm: Option<Algorithm>,
+    /// `page_type`: what kind of page this feed's entries link to (`forum`, …), instead of
+    /// what the detector says; a `[[sites]]` entry's `page_type` wins for its pages.
+    pub page_type: Option<PageType>,
     /// `images`: whether this feed's images are downloaded, instead of `[images] download`.
     pub images: Option<bool>,
     /// What this feed's requests carry besides `[fetch]`'s.
@@ -330,6 +334,7 @@ impl FeedConfig {
             schedule,
             enabled: true,
             algorithm: None,
+            page_type: None,
             images: None,
             request: FeedRequest::default(),
             filters: Filters::default(),
@@ -519,6 +524,7 @@ fn validate_feeds(
             schedule,
             enabled: controls.enabled,
             algorithm: controls.algorithm,
+            page_type: controls.page_type,
             images: controls.images,
             request: controls.request,
             filters: controls.filters,

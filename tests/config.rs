@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use gleaner::config::{Config, DatabaseTarget};
 use gleaner::extract::Algorithm;
+use gleaner::extract::page_type::PageType;
 use gleaner::filter::Field;
 
 fn parse(text: &str) -> Result<Config, String> {
@@ -605,4 +606,47 @@ fn a_feed_name_with_control_characters_is_refused_where_it_is_written() {
     let config = parse("[[feeds]]\nurl = \"https://a.example/\"\nname = \"  spaced  \"\n")
         .expect("white space around a name is trimmed, not refused");
     assert_eq!(config.feeds[0].name, "spaced");
+}
+
+#[test]
+fn a_page_type_is_set_per_feed_and_per_site() {
+    let config = parse(
+        "[[feeds]]\nname = \"forum\"\nurl = \"https://forum.example/latest.rss\"\n\
+         page_type = \"forum\"\n\
+         [[feeds]]\nurl = \"https://news.example/rss\"\n\
+         [[sites]]\nhost = \"docs.example\"\npage_type = \"documentation\"\n\
+         [[sites]]\nhost = \"*.shop.example\"\npage_type = \"product\"\nremove = [\".ad\"]\n",
+    )
+    .expect("valid");
+    assert_eq!(config.feeds[0].page_type, Some(PageType::Forum));
+    assert_eq!(config.feeds[1].page_type, None);
+    let at = |url: &str| config.sites.page_type_for(&url.parse().expect("URL"));
+    assert_eq!(
+        at("https://docs.example/guide"),
+        Some(PageType::Documentation)
+    );
+    assert_eq!(
+        at("https://www.shop.example/kettle"),
+        Some(PageType::Product)
+    );
+    assert_eq!(at("https://news.example/story"), None);
+    // An entry with only a page type asks for no extraction rules.
+    let ruled: Vec<&str> = config.sites.sites.iter().map(|s| s.host.as_str()).collect();
+    assert_eq!(ruled, ["*.shop.example"]);
+}
+
+#[test]
+fn an_unknown_page_type_is_refused_at_its_place() {
+    let message = refused("[[feeds]]\nurl = \"https://a.example/\"\npage_type = \"thread\"\n");
+    assert_at_line(&message, 3, "[[feeds]] page_type of `a.example`");
+    assert!(
+        message.contains("unknown page type \"thread\""),
+        "{message}"
+    );
+    let message = refused("[[sites]]\nhost = \"a.example\"\n\npage_type = \"wiki\"\n");
+    assert_at_line(&message, 4, "[[sites]] page_type of `a.example`");
+    let message = refused("[[sites]]\nhost = \"a.example\"\n");
+    assert_at_line(&message, 2, "give `content`, `remove`, `page_type`");
+    let message = refused("[[sites]]\nhost = \"a b\"\npage_type = \"forum\"\n");
+    assert_at_line(&message, 2, "[[sites]] host");
 }

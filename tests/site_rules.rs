@@ -1,4 +1,5 @@
-//! `[[sites]]` extraction rules through a real poll: a loopback farm, both databases.
+//! `[[sites]]` extraction rules through a real poll: a loopback farm, both databases; and the
+//! `page_type` a feed or a site is configured with, which its articles are stored as.
 
 mod common;
 
@@ -15,6 +16,8 @@ on_both_databases!(
     a_content_rule_decides_the_article_and_is_stored_as_rules,
     a_content_rule_that_matches_nothing_falls_back_to_the_generic_algorithm,
     remove_only_rules_clean_the_page_before_the_generic_algorithm,
+    a_feeds_page_type_is_what_its_articles_are_stored_as,
+    a_sites_page_type_wins_over_its_feeds,
 );
 
 const PROMO: &str = "Subscribe today and save forty percent on every issue of the magazine";
@@ -123,6 +126,46 @@ async fn remove_only_rules_clean_the_page_before_the_generic_algorithm(
     assert_ne!(cleaned.extractor, "rules");
     assert!(cleaned.text.contains("Paragraph 0 of story 1"));
     assert!(!cleaned.text.contains(PROMO));
+    Ok(())
+}
+
+async fn a_feeds_page_type_is_what_its_articles_are_stored_as(db: TestDb) -> anyhow::Result<()> {
+    let (_farm, feed) = farm_with_story().await?;
+    let plain = TestConfig::new(&db)
+        .loopback_farm()
+        .feed("news", feed.clone());
+    let detected = poll_one(plain.parse()?).await?;
+    assert_eq!(detected.page_type, "article", "what extraction says");
+    let other = TestDb::sqlite().await?;
+    let config = TestConfig::new(&other)
+        .loopback_farm()
+        .feed("threads", feed)
+        .feed_set("page_type", "forum");
+    let article = poll_one(config.parse()?).await?;
+    assert_eq!(article.page_type, "forum");
+    assert!(article.text.contains("Paragraph 0 of story 1"));
+    Ok(())
+}
+
+/// The site is the more specific: its `page_type` wins over its feed's; an entry with only a
+/// `page_type` leaves extraction to the generic algorithm.
+async fn a_sites_page_type_wins_over_its_feeds(db: TestDb) -> anyhow::Result<()> {
+    let (_farm, feed) = farm_with_story().await?;
+    let config = TestConfig::new(&db)
+        .loopback_farm()
+        .feed("news", feed)
+        .feed_set("page_type", "documentation")
+        .table_array(
+            "sites",
+            &[
+                ("host", toml::Value::from("127.0.0.1")),
+                ("page_type", toml::Value::from("forum")),
+            ],
+        );
+    let article = poll_one(config.parse()?).await?;
+    assert_eq!(article.page_type, "forum");
+    assert_ne!(article.extractor, "rules");
+    assert!(article.text.contains("Paragraph 0 of story 1"));
     Ok(())
 }
 

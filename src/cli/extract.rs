@@ -186,7 +186,8 @@ fn download(
 }
 
 /// The extraction in the chosen format; Markdown opens with front matter (the headline, the
-/// page's URL when known, language, verdict, quality).
+/// page's URL when known, language, verdict, quality, page type), a thread's posts one section
+/// each.
 fn render(
     extraction: crate::extract::Extraction,
     format: BodyFormat,
@@ -201,9 +202,14 @@ fn render(
                 language: extraction.language.as_deref(),
                 verdict: Some(extraction.verdict.as_str()),
                 quality: Some(extraction.quality),
+                page_type: Some(extraction.page_type.as_str()),
                 ..Default::default()
             };
-            crate::markdown::document(&front, &extraction.html)
+            if extraction.posts.is_empty() {
+                crate::markdown::document(&front, &extraction.html)
+            } else {
+                crate::markdown::thread_document(&front, &extraction.posts)
+            }
         }
         BodyFormat::Json => {
             serde_json::to_string_pretty(&extraction).context("serializing the extraction")?

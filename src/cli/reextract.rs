@@ -15,7 +15,9 @@
 //! extracted with its feed's `algorithm`, else `[extract] algorithm`. The new verdict and
 //! quality are stored with the text, whatever the verdict: an article stored from a page the
 //! current rules judge `blocked` says so. An article stored from its feed entry's own text
-//! (`extractor = feed`) keeps no raw page and is left as it is.
+//! (`extractor = feed`) keeps no raw page and is left as it is. A page type configured for the
+//! article's site (`[[sites]] page_type`), else for its feed, is the page type it is stored as,
+//! as in a poll.
 
 use futures::StreamExt;
 
@@ -26,9 +28,9 @@ use crate::extract::{Algorithm, EntryHints, template};
 use crate::fetch::charset_of;
 use crate::pipeline::InFlight;
 use crate::pipeline::extraction::{
-    FeedFacts, RawPage, SiteSetup, cap_stored, extract_page, off_runtime, page_fields,
+    FeedFacts, RawPage, SiteSetup, cap_posts, cap_stored, extract_page, off_runtime, page_fields,
 };
-use crate::store::{Article, Store};
+use crate::store::{Article, PageType, Store};
 
 const BATCH: i64 = 200;
 
@@ -52,9 +54,10 @@ pub async fn run(
     };
     let algorithm_of = |feed: &str| {
         let configured = config.feeds.iter().find(|f| f.name == feed);
-        chosen
+        let algorithm = chosen
             .or(configured.and_then(|f| f.algorithm))
-            .unwrap_or(config.extract.algorithm)
+            .unwrap_or(config.extract.algorithm);
+        (algorithm, configured.and_then(|f| f.page_type))
     };
     let store = super::open_store(config).await?;
     if let Some(feed) = feed
@@ -108,7 +111,7 @@ async fn reextract_one(
     store: &Store,
     in_flight: &InFlight,
     id: i64,
-    algorithm: Algorithm,
+    (algorithm, feed_page_type): (Algorithm, Option<PageType>),
     config: &Config,
 ) -> Outcome {
     let (raw, article) = match (store.raw_page(id).await, store.article(id).await) {
@@ -128,7 +131,14 @@ async fn reextract_one(
         rules: url.as_ref().and_then(|url| config.sites.for_url(url)),
     };
     let title = article.title.clone();
-    let feed = feed_facts(&article);
+    let page_type = url
+        .as_ref()
+        .and_then(|url| config.sites.page_type_for(url))
+        .or(feed_page_type);
+    let feed = FeedFacts {
+        page_type,
+        ..feed_facts(&article)
+    };
     let max_text = config.extract.max_text_bytes;
     let job = move || {
         let bytes = page.decompress()?;
@@ -137,7 +147,10 @@ async fn reextract_one(
             charset: content_type.as_deref().and_then(charset_of),
             url: url.as_ref(),
         };
-        let hints = EntryHints::title(Some(title.as_str()).filter(|t| !t.is_empty()));
+        let hints = EntryHints {
+            page_type,
+            ..EntryHints::title(Some(title.as_str()).filter(|t| !t.is_empty()))
+        };
         let extracted = extract_page(raw, hints, &site);
         if let Some(cut) = extracted.cut {
             tracing::warn!(article = id, %cut, "page longer than extraction reads");
@@ -146,6 +159,9 @@ async fn reextract_one(
             let mut fields = page_fields(extraction, &extracted.metadata, feed);
             if let Some(sizes) = cap_stored(&mut fields.text, &mut fields.html, max_text) {
                 tracing::warn!(article = id, %sizes, "article stored cut");
+            }
+            if cap_posts(&mut fields.posts, max_text) {
+                tracing::warn!(article = id, "thread's posts stored cut");
             }
             fields
         }))
@@ -204,5 +220,6 @@ fn feed_facts(article: &Article) -> FeedFacts {
         published_at: article
             .published_at
             .filter(|_| from_feed(&article.metadata.published_source)),
+        page_type: None,
     }
 }

@@ -3,7 +3,8 @@
 //! Owns [`FeedRequest`] (the user agent, headers, cookie and basic-auth credentials sent for
 //! one feed), [`Secret`] (a value whose `Debug` and `Display` never show it) and the
 //! validation of the keys `user_agent`, `headers`, `cookie`, `username`, `password`,
-//! `algorithm`, `images`, `enabled`, `keep` and `block`, each error pointing at its value.
+//! `algorithm`, `page_type`, `images`, `enabled`, `keep` and `block`, each error pointing at
+//! its value.
 //! Filter rules themselves are [`crate::filter`]'s; a feed's own `keep` or `block` list
 //! replaces the `[filters]` one of the same name.
 
@@ -17,6 +18,7 @@ use toml::Spanned;
 
 use super::{ConfigError, MAX_USER_AGENT_CHARS};
 use crate::extract::Algorithm;
+use crate::extract::page_type::PageType;
 use crate::filter::{Filters, Rule};
 
 /// Why a feed name (trimmed) cannot name a feed: empty, or with a control character (a
@@ -118,6 +120,7 @@ pub struct FiltersConfig {
 pub(super) struct FeedControls {
     pub(super) enabled: bool,
     pub(super) algorithm: Option<Algorithm>,
+    pub(super) page_type: Option<PageType>,
     pub(super) images: Option<bool>,
     pub(super) request: FeedRequest,
     pub(super) filters: Filters,
@@ -157,10 +160,28 @@ pub(super) struct RawFeed {
     pub(super) username: Option<Spanned<String>>,
     pub(super) password: Option<Spanned<String>>,
     pub(super) algorithm: Option<Spanned<String>>,
+    pub(super) page_type: Option<Spanned<String>>,
     pub(super) images: Option<bool>,
     pub(super) enabled: Option<bool>,
     pub(super) keep: Option<Vec<Spanned<String>>>,
     pub(super) block: Option<Vec<Spanned<String>>>,
+}
+
+/// A `page_type` key's value: a page type's name, refused at its place otherwise. `key` names
+/// the key and its entry (`[[feeds]] page_type of `news``).
+pub(super) fn page_type(
+    value: Option<&Spanned<String>>,
+    key: &str,
+    at: impl Fn(Range<usize>, String) -> ConfigError,
+) -> Result<Option<PageType>, ConfigError> {
+    value
+        .map(|text| {
+            text.get_ref()
+                .trim()
+                .parse::<PageType>()
+                .map_err(|e| at(text.span(), format!("{key}: {e}")))
+        })
+        .transpose()
 }
 
 impl RawFeed {
@@ -180,6 +201,7 @@ impl RawFeed {
             ),
             None => None,
         };
+        let page_type = page_type(self.page_type.as_ref(), &key("page_type"), &at)?;
         let filters = Filters {
             keep: match &self.keep {
                 Some(list) => rules(list, &key("keep"), &at)?,
@@ -194,6 +216,7 @@ impl RawFeed {
         Ok(FeedControls {
             enabled: self.enabled.unwrap_or(true),
             algorithm,
+            page_type,
             images: self.images,
             request,
             filters,

@@ -1,12 +1,13 @@
 //! What every poll shares ([`Context`]: the configuration, the store, the fetcher, and what is
 //! in flight across polls) and what one feed's configuration asks of its poll
-//! ([`FeedSettings`]).
+//! ([`FeedSettings`], with the page type a page of it is configured as).
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use crate::config::{Config, FeedConfig};
 use crate::extract::Algorithm;
+use crate::extract::page_type::PageType;
 use crate::fetch::{Fetcher, RequestOptions};
 use crate::store::{FeedRecord, Store};
 
@@ -103,6 +104,8 @@ pub(super) struct FeedSettings<'a> {
     pub(super) algorithm: Algorithm,
     /// The feed's `images`, else `[images] download`.
     pub(super) download_images: bool,
+    /// The feed's `page_type`: what its entries' pages are, when the user knows it.
+    pub(super) page_type: Option<PageType>,
 }
 
 impl FeedSettings<'_> {
@@ -117,6 +120,13 @@ impl FeedSettings<'_> {
             options: Arc::new(RequestOptions::for_feed(config)),
             algorithm: config.algorithm.unwrap_or(ctx.config.extract.algorithm),
             download_images: config.images.unwrap_or(ctx.config.images.download),
+            page_type: config.page_type,
         }
+    }
+
+    /// The page type configured for a page of this feed at `url`: its `[[sites]]` entry's
+    /// `page_type`, the more specific, else the feed's; `None`: the detector decides.
+    pub(super) fn page_type_for(&self, ctx: &Context, url: &url::Url) -> Option<PageType> {
+        ctx.config.sites.page_type_for(url).or(self.page_type)
     }
 }

@@ -7,7 +7,9 @@
 //! - [`off_runtime`] runs such work on the blocking pool, holding one of the extraction
 //!   permits (as many as cores), within `[extract] timeout_seconds`.
 //! - [`page_fields`] makes the stored fields: control characters stripped, the language, the
-//!   feed's author and date before the page's, what the page says of itself, the images.
+//!   feed's author and date before the page's, what the page says of itself, the images, the
+//!   page type (the feed's or site's configured one before the detector's) and a thread's
+//!   posts.
 //! - [`cap_text`] and [`cap_html`] cut text and HTML to `[extract] max_text_bytes`.
 //!
 //! So an article extracted again gets what a fresh poll would give it, and whatever the
@@ -26,7 +28,7 @@ use crate::extract::{
     Algorithm, EntryHints, Extraction, SiteKnowledge, SitePageExtraction, extract_site_page,
 };
 use crate::metrics;
-use crate::store::{ArticleMetadata, NewImage, PageFields};
+use crate::store::{ArticleMetadata, NewImage, PageFields, PageType, Post};
 
 /// A page's bytes as they came, with what is needed to read them.
 #[derive(Debug, Clone, Copy)]
@@ -124,12 +126,15 @@ pub async fn off_runtime<T: Send + 'static>(
 pub struct FeedFacts {
     pub author: Option<String>,
     pub published_at: Option<DateTime<Utc>>,
+    /// The page type its feed or site is configured with: it goes before the detector's.
+    pub page_type: Option<PageType>,
 }
 
 /// The stored fields of a page's extraction: its text and HTML without control characters,
 /// its images (without bytes), the author and date (the feed's, else the page's) and what the
 /// page says of itself.
 pub fn page_fields(extraction: Extraction, page: &PageMetadata, feed: FeedFacts) -> PageFields {
+    let page_type = feed.page_type.unwrap_or(extraction.page_type);
     let facts = Facts::of(feed, page);
     PageFields {
         extractor: extraction.algorithm.name().to_string(),
@@ -143,6 +148,21 @@ pub fn page_fields(extraction: Extraction, page: &PageMetadata, feed: FeedFacts)
         published_at: facts.published_at,
         metadata: facts.metadata,
         images: extraction.images.into_iter().map(NewImage::from).collect(),
+        page_type,
+        posts: extraction
+            .posts
+            .into_iter()
+            .map(strip_post_controls)
+            .collect(),
+    }
+}
+
+/// A post as stored: its author, date and text without control characters.
+fn strip_post_controls(post: Post) -> Post {
+    Post {
+        author: post.author.as_deref().map(strip_controls),
+        published_at: post.published_at.as_deref().map(strip_controls),
+        text: strip_controls(&post.text),
     }
 }
 
@@ -221,6 +241,26 @@ pub fn cap_stored(text: &mut String, html: &mut String, max: usize) -> Option<St
 /// `text` cut to at most `max` bytes, when it is longer: at the last paragraph break (a blank
 /// line) in the second half of the allowance, else the last line break or space there, else
 /// at a character boundary.
+/// Cuts a thread's posts to `max` bytes of text in all: the posts that fit whole, then the
+/// next one cut ([`cap_text`]); true when anything was cut.
+pub fn cap_posts(posts: &mut Vec<Post>, max: usize) -> bool {
+    let mut left = max;
+    for (index, post) in posts.iter_mut().enumerate() {
+        if post.text.len() <= left {
+            left -= post.text.len();
+            continue;
+        }
+        if let Some(cut) = cap_text(&post.text, left).filter(|cut| !cut.is_empty()) {
+            post.text = cut;
+            posts.truncate(index + 1);
+        } else {
+            posts.truncate(index);
+        }
+        return true;
+    }
+    false
+}
+
 pub fn cap_text(text: &str, max: usize) -> Option<String> {
     if text.len() <= max {
         return None;

@@ -24,8 +24,8 @@ use url::Url;
 use super::context::{Context, FeedSettings};
 use super::entry::candidate;
 use super::extraction::{
-    Facts, FeedFacts, OffRuntimeError, RawPage, SiteSetup, cap_stored, extract_page, off_runtime,
-    page_fields, strip_controls,
+    Facts, FeedFacts, OffRuntimeError, RawPage, SiteSetup, cap_posts, cap_stored, extract_page,
+    off_runtime, page_fields, strip_controls,
 };
 use super::failure::{StepFailure, record};
 use super::feed_text::{self, FeedText, Source};
@@ -39,7 +39,7 @@ use crate::filter::{Blocked, Decision};
 use crate::metrics;
 use crate::store::{
     CompressedPage, EntryAttempt, FEED_EXTRACTOR, ImageContent, InsertOutcome, NewArticle,
-    NewImage, PageEncoding, PendingEntry, now,
+    NewImage, PageEncoding, PageType, PendingEntry, now,
 };
 use crate::store::{OwnKind, Stage};
 
@@ -105,8 +105,16 @@ pub(super) async fn download_and_store(
         Some(site) => site_model(ctx, site).await,
         None => None,
     };
-    let (extracted, raw_page, page) =
-        extract_off_runtime(ctx, settings.algorithm, entry, page, model, page_permit).await?;
+    let page_type = settings.page_type_for(ctx, &page.final_url);
+    let (extracted, raw_page, page) = extract_off_runtime(
+        ctx,
+        (settings.algorithm, page_type),
+        entry,
+        page,
+        model,
+        page_permit,
+    )
+    .await?;
     let SiteLearning {
         source,
         metadata,
@@ -121,7 +129,8 @@ pub(super) async fn download_and_store(
     let (article, failed_images) = match source {
         Source::Page(extraction) => {
             let (images, failed) = download_images(ctx, settings, &extraction.images).await;
-            let mut article = page_article(entry, &page, extraction, &metadata, raw_page);
+            let mut article =
+                page_article(entry, &page, (extraction, page_type), &metadata, raw_page);
             article.images = images;
             (article, failed)
         }
@@ -212,6 +221,10 @@ async fn store_feed_text(
     metadata: &PageMetadata,
 ) -> Result<(NewArticle, usize), StepFailure> {
     let (images, failed_images) = download_images(ctx, settings, &feed.images).await;
+    let page_type = Url::parse(&entry.url)
+        .ok()
+        .and_then(|url| settings.page_type_for(ctx, &url))
+        .unwrap_or_default();
     let facts = Facts::of(feed_facts(entry), metadata);
     let article = NewArticle {
         feed_id: entry.feed_id,
@@ -236,17 +249,21 @@ async fn store_feed_text(
         raw_content_type: None,
         images,
         metadata: facts.metadata,
+        // The feed's text holds no thread's structure.
+        page_type,
+        posts: Vec::new(),
     };
     tracing::info!(url = %entry.url, verdict = verdict.as_str(), words = feed.words, "article stored from the feed's text");
     metrics::article_from_feed_text(verdict.as_str());
     Ok((article, failed_images))
 }
 
-/// The article of the page's extraction; its images are the caller's to download.
+/// The article of the page's extraction, stored as the `configured` page type when there is
+/// one; its images are the caller's to download.
 fn page_article(
     entry: &PendingEntry,
     page: &Fetched,
-    extraction: Extraction,
+    (extraction, configured): (Extraction, Option<PageType>),
     metadata: &PageMetadata,
     raw_page: CompressedPage,
 ) -> NewArticle {
@@ -256,7 +273,11 @@ fn page_article(
     } else {
         entry.title.clone()
     };
-    let fields = page_fields(extraction, metadata, feed_facts(entry));
+    let facts = FeedFacts {
+        page_type: configured,
+        ..feed_facts(entry)
+    };
+    let fields = page_fields(extraction, metadata, facts);
     NewArticle {
         feed_id: entry.feed_id,
         guid: entry.guid.clone(),
@@ -278,6 +299,8 @@ fn page_article(
         raw_content_type: page.content_type.clone(),
         images: Vec::new(),
         metadata: fields.metadata,
+        page_type: fields.page_type,
+        posts: fields.posts,
     }
 }
 
@@ -286,6 +309,7 @@ fn feed_facts(entry: &PendingEntry) -> FeedFacts {
     FeedFacts {
         author: entry.author.clone(),
         published_at: entry.published_at,
+        page_type: None,
     }
 }
 
@@ -338,6 +362,9 @@ fn cap_article(
             OwnKind::Truncated,
             format!("{}: {sizes}", entry.url),
         ));
+    }
+    if cap_posts(&mut article.posts, max_text) {
+        tracing::warn!(url = %entry.url, posts = article.posts.len(), "thread's posts stored cut");
     }
     notes
 }
@@ -428,7 +455,7 @@ fn looks_like_text(bytes: &[u8], charset: Option<&str>) -> bool {
 /// ([`feed_text::choose`]).
 async fn extract_off_runtime(
     ctx: &Context,
-    algorithm: Algorithm,
+    (algorithm, page_type): (Algorithm, Option<PageType>),
     entry: &PendingEntry,
     page: Fetched,
     model: Option<std::sync::Arc<SiteTemplate>>,
@@ -447,7 +474,7 @@ async fn extract_off_runtime(
         let hints = EntryHints {
             title: Some(title.as_str()).filter(|t| !t.is_empty()),
             feed_text: feed.as_ref().map(|feed| feed.text.as_str()),
-            page_type: None,
+            page_type,
         };
         let raw = RawPage {
             bytes: &page.bytes,
