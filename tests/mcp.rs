@@ -55,6 +55,8 @@ async fn fill(db: &TestDb, config: &common::TestConfig) -> anyhow::Result<i64> {
             raw_content_type: None,
             images: Vec::new(),
             metadata: Default::default(),
+            page_type: Default::default(),
+            posts: Vec::new(),
         })
         .await?
         .id();
@@ -222,5 +224,39 @@ fn check_every_call(seen: &serde_json::Value, id: i64) -> anyhow::Result<()> {
         seen["after_errors"]["is_error"], false,
         "the server goes on: {seen}"
     );
+    check_page_types(calls, id);
     Ok(())
+}
+
+/// `get_article` says the page type and the posts (none: the article is no thread);
+/// `list_articles` filters by page type and refuses an unknown one.
+fn check_page_types(calls: &serde_json::Value, id: i64) {
+    assert_eq!(calls["get_article"]["structured"]["page_type"], "article");
+    assert_eq!(
+        calls["get_article"]["structured"]["posts"],
+        serde_json::json!([])
+    );
+    let markdown = calls["get_article_markdown"]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(markdown.contains("page_type: \"article\""), "{markdown}");
+    let of_type = &calls["list_articles_of_type"];
+    assert_eq!(of_type["structured"]["articles"][0]["id"], id, "{of_type}");
+    assert_eq!(
+        of_type["structured"]["articles"][0]["page_type"], "article",
+        "{of_type}"
+    );
+    assert_eq!(
+        calls["list_articles_forum"]["structured"]["articles"],
+        serde_json::json!([]),
+        "{calls}"
+    );
+    let refused = &calls["list_articles_bad_page_type"];
+    assert_eq!(refused["is_error"], true, "{refused}");
+    assert!(
+        refused["text"]
+            .as_str()
+            .is_some_and(|text| text.contains("unknown page type")),
+        "{refused}"
+    );
 }

@@ -16,7 +16,7 @@ use serde_json::json;
 use super::ApiState;
 use super::error::{ApiError, check_quality, parse_id, parse_limit};
 use crate::format::BodyFormat;
-use crate::store::{Article, ArticleFilter, StoredImage};
+use crate::store::{Article, ArticleFilter, PageType, StoredImage};
 
 /// Page size of listings and search when `limit` is absent.
 pub const DEFAULT_LIMIT: i64 = 50;
@@ -60,9 +60,9 @@ pub async fn feeds(State(state): State<ApiState>) -> Result<Response, ApiError> 
     Ok(Json(json!({ "feeds": feeds })).into_response())
 }
 
-/// `GET /articles?feed=&since=&after_id=&limit=&min_quality=`: ascending ids, the consumers'
-/// cursor; with `min_quality`, articles whose quality is below it are left out (the cursor
-/// still moves past them).
+/// `GET /articles?feed=&since=&after_id=&limit=&min_quality=&page_type=`: ascending ids, the
+/// consumers' cursor; with `min_quality`, articles whose quality is below it are left out (the
+/// cursor still moves past them); with `page_type`, only articles of that page type.
 pub async fn list(
     State(state): State<ApiState>,
     RawQuery(query): RawQuery,
@@ -73,6 +73,7 @@ pub async fn list(
     let since = params.get("since").map(parse_time).transpose()?;
     let feed = params.get("feed").map(str::to_string);
     let min_quality = params.get("min_quality").map(parse_quality).transpose()?;
+    let page_type = params.get("page_type").map(parse_page_type).transpose()?;
     if let Some(name) = &feed
         && state.store.feed_by_name(name).await?.is_none()
     {
@@ -89,6 +90,7 @@ pub async fn list(
             limit: limit + 1,
             ascending: true,
             min_quality,
+            page_type,
         })
         .await?;
     let more = articles.len() as i64 > limit;
@@ -109,6 +111,13 @@ fn parse_cursor(text: &str) -> Result<i64, ApiError> {
             "after_id must be an article id (an integer of 0 or more), not {text:?}"
         ))),
     }
+}
+
+/// A page type's name (`forum`, …); another word is refused with the list of names.
+pub(super) fn parse_page_type(text: &str) -> Result<PageType, ApiError> {
+    text.trim()
+        .parse::<PageType>()
+        .map_err(|unknown| ApiError::bad_request(format!("page_type: {unknown}")))
 }
 
 fn parse_quality(text: &str) -> Result<f64, ApiError> {

@@ -10,8 +10,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::ApiState;
-use super::articles::{Params, path_id};
+use super::articles::{Params, parse_page_type, path_id};
 use super::error::{ApiError, JsonBody, check_quality};
+use crate::store::PageType;
 use crate::store::claims::{ClaimFilter, ClaimRecord, FinishOutcome};
 
 /// Articles per claim when `limit` is absent, and at most.
@@ -35,6 +36,8 @@ pub struct ClaimRequest {
     /// One article per near-duplicate cluster (its first). Default false.
     #[serde(default)]
     skip_duplicates: bool,
+    /// Only articles of these page types (`["forum"]`); absent: of any.
+    page_types: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -63,6 +66,16 @@ fn check_consumer(name: &str) -> Result<&str, ApiError> {
     }
 }
 
+/// `page_types`: at least one, each a page type's name.
+fn check_page_types(names: &[String]) -> Result<Vec<PageType>, ApiError> {
+    if names.is_empty() {
+        return Err(ApiError::bad_request(
+            "page_types must name at least one page type (leave it out for every type)",
+        ));
+    }
+    names.iter().map(|name| parse_page_type(name)).collect()
+}
+
 fn in_range(name: &str, value: Option<i64>, default: i64, max: i64) -> Result<i64, ApiError> {
     match value {
         None => Ok(default),
@@ -73,7 +86,8 @@ fn in_range(name: &str, value: Option<i64>, default: i64, max: i64) -> Result<i6
     }
 }
 
-/// `POST /claims {"consumer", "limit", "lease_seconds", "min_quality", "skip_duplicates"}`
+/// `POST /claims {"consumer", "limit", "lease_seconds", "min_quality", "skip_duplicates",
+/// "page_types"}`
 pub async fn claim(
     State(state): State<ApiState>,
     JsonBody(request): JsonBody<ClaimRequest>,
@@ -90,6 +104,11 @@ pub async fn claim(
         .min_quality
         .map(|value| check_quality("min_quality", value))
         .transpose()?;
+    let page_types = request
+        .page_types
+        .as_deref()
+        .map(check_page_types)
+        .transpose()?;
     let claims = state
         .store
         .claim(
@@ -99,6 +118,7 @@ pub async fn claim(
             ClaimFilter {
                 min_quality,
                 skip_duplicates: request.skip_duplicates,
+                page_types,
             },
         )
         .await?;

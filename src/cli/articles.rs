@@ -7,7 +7,9 @@ use super::time::{parse_since, time_cell};
 use super::{CliError, Context, ExportArgs, ListArgs, open_store, print_json, table};
 use crate::config::Config;
 use crate::format::BodyFormat;
-use crate::store::{ArticleFilter, ArticleRecord, FEED_EXTRACTOR, SearchQuery, Store, Verdict};
+use crate::store::{
+    ArticleFilter, ArticleRecord, FEED_EXTRACTOR, PageType, SearchQuery, Store, Verdict,
+};
 
 /// The largest page a listing or search returns at once.
 const MAX_LIMIT: i64 = 10_000;
@@ -55,6 +57,7 @@ pub async fn list(config: &Config, args: &ListArgs) -> Result<(), CliError> {
         limit: check_limit(args.limit)?,
         ascending: false,
         min_quality: args.min_quality,
+        page_type: args.page_type,
     };
     let store = open_store(config).await?;
     let rows = store
@@ -75,7 +78,7 @@ pub async fn list(config: &Config, args: &ListArgs) -> Result<(), CliError> {
                 a.word_count.to_string(),
                 quality_cell(a.quality),
                 cluster_cell(a.cluster_size, a.duplicate_of),
-                title_cell(&a.title, &a.verdict, &a.extractor),
+                type_mark(&a.page_type) + &title_cell(&a.title, &a.verdict, &a.extractor),
             ]
         })
         .collect();
@@ -103,6 +106,15 @@ fn cluster_cell(size: i64, duplicate_of: Option<i64>) -> String {
         Some(first) => format!("{size} (#{first})"),
         None if size > 1 => size.to_string(),
         None => "-".to_string(),
+    }
+}
+
+/// `(forum) ` before the title of a page that is not an article; nothing before an article's.
+fn type_mark(page_type: &str) -> String {
+    if page_type == PageType::Article.as_str() {
+        String::new()
+    } else {
+        format!("({page_type}) ")
     }
 }
 
@@ -161,14 +173,36 @@ pub async fn show(config: &Config, id: i64, format: BodyFormat) -> Result<(), Cl
                 article
                     .duplicate_of
                     .map(|first| format!("repeats #{first}")),
+                (article.page_type != PageType::Article.as_str())
+                    .then(|| format!("page type {}", article.page_type)),
+                (!article.posts.is_empty()).then(|| format!("{} posts", article.posts.len())),
             ]
             .into_iter()
             .flatten()
             .collect();
             println!("{}\n", byline.join(" · "));
-            println!("{}", text_block(&article.text));
+            if article.posts.is_empty() {
+                println!("{}", text_block(&article.text));
+            } else {
+                print_posts(&article.posts);
+            }
             Ok(())
         }
+    }
+}
+
+/// A thread's posts in order, each under a line with its number, author and date.
+fn print_posts(posts: &[crate::store::Post]) {
+    for (index, post) in posts.iter().enumerate() {
+        let mut heading = vec![format!("#{}", index + 1)];
+        heading.extend(post.author.as_deref().map(|a| one_line(a).into_owned()));
+        heading.extend(
+            post.published_at
+                .as_deref()
+                .map(|t| one_line(t).into_owned()),
+        );
+        println!("── {}", heading.join(" · "));
+        println!("{}\n", text_block(&post.text));
     }
 }
 
@@ -209,7 +243,7 @@ pub async fn search(config: &Config, query: &str, limit: i64, json: bool) -> Res
 }
 
 /// `export`: one JSON object per line, ascending id, from `--after-id` on (with
-/// `--min-quality`, articles below it are left out). Reads in batches so that any database
+/// `--min-quality`, articles below it are left out; with `--page-type`, those of other types). Reads in batches so that any database
 /// size streams in constant memory.
 pub async fn export(config: &Config, args: &ExportArgs) -> Result<(), CliError> {
     let mut sink = match (args.format.as_str(), &args.dir) {
@@ -234,6 +268,7 @@ pub async fn export(config: &Config, args: &ExportArgs) -> Result<(), CliError> 
             limit: EXPORT_BATCH,
             ascending: true,
             min_quality: args.min_quality,
+            page_type: args.page_type,
             ..Default::default()
         };
         let batch = store

@@ -316,6 +316,10 @@ pub struct ListArgs {
     /// quality was estimated have none and are listed).
     #[arg(long, value_parser = parse_quality)]
     pub min_quality: Option<f64>,
+    /// Only articles of this page type (article, forum, product, collection, listing,
+    /// documentation, service).
+    #[arg(long, value_parser = parse_page_type)]
+    pub page_type: Option<crate::store::PageType>,
     /// At most this many rows.
     #[arg(long, default_value_t = 50)]
     pub limit: i64,
@@ -332,6 +336,10 @@ pub struct ExportArgs {
     /// quality was estimated have none and are exported).
     #[arg(long, value_parser = parse_quality)]
     pub min_quality: Option<f64>,
+    /// Only articles of this page type (article, forum, product, collection, listing,
+    /// documentation, service).
+    #[arg(long, value_parser = parse_page_type)]
+    pub page_type: Option<crate::store::PageType>,
     /// Output format: `jsonl` (one JSON object per line on standard output) or `markdown`
     /// (one `ID.md` file per article, front matter and body, into `--dir`).
     #[arg(long, default_value = "jsonl", value_parser = ["jsonl", "markdown"])]
@@ -339,6 +347,11 @@ pub struct ExportArgs {
     /// The directory `--format markdown` writes into (created when missing).
     #[arg(long)]
     pub dir: Option<std::path::PathBuf>,
+}
+
+/// `--page-type`: a page type's name; another word is a usage error (exit 2).
+fn parse_page_type(text: &str) -> Result<crate::store::PageType, String> {
+    text.trim().parse().map_err(|unknown| format!("{unknown}"))
 }
 
 /// `--min-quality`: a number from 0 to 1.

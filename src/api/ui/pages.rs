@@ -12,8 +12,8 @@ use super::{Chrome, PageError, SignedIn, UiState, render};
 use crate::api::articles::{Params, path_id, with_stored_images};
 use crate::api::error::ApiError;
 use crate::store::{
-    Article, ArticleFilter, ArticleSummary, FailureFilter, FeedRecord, SearchHit, TotalsSince,
-    Verdict,
+    Article, ArticleFilter, ArticleSummary, FailureFilter, FeedRecord, PageType, Post, SearchHit,
+    TotalsSince, Verdict,
 };
 
 /// Articles per page of a listing, and hits of a search.
@@ -34,6 +34,8 @@ pub struct ArticleRow {
     pub mark: Option<String>,
     /// `3 copies` on a story told three times.
     pub copies: Option<String>,
+    /// The page type when the page is not an article: `forum`, `product`, ….
+    pub page_type: Option<String>,
 }
 
 impl From<&ArticleSummary> for ArticleRow {
@@ -57,6 +59,8 @@ impl From<&ArticleSummary> for ArticleRow {
             quality: article.quality.map(|q| format!("{q:.2}")),
             mark,
             copies: (article.cluster_size > 1).then(|| format!("{} copies", article.cluster_size)),
+            page_type: (article.page_type != PageType::Article.as_str())
+                .then(|| article.page_type.clone()),
         }
     }
 }
@@ -169,6 +173,9 @@ struct ArticlesPage {
     chrome: Chrome,
     query: Option<String>,
     feed: Option<String>,
+    /// The page type the listing is narrowed to.
+    page_type: Option<String>,
+    page_type_names: Vec<String>,
     feed_names: Vec<String>,
     message: Option<String>,
     hits: Vec<HitRow>,
@@ -176,8 +183,8 @@ struct ArticlesPage {
     next_before_id: Option<i64>,
 }
 
-/// `GET /ui/articles?q=&feed=&before_id=`: a search (best match first), or the newest
-/// articles, of one feed or all, a page at a time.
+/// `GET /ui/articles?q=&feed=&page_type=&before_id=`: a search (best match first), or the
+/// newest articles, of one feed or all, of one page type or all, a page at a time.
 pub async fn articles(
     State(state): State<UiState>,
     signed_in: SignedIn,
@@ -200,6 +207,10 @@ pub async fn articles(
         }
         None => None,
     };
+    let page_type = text("page_type")
+        .map(|name| name.parse::<PageType>())
+        .transpose()
+        .map_err(|unknown| PageError::from(ApiError::bad_request(unknown.to_string())))?;
     let feed_names = state
         .store
         .feeds()
@@ -211,6 +222,8 @@ pub async fn articles(
         chrome: state.chrome(signed_in),
         query: q.clone(),
         feed: feed.clone(),
+        page_type: page_type.map(|t| t.as_str().to_string()),
+        page_type_names: PageType::ALL.map(|t| t.as_str().to_string()).to_vec(),
         feed_names,
         message: None,
         hits: Vec::new(),
@@ -233,6 +246,7 @@ pub async fn articles(
             feed,
             before_id,
             limit: PAGE_SIZE,
+            page_type,
             ..Default::default()
         })
         .await?;
@@ -253,6 +267,33 @@ struct ArticlePage {
     source_url: String,
     /// The stored, sanitized body, its stored images served from `/ui/images/`.
     body: String,
+    /// A forum thread's posts, shown instead of the body.
+    posts: Vec<PostView>,
+}
+
+/// One post of a thread on the reading view: who, when, and its paragraphs.
+pub struct PostView {
+    pub number: usize,
+    pub author: Option<String>,
+    pub published_at: Option<String>,
+    pub paragraphs: Vec<String>,
+}
+
+impl PostView {
+    fn of(number: usize, post: &Post) -> PostView {
+        PostView {
+            number,
+            author: post.author.clone(),
+            published_at: post.published_at.clone(),
+            paragraphs: post
+                .text
+                .split("\n\n")
+                .map(str::trim)
+                .filter(|paragraph| !paragraph.is_empty())
+                .map(str::to_string)
+                .collect(),
+        }
+    }
 }
 
 /// `GET /ui/articles/{id}`: the reading view.
@@ -277,6 +318,9 @@ pub async fn article(
         quality: article.quality.map(|q| format!("{q:.2}")),
         source_url,
         body,
+        posts: (article.posts.iter().enumerate())
+            .map(|(index, post)| PostView::of(index + 1, post))
+            .collect(),
         article,
     })
 }
