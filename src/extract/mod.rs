@@ -37,6 +37,7 @@ pub mod page_type;
 mod pattern;
 pub mod quality;
 pub mod readability;
+pub mod relation;
 pub mod render;
 pub mod rules;
 pub mod subtree;

@@ -18,6 +18,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use scraper::{Html, Selector};
 
 use super::dom::TextBlock;
+use super::relation::{self, Relation};
 use super::{Extraction, Page};
 use crate::tidy;
 
@@ -119,13 +120,25 @@ pub(crate) fn warm_up() {
 /// is an article. Shorter ones are read for the phrases walls are written in (title,
 /// headings, main text), and only when those or the page's size call for it is the source
 /// searched for the markers of the services that serve walls ([`Mark`]).
+///
+/// Structure comes before wording ([`relation`]): a page that shares none of its entry's
+/// title words is not that entry's article, however long, and its kind is read from its
+/// words (a wall of an unknown wording is `not_article`); a page that repeats its entry's
+/// title and tells something in prose is the story, whatever words its headline uses
+/// ("Access denied: court blocks…"); a page with no text beyond its titles is `not_article`.
 pub fn judge(page: &Page, extraction: Option<&Extraction>) -> Verdict {
     let text = extraction.map_or("", |e| e.text.trim());
+    let related = relation::relation(page, text);
+    if related == Relation::Unrelated {
+        return Reading::new(page, text).wall_kind();
+    }
     if text.len() >= ARTICLE_TEXT {
         return Verdict::Article;
     }
     let reading = Reading::new(page, text);
-    if reading.tells_the_story() {
+    let tells_the_story = reading.tells_the_story()
+        || (related == Relation::Related && story_prose(text) >= relation::STORY_PROSE);
+    if tells_the_story {
         return if reading.is_teaser() {
             Verdict::Teaser
         } else {
@@ -133,6 +146,26 @@ pub fn judge(page: &Page, extraction: Option<&Extraction>) -> Verdict {
         };
     }
     reading.verdict()
+}
+
+/// Bytes of the main text in paragraphs of prose ([`relation::is_prose`]) that are no
+/// prompt or notice: a paragraph asking to subscribe, sign in, prove one is human or turn
+/// JavaScript on is a wall's, however well written.
+fn story_prose(text: &str) -> usize {
+    const NOTICES: [Cue; 6] = [
+        Cue::Paywall,
+        Cue::ReadOn,
+        Cue::Subscribe,
+        Cue::Login,
+        Cue::Challenge,
+        Cue::Javascript,
+    ];
+    text.split("\n\n")
+        .map(str::trim)
+        .filter(|paragraph| relation::is_prose(paragraph))
+        .filter(|paragraph| !Cues::of(paragraph).has_any(&NOTICES))
+        .map(str::len)
+        .sum()
 }
 
 /// Main text at least this long is an article: walls are short. 4,000 bytes: the longest
@@ -289,13 +322,43 @@ impl<'a> Reading<'a> {
         if self.text.len() < LOGIN_TEXT && self.is_login_wall() {
             return Verdict::Login;
         }
+        if short && page_text < SMALL_PAGE && self.is_geo_block() {
+            return Verdict::Blocked;
+        }
         if short && page_text < SMALL_PAGE && self.is_gate() {
             return Verdict::NotArticle;
         }
-        if self.text.is_empty() {
+        if self.text.is_empty() || relation::nothing_beyond_titles(self.page) {
             return Verdict::NotArticle;
         }
         Verdict::Article
+    }
+
+    /// What a page that is not its entry's article stands in for, by its words and marks
+    /// wherever they are on the page; one whose words say nothing known is `not_article`.
+    fn wall_kind(&self) -> Verdict {
+        let said = |cues: &[Cue]| {
+            self.main.has_any(cues)
+                || self.headings().has_any(cues)
+                || cues.iter().any(|&cue| self.page_has(cue))
+        };
+        let marks = self.wall_marks();
+        if marks.has(Mark::Challenge)
+            || marks.has(Mark::Captcha)
+            || said(&[Cue::Challenge, Cue::Denied, Cue::GeoBlock])
+        {
+            Verdict::Blocked
+        } else if said(&[Cue::Javascript]) || has_empty_app_root(&self.page.document) {
+            Verdict::NeedsJavascript
+        } else if said(&[Cue::NotFound]) || self.headings().names(Cue::NotFound) {
+            Verdict::NotFound
+        } else if said(&[Cue::Consent]) || marks.has(Mark::ConsentPlatform) {
+            Verdict::Consent
+        } else if said(&[Cue::Login, Cue::Paywall]) {
+            Verdict::Login
+        } else {
+            Verdict::NotArticle
+        }
     }
 
     /// A bot challenge, captcha, access-denied or rate-limit page: a service's marker on a
@@ -352,9 +415,17 @@ impl<'a> Reading<'a> {
             && has_visible_password_field(&self.page.document)
     }
 
-    /// A parked domain, an age gate or a geo block.
+    /// A legal or geographic block served as a page (often with status 200): the site
+    /// refuses the reader, as a bot check does.
+    fn is_geo_block(&self) -> bool {
+        self.main.has(Cue::GeoBlock)
+            || self.headings().has(Cue::GeoBlock)
+            || self.page_has(Cue::GeoBlock)
+    }
+
+    /// A parked domain or an age gate.
     fn is_gate(&self) -> bool {
-        const GATES: [Cue; 3] = [Cue::Parked, Cue::AgeGate, Cue::GeoBlock];
+        const GATES: [Cue; 2] = [Cue::Parked, Cue::AgeGate];
         self.main.has_any(&GATES)
             || self.headings().has_any(&GATES)
             || GATES.iter().any(|&cue| self.page_has(cue))
@@ -522,6 +593,13 @@ const PHRASES: &[(&str, Cue)] = &[
         "bitte bestätigen sie, dass sie ein mensch sind",
         Cue::Challenge,
     ),
+    ("nie jesteś robotem", Cue::Challenge),
+    ("sprawdzamy twoją przeglądarkę", Cue::Challenge),
+    ("проверка браузера", Cue::Challenge),
+    ("вы не робот", Cue::Challenge),
+    ("vérifiez que vous êtes humain", Cue::Challenge),
+    ("vérification de sécurité", Cue::Challenge),
+    ("verifica que eres humano", Cue::Challenge),
     ("access denied", Cue::Denied),
     ("access to this page has been denied", Cue::Denied),
     ("you have been blocked", Cue::Denied),
@@ -531,6 +609,15 @@ const PHRASES: &[(&str, Cue)] = &[
     ("too many requests", Cue::Denied),
     ("rate limit exceeded", Cue::Denied),
     ("zugriff verweigert", Cue::Denied),
+    ("slow down", Cue::Denied),
+    ("dostęp zabroniony", Cue::Denied),
+    ("odmowa dostępu", Cue::Denied),
+    ("доступ запрещен", Cue::Denied),
+    ("доступ запрещён", Cue::Denied),
+    ("слишком много запросов", Cue::Denied),
+    ("zu viele anfragen", Cue::Denied),
+    ("trop de requêtes", Cue::Denied),
+    ("demasiadas solicitudes", Cue::Denied),
     ("accès refusé", Cue::Denied),
     ("acceso denegado", Cue::Denied),
     ("page not found", Cue::NotFound),
@@ -565,6 +652,12 @@ const PHRASES: &[(&str, Cue)] = &[
     ("não existe", Cue::NotFound),
     ("pagina niet gevonden", Cue::NotFound),
     ("bestaat niet", Cue::NotFound),
+    ("gibt es nicht", Cue::NotFound),
+    ("has been removed", Cue::NotFound),
+    ("nie znaleziono", Cue::NotFound),
+    ("nie istnieje", Cue::NotFound),
+    ("страница не найдена", Cue::NotFound),
+    ("не существует", Cue::NotFound),
     ("cookie", Cue::Consent),
     ("consent", Cue::Consent),
     ("your privacy", Cue::Consent),
@@ -592,6 +685,10 @@ const PHRASES: &[(&str, Cue)] = &[
     ("aceptar todo", Cue::Consent),
     ("consentimiento", Cue::Consent),
     ("accetta tutto", Cue::Consent),
+    ("zgoda", Cue::Consent),
+    ("akceptuję", Cue::Consent),
+    ("файлы cookie", Cue::Consent),
+    ("согласие", Cue::Consent),
     ("sign in", Cue::Login),
     ("log in", Cue::Login),
     ("login", Cue::Login),
@@ -602,6 +699,9 @@ const PHRASES: &[(&str, Cue)] = &[
     ("iniciar sesión", Cue::Login),
     ("accedi", Cue::Login),
     ("inloggen", Cue::Login),
+    ("zaloguj się", Cue::Login),
+    ("войти", Cue::Login),
+    ("войдите", Cue::Login),
     ("subscribe to continue", Cue::Paywall),
     ("subscribe to read", Cue::Paywall),
     ("subscribe to keep reading", Cue::Paywall),
@@ -652,6 +752,10 @@ const PHRASES: &[(&str, Cue)] = &[
     ("this domain is parked", Cue::Parked),
     ("domain has expired", Cue::Parked),
     ("domain steht zum verkauf", Cue::Parked),
+    ("domena jest na sprzedaż", Cue::Parked),
+    ("домен продается", Cue::Parked),
+    ("domaine est à vendre", Cue::Parked),
+    ("dominio está a la venta", Cue::Parked),
     ("legal drinking age", Cue::AgeGate),
     ("are you over 18", Cue::AgeGate),
     ("are you 18", Cue::AgeGate),
@@ -669,6 +773,14 @@ const PHRASES: &[(&str, Cue)] = &[
     ("unavailable for legal reasons", Cue::GeoBlock),
     ("not available in the eu", Cue::GeoBlock),
     ("in ihrem land nicht verfügbar", Cue::GeoBlock),
+    ("unavailable due to legal reasons", Cue::GeoBlock),
+    ("not available in your location", Cue::GeoBlock),
+    ("not available to users in", Cue::GeoBlock),
+    ("non disponible dans votre pays", Cue::GeoBlock),
+    ("no está disponible en tu país", Cue::GeoBlock),
+    ("niedostępna w twoim kraju", Cue::GeoBlock),
+    ("недоступен в вашем регионе", Cue::GeoBlock),
+    ("недоступна в вашей стране", Cue::GeoBlock),
     ("enable javascript", Cue::Javascript),
     ("javascript is disabled", Cue::Javascript),
     ("javascript is required", Cue::Javascript),
@@ -696,6 +808,13 @@ static PHRASE_FINDER: LazyLock<PhraseFinder> = LazyLock::new(|| {
             patterns.push(phrase.replace('\'', "’"));
             cues.push(cue);
         }
+        // The automaton folds ASCII case only: a phrase opening with another letter is also
+        // sought capitalized, as a heading or sentence starts it ("Доступ запрещён").
+        let mut chars = phrase.chars();
+        if let Some(first) = chars.next().filter(|c| !c.is_ascii() && c.is_lowercase()) {
+            patterns.push(first.to_uppercase().chain(chars).collect());
+            cues.push(cue);
+        }
     }
     assert!(
         patterns.len() <= SEEN_BITS,
@@ -714,7 +833,7 @@ static PHRASE_FINDER: LazyLock<PhraseFinder> = LazyLock::new(|| {
 });
 
 /// Bits of [`Cues::seen`].
-const SEEN_BITS: usize = 256;
+const SEEN_BITS: usize = 320;
 
 /// The phrases found in some text.
 #[derive(Debug, Default, Clone)]
@@ -776,6 +895,10 @@ impl Cues {
             if segment == "404" {
                 self.named[Cue::NotFound.index()] = true;
             }
+            // HTTP 451, Unavailable For Legal Reasons, as a page's title or heading.
+            if segment == "451" || segment.starts_with("451 ") {
+                self.note_named(Cue::GeoBlock);
+            }
             for (pattern, cue, length) in find_phrases(segment) {
                 self.note(pattern, cue);
                 if segment.len() <= length + NAME_SLACK {
@@ -783,6 +906,12 @@ impl Cues {
                 }
             }
         }
+    }
+
+    /// A cue named by a title segment or heading that is no phrase of [`PHRASES`].
+    fn note_named(&mut self, cue: Cue) {
+        self.named[cue.index()] = true;
+        self.distinct[cue.index()] = self.distinct[cue.index()].saturating_add(1);
     }
 
     fn note(&mut self, pattern: usize, cue: Cue) {
