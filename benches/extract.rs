@@ -161,11 +161,36 @@ fn deep_nesting(c: &mut Criterion) {
     group.finish();
 }
 
+/// A page of `<p>` and one text of `unit` repeated to `bytes`: every character one the
+/// serializer writes as a reference (`&amp;`, `&nbsp;`) or the page as one (`&deg;`).
+fn escaped_text_page(unit: &str, bytes: usize) -> String {
+    format!("<p>{}", unit.repeat(bytes / unit.len()))
+}
+
+/// Extraction of a text of characters written as references, 64 KiB to 8 MiB: the time per
+/// byte must stay the same at every size (serialization linear in the text, not quadratic).
+fn escaped_text(c: &mut Criterion) {
+    let mut group = c.benchmark_group("escaped-text");
+    group.sample_size(10);
+    for (name, unit) in [("amp", "&"), ("deg", "&deg;"), ("nbsp", "\u{a0}")] {
+        for kib in [64, 512, 2048, 8192] {
+            let page = escaped_text_page(unit, kib << 10);
+            let raw = page.as_bytes();
+            group.throughput(Throughput::Bytes(raw.len() as u64));
+            let id = BenchmarkId::new(name, format!("{kib}KiB"));
+            group.bench_with_input(id, raw, |b, raw| {
+                b.iter(|| extract_page(black_box(raw), None, None, None, Algorithm::Auto))
+            });
+        }
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = extract;
     config = Criterion::default()
         .sample_size(20)
         .measurement_time(std::time::Duration::from_secs(3));
-    targets = benchmarks, deep_nesting
+    targets = benchmarks, deep_nesting, escaped_text
 }
 criterion_main!(extract);

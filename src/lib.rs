@@ -3,6 +3,7 @@
 
 pub mod allocator;
 pub mod api;
+pub mod budget;
 pub mod cli;
 pub mod config;
 pub mod daemon;

@@ -138,3 +138,68 @@ fn a_large_ordinary_page_is_read_whole() {
     assert_eq!(parsed.cut, None);
     assert_eq!(parsed.source.len(), page.len());
 }
+
+/// An extraction over its budget is stopped, not only abandoned: its permit comes back before
+/// the work would have ended, so a page waiting for a permit (a feed polled beside slow pages)
+/// is extracted, and the stopped work never reaches its end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_extraction_over_its_budget_stops_and_gives_its_permit_back() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    use gleaner::pipeline::InFlight;
+    use gleaner::pipeline::extraction::{OffRuntimeError, off_runtime};
+
+    let in_flight = InFlight::default();
+    let permits = std::thread::available_parallelism().map_or(2, usize::from);
+    let page = Arc::new(generated(
+        "",
+        "<p>Der Preis: 5 &pound; &amp; 3&deg; &laquo;mehr&raquo; und noch viel mehr Text.</p>",
+        4 << 20,
+    ));
+    let finished = Arc::new(AtomicUsize::new(0));
+    let slow = (0..permits).map(|_| {
+        let (page, finished, in_flight) = (page.clone(), finished.clone(), in_flight.clone());
+        async move {
+            let job = move || {
+                let extracted = extract_page(page.as_bytes(), None, None, None, Algorithm::Auto);
+                finished.fetch_add(1, Ordering::SeqCst);
+                extracted.is_ok()
+            };
+            off_runtime(&in_flight, Duration::from_millis(20), job).await
+        }
+    });
+    let outcomes = futures::future::join_all(slow).await;
+    for outcome in outcomes {
+        assert!(
+            matches!(outcome, Err(OffRuntimeError::Timeout(_))),
+            "over budget: {outcome:?}"
+        );
+    }
+    // Every permit was held by a slow extraction: these run once the stopped ones gave theirs.
+    let beside = (0..permits).map(|_| {
+        let in_flight = in_flight.clone();
+        async move {
+            let job = || {
+                extract_page(
+                    b"<p>An ordinary page of a feed polled beside the slow ones.</p>",
+                    None,
+                    None,
+                    None,
+                    Algorithm::Auto,
+                )
+                .is_ok()
+            };
+            off_runtime(&in_flight, Duration::from_secs(600), job).await
+        }
+    });
+    for outcome in futures::future::join_all(beside).await {
+        assert!(matches!(outcome, Ok(true)), "{outcome:?}");
+    }
+    assert_eq!(
+        finished.load(Ordering::SeqCst),
+        0,
+        "a stopped extraction ran to its end before its permit came back"
+    );
+}

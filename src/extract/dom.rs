@@ -304,6 +304,7 @@ struct Frame {
 pub fn analyze(document: &Html, base: Option<&Url>) -> DomStats {
     let mut walk = Walk::new(document, base);
     for edge in document.tree.root().traverse() {
+        crate::budget::checkpoint();
         match edge {
             Edge::Open(node) => match node.value() {
                 Node::Element(element) => walk.open(node.id(), element),

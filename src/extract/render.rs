@@ -267,6 +267,7 @@ impl Writer<'_> {
         let mut frames: Vec<Frame> = Vec::with_capacity(64);
         let mut skipping: Option<NodeId> = None;
         for edge in document.tree.root().traverse() {
+            crate::budget::checkpoint();
             match edge {
                 Edge::Open(node) => {
                     let Node::Element(element) = node.value() else {

@@ -5,7 +5,8 @@
 //! - [`extract_page`] extracts (blocking CPU work) and says what it saw: a content rule that
 //!   matched nothing, the extractor's time in the metrics.
 //! - [`off_runtime`] runs such work on the blocking pool, holding one of the extraction
-//!   permits (as many as cores), within `[extract] timeout_seconds`.
+//!   permits (as many as cores), within `[extract] timeout_seconds`: past it the work is
+//!   stopped, and its permit given back ([`crate::budget`]).
 //! - [`page_fields`] makes the stored fields: control characters stripped, the language, the
 //!   feed's author and date before the page's, what the page says of itself, the images, the
 //!   page type (the feed's or site's configured one before the detector's) and a thread's
@@ -102,22 +103,25 @@ pub enum OffRuntimeError {
 }
 
 /// Runs `job` (extraction and the CPU work around it) on the blocking pool, holding an
-/// extraction permit until it finishes, also past `budget`: a job over budget cannot be
-/// stopped and finishes on its own, its result dropped. A panic in it becomes an error.
+/// extraction permit while it runs, within `budget`: past it, the job stops at its next
+/// checkpoint ([`crate::budget`]: the long loops of parsing, the statistics pass, rendering
+/// and sanitizing), which drops the permit, and the caller has its timeout at the budget
+/// whether or not the job has stopped yet. A panic in it becomes an error.
 pub async fn off_runtime<T: Send + 'static>(
     in_flight: &InFlight,
     budget: Duration,
     job: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, OffRuntimeError> {
     let permit = in_flight.extraction_permit().await;
+    let deadline = Instant::now() + budget;
     let joined = tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        job()
+        crate::budget::within(deadline, job)
     });
     match tokio::time::timeout(budget, joined).await {
-        Err(_) => Err(OffRuntimeError::Timeout(budget)),
+        Err(_) | Ok(Ok(Err(crate::budget::Exceeded))) => Err(OffRuntimeError::Timeout(budget)),
         Ok(Err(error)) => Err(OffRuntimeError::Panicked(error.to_string())),
-        Ok(Ok(done)) => Ok(done),
+        Ok(Ok(Ok(done))) => Ok(done),
     }
 }
 

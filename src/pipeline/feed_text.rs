@@ -15,7 +15,7 @@ use url::Url;
 use super::failure::StepFailure;
 use crate::extract::{self, ExtractError, Extraction, Image, Page, Verdict};
 use crate::store::word_count;
-use crate::store::{OwnKind, Stage};
+use crate::store::{OwnKind, Stage, StoredSummary};
 
 /// Words an entry's own text needs to stand for the article: fewer is a summary or a lead,
 /// not the article a reader wants instead of the page.
@@ -25,6 +25,22 @@ pub(super) const MIN_FEED_WORDS: i64 = 100;
 /// feed carries: on the suite, pages estimated at 0.9 or more have a mean F1 of 0.956, those
 /// below about 0.85 (`docs/algorithms.md`, "The quality estimate").
 pub(super) const TRUSTED_QUALITY: f64 = 0.8;
+
+/// The most bytes of an entry's content, and of its summary, that are rendered or stored: a
+/// book chapter is a tenth of it, and sanitizing costs time in proportion to it.
+pub(super) const MAX_ENTRY_TEXT_BYTES: usize = 1 << 20;
+
+/// `text` cut to [`MAX_ENTRY_TEXT_BYTES`] at a character boundary (a tag cut in two is then
+/// dropped by the sanitizer, and the elements left open are closed).
+pub(super) fn bounded(text: &str) -> &str {
+    &text[..text.floor_char_boundary(MAX_ENTRY_TEXT_BYTES)]
+}
+
+/// An entry's summary as stored, from at most [`MAX_ENTRY_TEXT_BYTES`] of it. CPU work (a
+/// parse and a serialization): call it off the async runtime.
+pub(super) fn stored_summary(summary: Option<&str>) -> StoredSummary {
+    StoredSummary::of(summary.map(bounded))
+}
 
 /// A feed entry's own text, tidied as a page's article is.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,6 +77,7 @@ impl FeedText {
 
     /// Renders one text of the feed: its every block, as `alltext` renders a page.
     fn render(body: &str, base: Option<&Url>) -> FeedText {
+        let body = bounded(body);
         let html = if looks_like_markup(body) {
             format!("<html><body>{body}</body></html>")
         } else {

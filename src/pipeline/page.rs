@@ -39,7 +39,7 @@ use crate::filter::{Blocked, Decision};
 use crate::metrics;
 use crate::store::{
     CompressedPage, EntryAttempt, FEED_EXTRACTOR, ImageContent, InsertOutcome, NewArticle,
-    NewImage, PageEncoding, PageType, PendingEntry, now,
+    NewImage, PageEncoding, PageType, PendingEntry, StoredSummary, now,
 };
 use crate::store::{OwnKind, Stage};
 
@@ -121,6 +121,7 @@ pub(super) async fn download_and_store(
         observation,
         applied,
         cut,
+        summary,
     } = extracted;
     if let Some(reason) = blocked_by_text(settings, entry, source.text()) {
         return Ok(PageOutcome::Blocked(reason));
@@ -145,7 +146,7 @@ pub(super) async fn download_and_store(
         }
     };
     let page_cut = if from_page { cut } else { None };
-    let outcome = store_article(ctx, entry, article, page_cut).await?;
+    let outcome = store_article(ctx, entry, (article, summary), page_cut).await?;
     // A page already stored was learned when it was; a page that was not taken teaches
     // nothing of its site's articles.
     if let (true, Some(site), InsertOutcome::Inserted(_)) = (from_page, &site, &outcome)
@@ -170,16 +171,20 @@ pub(super) async fn store_instead_of_page(
     }
     let (content, summary) = (entry.content.clone(), entry.summary.clone());
     let base = Url::parse(&entry.url).ok();
-    let rendered = tokio::task::spawn_blocking(move || {
-        FeedText::of_entry(content.as_deref(), summary.as_deref(), base.as_ref())
-    })
-    .await;
-    let feed = match rendered {
-        Ok(feed) => feed.filter(FeedText::is_enough)?,
+    let job = move || {
+        let feed = FeedText::of_entry(content.as_deref(), summary.as_deref(), base.as_ref());
+        let feed = feed.filter(FeedText::is_enough)?;
+        Some((feed, feed_text::stored_summary(summary.as_deref())))
+    };
+    let (feed, summary) = match off_runtime(&ctx.in_flight, ctx.config.extract.timeout, job).await {
+        Ok(rendered) => rendered?,
         Err(error) => {
+            let kind = match error {
+                OffRuntimeError::Timeout(_) => OwnKind::ExtractTimeout,
+                OffRuntimeError::Panicked(_) => OwnKind::Panic,
+            };
             let message = format!("{}: rendering the feed's text: {error}", entry.url);
-            let failure = StepFailure::own(Stage::Extract, OwnKind::Panic, message);
-            return Some(Err(failure));
+            return Some(Err(StepFailure::own(Stage::Extract, kind, message)));
         }
     };
     if let Some(reason) = blocked_by_text(settings, entry, &feed.text) {
@@ -189,7 +194,7 @@ pub(super) async fn store_instead_of_page(
         let feed = (feed, verdict);
         let (article, failed_images) =
             store_feed_text(ctx, settings, entry, feed, &PageMetadata::default()).await?;
-        let outcome = store_article(ctx, entry, article, None).await?;
+        let outcome = store_article(ctx, entry, (article, summary), None).await?;
         Ok(PageOutcome::Stored(outcome, failed_images))
     };
     Some(stored.await)
@@ -313,19 +318,19 @@ fn feed_facts(entry: &PendingEntry) -> FeedFacts {
     }
 }
 
-/// Stores the article, the entry becoming `stored` in the article's own transaction: one
-/// commit for both.
+/// Stores the article with its entry's summary as stored (made off the runtime), the entry
+/// becoming `stored` in the article's own transaction: one commit for both.
 async fn store_article(
     ctx: &Context,
     entry: &PendingEntry,
-    mut article: NewArticle,
+    (mut article, summary): (NewArticle, StoredSummary),
     cut: Option<PageCut>,
 ) -> Result<InsertOutcome, StepFailure> {
     let notes = cap_article(ctx, entry, &mut article, cut);
     let stored = EntryAttempt::stored(entry.attempts, now());
     let outcome = ctx
         .store
-        .insert_entry_article(article, Some((entry.id, &stored)))
+        .insert_summarized_article(article, summary, Some((entry.id, &stored)))
         .await
         .map_err(StepFailure::database)?;
     // A page already stored was noted when it was.
@@ -390,6 +395,8 @@ struct SiteLearning {
     applied: Option<Applied>,
     /// Set when extraction read only the start of the page.
     cut: Option<PageCut>,
+    /// The entry's summary as stored, made in the same budgeted job.
+    summary: StoredSummary,
 }
 
 /// Downloads an article page and checks that it is a text document.
@@ -484,9 +491,10 @@ async fn extract_off_runtime(
         let site_page = extract_page(raw, hints, &site);
         let (compressed, page) = compress_for_storage(page);
         drop(page_permit);
-        (site_page, feed, compressed, page)
+        let summary = feed_text::stored_summary(summary.as_deref());
+        (site_page, (feed, summary), compressed, page)
     };
-    let (site_page, feed, compressed, page) =
+    let (site_page, (feed, summary), compressed, page) =
         off_runtime(&ctx.in_flight, ctx.config.extract.timeout, job)
             .await
             .map_err(|error| {
@@ -505,6 +513,7 @@ async fn extract_off_runtime(
         observation: site_page.observation,
         applied: site_page.applied,
         cut: site_page.cut,
+        summary,
     };
     Ok((learning, compressed, page))
 }

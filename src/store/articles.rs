@@ -357,7 +357,20 @@ impl Store {
         article: NewArticle,
         settled: Option<(i64, &EntryAttempt)>,
     ) -> Result<InsertOutcome, StoreError> {
-        let summary = std::sync::Arc::new(StoredSummary::of(article.summary.as_deref()));
+        let summary = StoredSummary::of(article.summary.as_deref());
+        self.insert_summarized_article(article, summary, settled)
+            .await
+    }
+
+    /// [`Store::insert_entry_article`] with the summary as stored made by the caller: off the
+    /// async runtime and within its time budget, as sanitizing is CPU work.
+    pub(crate) async fn insert_summarized_article(
+        &self,
+        article: NewArticle,
+        summary: StoredSummary,
+        settled: Option<(i64, &EntryAttempt)>,
+    ) -> Result<InsertOutcome, StoreError> {
+        let summary = std::sync::Arc::new(summary);
         let fingerprint = Fingerprint::of(&article.text);
         let article = std::sync::Arc::new(article);
         loop {

@@ -32,9 +32,37 @@ pub fn cap_depth(text: &str) -> Cow<'_, str> {
         Preparation {
             empty_scripts: false,
             drop_unread_attributes: false,
+            split_text: false,
         },
     )
 }
+
+/// A fragment as the sanitizer should read it: [`cap_depth`], and every run of text longer
+/// than [`SPLIT_TEXT_BYTES`] split by an empty comment (`<!---->`) about every so many bytes,
+/// before a character that cannot continue a character reference.
+///
+/// html5ever's serializer, which writes the sanitizer's output, looks for the next `<`, `>`
+/// (or `"`) from each `&` or no-break-space-like character (a `0xC2` byte: `°`, `£`, `«`, …)
+/// to the end of its text node: a text node of many of them takes time quadratic in its
+/// length (a megabyte of `&`, minutes). The sanitizing policy strips comments, leaving the
+/// text in nodes of a bounded length, written one after the other as the same text.
+pub fn prepare_for_sanitizing(text: &str) -> Cow<'_, str> {
+    capped(
+        text,
+        Preparation {
+            empty_scripts: false,
+            drop_unread_attributes: false,
+            split_text: true,
+        },
+    )
+}
+
+/// The length of text after which [`prepare_for_sanitizing`] splits a run of text: the
+/// serializer's search from one character costs at most this much more.
+pub const SPLIT_TEXT_BYTES: usize = 256;
+
+/// What splits a run of text and the sanitizer removes.
+const TEXT_SPLIT: &str = "<!---->";
 
 /// A whole page as the parser should see it: [`cap_depth`], its comments left out (no reader
 /// looks at them, and the tokenizer reads them a character at a time), and the bodies of its
@@ -64,6 +92,7 @@ pub fn prepare_for_parsing(text: &str, attributes: ParsedAttributes) -> Cow<'_, 
         Preparation {
             empty_scripts: true,
             drop_unread_attributes: attributes == ParsedAttributes::Read,
+            split_text: false,
         },
     )
 }
@@ -84,6 +113,8 @@ struct Preparation {
     empty_scripts: bool,
     /// Leave out the attributes no reader looks at.
     drop_unread_attributes: bool,
+    /// Split long runs of text ([`prepare_for_sanitizing`]).
+    split_text: bool,
 }
 
 fn capped(text: &str, preparation: Preparation) -> Cow<'_, str> {
@@ -232,6 +263,9 @@ struct Walk<'a> {
     /// A script holding `<!--` was seen: the tokenizer's escaped states may have ended it
     /// past where this pass did, so what looks like a comment after it may be its text.
     script_end_unsure: bool,
+    /// Split long runs of text ([`prepare_for_sanitizing`]); off after a `<plaintext>`, whose
+    /// rest is text the tokenizer reads as is.
+    split_text: bool,
 }
 
 /// What one tag is.
@@ -253,6 +287,7 @@ impl<'a> Walk<'a> {
             empty_scripts: preparation.empty_scripts,
             drop_unread_attributes: preparation.drop_unread_attributes,
             script_end_unsure: false,
+            split_text: preparation.split_text,
             text,
             at: 0,
             open: Vec::new(),
@@ -281,7 +316,9 @@ impl<'a> Walk<'a> {
     fn run(&mut self) {
         let bytes = self.text.as_bytes();
         while let Some(offset) = memchr(b'<', &bytes[self.at..]) {
+            crate::budget::checkpoint();
             let start = self.at + offset;
+            self.split_text(self.at, start);
             let rest = &bytes[start + 1..];
             if rest.starts_with(b"!--") {
                 // `<!--` then `>` or `->` closes at once; otherwise the first `-->` or `--!>`
@@ -310,7 +347,31 @@ impl<'a> Walk<'a> {
                 self.at = start + 1;
             }
         }
+        self.split_text(self.at, bytes.len());
         self.unclosed_objects.append(&mut self.open_objects);
+    }
+
+    /// Splits the text `text[start..stop]` (data, not a tag or raw text) by [`TEXT_SPLIT`]
+    /// about every [`SPLIT_TEXT_BYTES`], when splitting is on.
+    fn split_text(&mut self, start: usize, stop: usize) {
+        if !self.split_text || self.script_end_unsure || stop - start <= SPLIT_TEXT_BYTES {
+            return;
+        }
+        let bytes = self.text.as_bytes();
+        let mut from = start + SPLIT_TEXT_BYTES;
+        while from < stop {
+            let Some(at) = (from..stop).find(|&at| splits_before(bytes[at])) else {
+                return;
+            };
+            let capacity = self.text.len() + self.text.len() / 16;
+            let out = self
+                .out
+                .get_or_insert_with(|| String::with_capacity(capacity));
+            out.push_str(&self.text[self.copied..at]);
+            out.push_str(TEXT_SPLIT);
+            self.copied = at;
+            from = at + SPLIT_TEXT_BYTES;
+        }
     }
 
     /// The tag starting at `start` (a `<`), if it is one.
@@ -368,6 +429,9 @@ impl<'a> Walk<'a> {
             return;
         }
         let raw_text = is_raw_text(&tag.name).then(|| tag.name.clone());
+        if tag.name == "plaintext" {
+            self.split_text = false;
+        }
         // Only an element the cap keeps: past the cap its tags go and its body stays text.
         let emptied = self.empty_scripts
             && self.foreign == 0
@@ -581,6 +645,14 @@ impl<'a> Walk<'a> {
         out.push_str(&self.text[self.copied..start]);
         self.copied = stop;
     }
+}
+
+/// Whether text may be split before `byte` without changing what the tokenizer reads: it
+/// starts a character (no UTF-8 continuation byte), cannot continue a character reference
+/// (letters, digits, `#`, `;`) and is no line feed (a CR LF split in two would read as two
+/// line breaks).
+fn splits_before(byte: u8) -> bool {
+    !(byte.is_ascii_alphanumeric() || matches!(byte, b'#' | b';' | b'\n' | 0x80..=0xBF))
 }
 
 /// Whether `bytes` start with the tag name `name` (in any case) and what ends a tag name

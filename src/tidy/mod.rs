@@ -488,6 +488,7 @@ pub fn parse_bounded(
     let mut fed = 0;
     while fed < readable {
         let end = prepared.ceil_char_boundary((fed + PARSE_PIECE_BYTES).min(readable));
+        crate::budget::checkpoint();
         parser.process(StrTendril::from_slice(&prepared[fed..end]));
         fed = end;
         let nodes = parser.tokenizer.sink.sink.0.borrow().tree.values().len();
@@ -881,9 +882,27 @@ thread_local! {
 
 /// Applies [`policy`] to an HTML fragment whose URLs are already absolute.
 pub fn sanitize(fragment: &str) -> String {
-    // Parsed as a page is: nesting capped, an unclosed `<object>` unable to swallow the rest.
-    let fragment = depth::cap_depth(fragment);
-    POLICY.with(|policy| policy.clean(&fragment).to_string())
+    // Parsed as a page is: nesting capped, an unclosed `<object>` unable to swallow the rest;
+    // long runs of text split, so that the serializer writes them in linear time.
+    let fragment = depth::prepare_for_sanitizing(fragment);
+    // Read in pieces, so that a job's deadline (`crate::budget`) can stop the parse between
+    // two of them; a reader of a string fails at nothing.
+    let reader = BudgetedReader(fragment.as_bytes());
+    POLICY.with(|policy| match policy.clean_from_reader(reader) {
+        Ok(document) => document.to_string(),
+        Err(_) => String::new(),
+    })
+}
+
+/// A string handed to the sanitizer's parser a piece at a time, with a budget checkpoint
+/// before each piece.
+struct BudgetedReader<'a>(&'a [u8]);
+
+impl std::io::Read for BudgetedReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        crate::budget::checkpoint();
+        self.0.read(buf)
+    }
 }
 
 /// A whole page, tidied.
@@ -1010,6 +1029,44 @@ mod tests {
         let brackets = "<".repeat(1_000_000);
         assert_eq!(node_capacity(&brackets), MAX_PREALLOCATED_NODES);
         assert_eq!(parse(&brackets).tree.nodes().count(), 5);
+    }
+
+    #[test]
+    fn sanitized_output_is_the_same_with_long_texts_split_for_the_serializer() {
+        let long = |unit: &str| unit.repeat(3 * depth::SPLIT_TEXT_BYTES);
+        let fragments = [
+            format!("<p>{}</p>", long("&amp;")),
+            format!("<p>{}", long("&")),
+            format!("<p>{}</p><p>{}</p>", long("\u{b0}\u{a3}"), long("\u{a0}x")),
+            format!(
+                "<p>{}</p>",
+                long("&deg;&pound;&middot;&laquo;&nbsp;&notit;&#38&#x26; ")
+            ),
+            format!("<pre>\r\n{}</pre>", long("a\r\nb&lt;")),
+            format!(
+                "<ul><li>{}</li></ul><table><tr><td>{}</td></tr></table>",
+                long("é & "),
+                long("x·")
+            ),
+            format!(
+                "<p>{}<iframe src=\"https://player.vimeo.com/video/1\">{}</iframe></p>",
+                long("y&"),
+                long("&")
+            ),
+            format!(
+                "<p>{}<script>{}</script>{}</p>",
+                long("a&"),
+                long("<!--&"),
+                long("b&")
+            ),
+            format!("<p>{}<plaintext>{}", long("&z"), long("&q")),
+        ];
+        for fragment in fragments {
+            let unsplit =
+                POLICY.with(|policy| policy.clean(&depth::cap_depth(&fragment)).to_string());
+            assert_eq!(sanitize(&fragment), unsplit, "{fragment}");
+        }
+        assert!(depth::prepare_for_sanitizing(&long("&amp;")).contains("<!---->"));
     }
 
     #[test]
