@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::format::BodyFormat;
-use crate::store::{ArticleFilter, Store, now};
+use crate::store::{ArticleFilter, LISTING_BUDGET_BYTES, Store, fit_listing, now};
 
 /// Characters of text a tool answers with when `max_chars` is not given.
 const DEFAULT_MAX_CHARS: usize = 20_000;
@@ -225,10 +225,11 @@ impl ArticleTools {
         let Some(query) = args.query.as_str() else {
             return Ok(refused(format!("query must be text, not {}", args.query)));
         };
-        let hits = match self.store.search(query, limit).await {
+        let mut hits = match self.store.search(query, limit).await {
             Ok(hits) => hits,
             Err(error) => return Ok(refused(format!("cannot search for that: {error}"))),
         };
+        fit_listing(&mut hits, LISTING_BUDGET_BYTES / 2);
         let mut markdown = format!("{} articles match {query:?}.\n", hits.len());
         for hit in &hits {
             markdown.push_str(&format!(
@@ -361,10 +362,12 @@ impl ArticleTools {
             ascending: after_id.is_some(),
             min_quality,
         };
-        let rows = match self.store.list_articles(&filter).await {
+        let mut rows = match self.store.list_articles(&filter).await {
             Ok(rows) => rows,
             Err(error) => return Ok(store_failed(error)),
         };
+        // The rows go out twice (the table and the structured content): half the budget each.
+        let cut = fit_listing(&mut rows, LISTING_BUDGET_BYTES / 2);
         let mut markdown = String::from(
             "| id | title | feed | fetched | words | quality | repeats |\n|---|---|---|---|---|---|---|\n",
         );
@@ -382,7 +385,17 @@ impl ArticleTools {
                     .map_or_else(|| "–".to_string(), |first| format!("#{first}"))
             ));
         }
-        Ok(answer(markdown, json!({ "articles": rows })))
+        if cut {
+            let next = match (filter.ascending, rows.last()) {
+                (true, Some(last)) => format!("ask again with after_id = {}", last.id),
+                _ => "narrow the question with since, feed or limit".to_string(),
+            };
+            markdown.push_str(&format!(
+                "\nOnly {} rows fit in one answer: {next}.\n",
+                rows.len()
+            ));
+        }
+        Ok(answer(markdown, json!({ "articles": rows, "more": cut })))
     }
 
     #[tool(
