@@ -104,8 +104,12 @@ pub struct ArticleTools {
 
 // Arguments are read leniently (any JSON value) and checked by the tool, so that a wrong type
 // is a tool error the client shows, not a refused request; the schemas say the types meant.
+// An argument a tool does not know (a misspelt `feed`) is refused rather than ignored, which
+// would answer a wider question than the one asked: rmcp answers the failed deserialization
+// as a tool error naming the field, as the protocol asks of invalid input.
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SearchArgs {
     /// Words to find in titles and article text (full-text search, best match first).
     #[schemars(with = "String")]
@@ -116,6 +120,7 @@ pub struct SearchArgs {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct GetArticleArgs {
     /// The article's id.
     #[schemars(with = "i64")]
@@ -128,6 +133,7 @@ pub struct GetArticleArgs {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ListArticlesArgs {
     /// Only articles of the feed with this name.
     pub feed: Option<String>,
@@ -352,6 +358,14 @@ impl ArticleTools {
                 }
             },
         };
+        // As the API's 404: an unknown feed is an error, not an empty listing.
+        if let Some(name) = &args.feed {
+            match self.store.feed_by_name(name).await {
+                Ok(Some(_)) => {}
+                Ok(None) => return Ok(refused(format!("no feed is named {name:?}"))),
+                Err(error) => return Ok(store_failed(error)),
+            }
+        }
         let filter = ArticleFilter {
             feed: args.feed,
             since,
