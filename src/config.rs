@@ -26,7 +26,7 @@ use crate::filter::Filters;
 use crate::schedule::CronSchedule;
 
 mod feed;
-pub use feed::{BasicAuth, FeedRequest, FiltersConfig, Secret, check_feed_name};
+pub use feed::{BasicAuth, FeedRequest, FiltersConfig, Secret, check_feed_name, is_bidi_control};
 mod sites;
 mod webhooks;
 pub use sites::{SitePageType, SiteRulesConfig};

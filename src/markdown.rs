@@ -18,6 +18,9 @@
 //!   its surroundings keep it intact; elsewhere (in a table cell, a heading, a list item, a
 //!   quote) it is a code span on one line, or escaped text when even that would not hold. A
 //!   code block right after a list is preceded by an empty comment, which ends the list.
+//! - The front matter, which a renderer that does not know it reads as text between two
+//!   rules, follows the same rule: its values are YAML double-quoted scalars with `<`, `>`,
+//!   `&`, `[`, `]`, `{` and `}` as YAML escapes (`\u003C`), the same strings to a YAML reader.
 
 use std::rc::Rc;
 
@@ -175,10 +178,16 @@ fn post_line(line: &str) -> String {
         None => line,
     }
 }
+/// Characters of a front matter value that a Markdown renderer could read as markup: a tag
+/// or an autolink (`<`, `>`), an entity (`&`), a link or a reference (`[`, `]`), an attribute
+/// list (`{`, `}`). Written as YAML escapes (`\u003C`), which a YAML reader turns back
+/// into the character and a Markdown renderer shows as text.
+const FRONT_MATTER_MARKUP: [char; 7] = ['<', '>', '&', '[', ']', '{', '}'];
 
 /// `text` as a YAML double-quoted scalar. `"` and `\\` are escaped; so is every character a
 /// YAML reader may refuse or fold (C0 and C1 controls, line and paragraph separators,
-/// non-characters), as `\\uXXXX`.
+/// non-characters), as `\\uXXXX`, and every character of [`FRONT_MATTER_MARKUP`]: a
+/// renderer that does not know front matter reads the block as text between two rules.
 fn yaml_quoted(text: &str) -> String {
     let mut quoted = String::with_capacity(text.len() + 2);
     quoted.push('"');
@@ -188,6 +197,9 @@ fn yaml_quoted(text: &str) -> String {
             '\\' => quoted.push_str("\\\\"),
             '\t' => quoted.push_str("\\t"),
             '\n' => quoted.push_str("\\n"),
+            c if FRONT_MATTER_MARKUP.contains(&c) => {
+                quoted.push_str(&format!("\\u{:04X}", c as u32));
+            }
             ' '..='~' => quoted.push(c),
             c if yaml_printable(c) => quoted.push(c),
             c if (c as u32) <= 0xFFFF => quoted.push_str(&format!("\\u{:04X}", c as u32)),

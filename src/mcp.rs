@@ -18,7 +18,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::format::BodyFormat;
-use crate::store::{ArticleFilter, PageType, Post, Store, now};
+use crate::store::{ArticleFilter, LISTING_BUDGET_BYTES, PageType, Post, Store, fit_listing, now};
 
 /// Characters of text a tool answers with when `max_chars` is not given.
 const DEFAULT_MAX_CHARS: usize = 20_000;
@@ -104,8 +104,12 @@ pub struct ArticleTools {
 
 // Arguments are read leniently (any JSON value) and checked by the tool, so that a wrong type
 // is a tool error the client shows, not a refused request; the schemas say the types meant.
+// An argument a tool does not know (a misspelt `feed`) is refused rather than ignored, which
+// would answer a wider question than the one asked: rmcp answers the failed deserialization
+// as a tool error naming the field, as the protocol asks of invalid input.
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct SearchArgs {
     /// Words to find in titles and article text (full-text search, best match first).
     #[schemars(with = "String")]
@@ -116,6 +120,7 @@ pub struct SearchArgs {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct GetArticleArgs {
     /// The article's id.
     #[schemars(with = "i64")]
@@ -128,6 +133,7 @@ pub struct GetArticleArgs {
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ListArticlesArgs {
     /// Only articles of the feed with this name.
     pub feed: Option<String>,
@@ -256,10 +262,11 @@ impl ArticleTools {
         let Some(query) = args.query.as_str() else {
             return Ok(refused(format!("query must be text, not {}", args.query)));
         };
-        let hits = match self.store.search(query, limit).await {
+        let mut hits = match self.store.search(query, limit).await {
             Ok(hits) => hits,
             Err(error) => return Ok(refused(format!("cannot search for that: {error}"))),
         };
+        fit_listing(&mut hits, LISTING_BUDGET_BYTES / 2);
         let mut markdown = format!("{} articles match {query:?}.\n", hits.len());
         for hit in &hits {
             markdown.push_str(&format!(
@@ -390,6 +397,14 @@ impl ArticleTools {
             Ok(page_type) => page_type,
             Err(refusal) => return Ok(refusal),
         };
+        // As the API's 404: an unknown feed is an error, not an empty listing.
+        if let Some(name) = &args.feed {
+            match self.store.feed_by_name(name).await {
+                Ok(Some(_)) => {}
+                Ok(None) => return Ok(refused(format!("no feed is named {name:?}"))),
+                Err(error) => return Ok(store_failed(error)),
+            }
+        }
         let filter = ArticleFilter {
             feed: args.feed,
             since,
@@ -401,10 +416,12 @@ impl ArticleTools {
             min_quality,
             page_type,
         };
-        let rows = match self.store.list_articles(&filter).await {
+        let mut rows = match self.store.list_articles(&filter).await {
             Ok(rows) => rows,
             Err(error) => return Ok(store_failed(error)),
         };
+        // The rows go out twice (the table and the structured content): half the budget each.
+        let cut = fit_listing(&mut rows, LISTING_BUDGET_BYTES / 2);
         let mut markdown = String::from(
             "| id | title | feed | fetched | words | quality | repeats | type |\n|---|---|---|---|---|---|---|---|\n",
         );
@@ -423,7 +440,17 @@ impl ArticleTools {
                 cell(&row.page_type)
             ));
         }
-        Ok(answer(markdown, json!({ "articles": rows })))
+        if cut {
+            let next = match (filter.ascending, rows.last()) {
+                (true, Some(last)) => format!("ask again with after_id = {}", last.id),
+                _ => "narrow the question with since, feed or limit".to_string(),
+            };
+            markdown.push_str(&format!(
+                "\nOnly {} rows fit in one answer: {next}.\n",
+                rows.len()
+            ));
+        }
+        Ok(answer(markdown, json!({ "articles": rows, "more": cut })))
     }
 
     #[tool(

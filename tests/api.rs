@@ -38,6 +38,7 @@ on_both_databases!(
     stalled_bodies_hold_no_database_slot,
     a_body_too_slow_is_answered_408,
     markdown_answers_carry_no_markup_of_the_article,
+    listings_are_bounded_in_size_and_resume_by_cursor,
 );
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -118,6 +119,76 @@ async fn cursor_pagination_resumes_exactly(db: TestDb) -> anyhow::Result<()> {
     assert_eq!(ids_of(&body, "articles")?, Vec::<i64>::new());
     assert_eq!(body["next_after_id"], last);
     assert_eq!(body["more"], false);
+    app.stop().await
+}
+
+/// Rows of megabytes (titles and authors stored before the feed's fields were bounded, or
+/// taken from pages): a listing row carries a cut title and author, a page ends before
+/// [`gleaner::store::LISTING_BUDGET_BYTES`] with `more` and its cursor, and the cursor reads
+/// every article once.
+async fn listings_are_bounded_in_size_and_resume_by_cursor(db: TestDb) -> anyhow::Result<()> {
+    use gleaner::store::{LISTED_AUTHOR_CHARS, LISTED_TITLE_CHARS, LISTING_BUDGET_BYTES};
+    let seeded = seed(&db.store, 1).await?;
+    let feed_id = db.store.feeds().await?[0].id;
+    let mut ids = seeded.ids.clone();
+    for n in 0..120 {
+        let mut article = dense_article(feed_id, 10_000 + n);
+        article.title = format!("{n} {}", "𝕏".repeat(20_000));
+        article.author = Some("Ä".repeat(10_000));
+        article.url = format!("https://big.example/{n}/{}", "u".repeat(8_000));
+        ids.push(db.store.insert_article(&article).await?.id());
+    }
+    let app = App::spawn(&db.store, None).await?;
+    let mut seen: Vec<i64> = Vec::new();
+    let mut after_id = 0;
+    for page in 0.. {
+        anyhow::ensure!(page < 20, "pagination does not end");
+        let response = app
+            .get(&format!("/articles?after_id={after_id}&limit=500"))
+            .await?;
+        assert_eq!(response.status(), 200);
+        let bytes = response.bytes().await?;
+        assert!(
+            bytes.len() <= LISTING_BUDGET_BYTES + 4096,
+            "a page of {} bytes",
+            bytes.len()
+        );
+        let body: Value = serde_json::from_slice(&bytes)?;
+        for row in body["articles"].as_array().context("articles")? {
+            let title = row["title"].as_str().unwrap_or_default();
+            assert!(
+                title.chars().count() <= LISTED_TITLE_CHARS,
+                "{}",
+                title.len()
+            );
+            let author = row["author"].as_str().unwrap_or_default();
+            assert!(
+                author.chars().count() <= LISTED_AUTHOR_CHARS,
+                "{}",
+                author.len()
+            );
+        }
+        let page_ids = ids_of(&body, "articles")?;
+        if page == 0 {
+            assert_eq!(body["more"], true, "the first page ends early");
+            assert!(page_ids.len() < ids.len());
+        }
+        seen.extend(&page_ids);
+        after_id = body["next_after_id"].as_i64().context("next_after_id")?;
+        if body["more"] == false {
+            break;
+        }
+    }
+    assert_eq!(seen, ids, "every article once, ascending");
+    let (status, hits) = app.get_json("/search?q=amber&limit=500").await?;
+    assert_eq!(status, 200, "{hits}");
+    assert!(
+        hits["hits"].as_array().is_some_and(|hits| !hits.is_empty()
+            && hits.iter().all(|hit| hit["title"]
+                .as_str()
+                .is_some_and(|t| t.chars().count() <= LISTED_TITLE_CHARS))),
+        "search hits carry cut titles"
+    );
     app.stop().await
 }
 

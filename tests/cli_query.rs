@@ -686,7 +686,8 @@ fn opml_nested_past_the_limit_is_refused_not_a_crash() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Terminal escapes in stored titles, authors and texts are printed escaped; a reader that
+/// Terminal escapes and bidirectional formatting characters (U+202E, U+061C) in stored
+/// titles, authors and texts are printed escaped; a reader that
 /// goes away (`| head -c 16`) ends the command quietly; a search beyond the bounds is a
 /// usage error.
 async fn stored_text_prints_inert_and_a_closed_pipe_ends_quietly(db: TestDb) -> anyhow::Result<()> {
@@ -698,7 +699,7 @@ async fn stored_text_prints_inert_and_a_closed_pipe_ends_quietly(db: TestDb) -> 
         guid: Some("escapes".into()),
         url: "https://news.example/escapes".into(),
         canonical_url: None,
-        title: "Evil\u{1b}]0;owned\u{7} title".into(),
+        title: "Evil\u{1b}]0;owned\u{7} title \u{202e}gnp.exe\u{061c}".into(),
         author: Some("Mal\u{1b}[31mory\u{9b}".into()),
         summary: None,
         published_at: None,
@@ -725,8 +726,8 @@ async fn stored_text_prints_inert_and_a_closed_pipe_ends_quietly(db: TestDb) -> 
         let (out, output) = run(gleaner(dir.path(), &db).args(&args))?;
         assert!(output.status.success(), "{args:?}: {output:?}");
         assert!(
-            !out.contains(['\u{1b}', '\u{7}', '\u{9b}']),
-            "{args:?} printed a control character"
+            !out.contains(['\u{1b}', '\u{7}', '\u{9b}', '\u{202e}', '\u{061c}']),
+            "{args:?} printed a control or bidirectional formatting character"
         );
         assert!(out.contains("Evil\\u{1b}]0;owned"), "{args:?}");
     }

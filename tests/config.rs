@@ -591,7 +591,7 @@ fn check_config_refuses_a_bad_header_with_its_line() {
 }
 
 #[test]
-fn a_feed_name_with_control_characters_is_refused_where_it_is_written() {
+fn a_feed_name_with_control_or_bidirectional_characters_is_refused_where_it_is_written() {
     for name in ["\"a\\nb\"", "\"tab\\there\"", "\"bell\\u0007\""] {
         let message = refused(&format!(
             "[[feeds]]\nurl = \"https://a.example/\"\nname = {name}\n"
@@ -599,6 +599,22 @@ fn a_feed_name_with_control_characters_is_refused_where_it_is_written() {
         assert!(
             message.starts_with(
                 "/etc/gleaner/config.toml:3:8: [[feeds]] name: must not contain control characters"
+            ),
+            "{name}: {message}"
+        );
+    }
+    for name in [
+        "\"gnp\\u202Eexe\"",
+        "\"a\\u061Cb\"",
+        "\"mark\\u200F\"",
+        "\"iso\\u2066late\\u2069\"",
+    ] {
+        let message = refused(&format!(
+            "[[feeds]]\nurl = \"https://a.example/\"\nname = {name}\n"
+        ));
+        assert!(
+            message.starts_with(
+                "/etc/gleaner/config.toml:3:8: [[feeds]] name: must not contain bidirectional formatting characters"
             ),
             "{name}: {message}"
         );

@@ -320,3 +320,65 @@ fn entries_sharing_a_guid_but_not_a_link_are_told_apart() {
         "a GUID repeated with the same link is one entry, and keeps its GUID"
     );
 }
+
+/// Fields of megabytes (a 2 MB title, a 1 MB author, a 1 MB summary, 100 enclosures, a
+/// 20 KB id) are cut to their limits when the feed is parsed; an entry whose link is longer
+/// than a link may be is unusable, said why.
+#[test]
+fn every_entry_field_is_bounded_at_parse_time() {
+    use gleaner::feed::bounds;
+    let document = serde_json::json!({
+        "version": "https://jsonfeed.org/version/1.1",
+        "title": "é".repeat(1 << 20),
+        "items": [
+            {
+                "id": "i".repeat(20_000),
+                "url": "https://news.example/huge",
+                "title": "Tïtle ".repeat(350_000),
+                "authors": [{ "name": "Äuthor".repeat(150_000) }],
+                "summary": "&".repeat(1 << 20),
+                "content_html": format!("<p>{}</p>", "word ".repeat(500_000)),
+            },
+            {
+                "id": "long-link",
+                "url": format!("https://news.example/{}", "a".repeat(10_000)),
+                "title": "A link too long",
+            }
+        ]
+    });
+    let feed = parse_feed(document.to_string().as_bytes(), None, &base()).expect("a JSON Feed");
+    assert!(
+        feed.title
+            .as_ref()
+            .is_some_and(|t| t.len() <= bounds::MAX_TITLE_BYTES)
+    );
+    assert_eq!(feed.entries.len(), 1);
+    let entry = &feed.entries[0];
+    assert!(entry.title.len() <= bounds::MAX_TITLE_BYTES && entry.title.starts_with("Tïtle"));
+    let author = entry.author.as_deref().unwrap_or_default();
+    assert!(author.len() <= bounds::MAX_AUTHOR_BYTES && author.starts_with("Äuthor"));
+    let summary = entry.summary.as_deref().unwrap_or_default();
+    assert!(!summary.is_empty() && summary.len() <= bounds::MAX_SUMMARY_BYTES);
+    let content = entry.content.as_deref().unwrap_or_default();
+    assert!(!content.is_empty() && content.len() <= bounds::MAX_CONTENT_BYTES);
+    let enclosures: String = (0..100)
+        .map(|n| {
+            format!("<enclosure url=\"https://cdn.news.example/{n}.mp3\" type=\"audio/mpeg\"/>")
+        })
+        .collect();
+    let rss = format!(
+        "<rss version=\"2.0\"><channel><title>t</title><item><title>Many</title>\
+         <link>https://news.example/many</link>{enclosures}</item></channel></rss>"
+    );
+    let many = parse_feed(rss.as_bytes(), None, &base()).expect("an RSS feed");
+    assert_eq!(many.entries[0].enclosures.len(), bounds::MAX_ENCLOSURES);
+    let guid = entry.guid.as_deref().unwrap_or_default();
+    assert!(guid.len() <= bounds::MAX_GUID_BYTES && guid.starts_with("iii"));
+    assert_eq!(feed.unusable.len(), 1, "{:?}", feed.unusable);
+    assert_eq!(feed.unusable[0].name, "long-link");
+    assert!(
+        feed.unusable[0].to_string().contains("article link"),
+        "{}",
+        feed.unusable[0]
+    );
+}

@@ -14,14 +14,17 @@ use yaml_rust2::{Yaml, YamlLoader};
 on_both_databases!(every_output_path_opens_with_front_matter_a_yaml_parser_reads);
 
 /// Titles that break naive front matter: YAML syntax, quotes, escapes, a document marker,
-/// words YAML 1.1 reads as booleans, separators YAML folds as line breaks.
-const HOSTILE_TITLES: [&str; 6] = [
+/// words YAML 1.1 reads as booleans, separators YAML folds as line breaks, markup a Markdown
+/// renderer would act on.
+const HOSTILE_TITLES: [&str; 8] = [
     "Breaking: \"quotes\" & 'apostrophes' # not a comment",
     "- a list item? no: a title",
     "yes",
     "back\\slash and a tab\there",
     "---\nsecond line",
     "line\u{2028}separator, para\u{2029}graph, BOM\u{feff} and 🚀",
+    "Council <script>alert(12)</script> approves budget",
+    "[a](javascript:alert(1)) &amp; {: onclick=alert(1)}",
 ];
 
 /// The front matter of a Markdown document, parsed; and the body after it.
@@ -49,6 +52,13 @@ fn hostile_titles_read_back_as_themselves() -> anyhow::Result<()> {
             ..Default::default()
         };
         let (yaml, _) = front_matter(&front.to_yaml())?;
+        assert!(
+            !front
+                .to_yaml()
+                .contains(['<', '>', '&', '[', ']', '{', '}']),
+            "markup characters are YAML escapes: {}",
+            front.to_yaml()
+        );
         assert_eq!(yaml["title"].as_str(), Some(title), "{}", front.to_yaml());
         assert_eq!(
             yaml["url"].as_str(),

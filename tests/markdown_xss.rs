@@ -1,12 +1,14 @@
 //! The Markdown of hostile bodies (`gleaner::markdown::from_html`, what `articles show
 //! --format markdown` and the API's `format=markdown` print) is inert: rendered to HTML by
 //! CommonMark (pulldown-cmark, plain and with every extension) and by Python-Markdown (plain
-//! and with `extra`), it holds no element, attribute or address that runs script.
+//! and with `extra`), it holds no element, attribute or address that runs script. So does a
+//! whole document (`gleaner::markdown::document`) whose front matter values are hostile: a
+//! renderer that does not know front matter reads it as text between two rules.
 
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
-use gleaner::markdown::from_html;
+use gleaner::markdown::{FrontMatter, document, from_html};
 
 /// Bodies that try to smuggle markup through the conversion: alt texts, titles, link texts,
 /// addresses with hidden schemes, code spans and blocks in every surrounding, markup written
@@ -105,6 +107,46 @@ b
     "<blockquote><ul><li>q</li></ul></blockquote><pre>&lt;script&gt;alert(1)&lt;/script&gt;</pre>",
 ];
 
+/// Front matter values (a title, an author, a feed name, a URL) that try the same: raw tags,
+/// links and references, attribute lists, entities, autolinks, YAML's own syntax.
+const FRONT_MATTER_PAYLOADS: &[&str] = &[
+    "Council <script>alert(12)</script> approves budget",
+    "<img src=x onerror=alert(1)>",
+    "</p><iframe src=javascript:alert(1)></iframe>",
+    "[click](javascript:alert(1))",
+    "![x](javascript:alert(1))",
+    "[x]: javascript:alert(1)\n\n[x]",
+    "<javascript:alert(1)>",
+    "&lt;script&gt;alert(1)&lt;/script&gt;",
+    "&#60;script&#62;alert(1)&#60;/script&#62;",
+    "x{: onclick=\"alert(1)\"}",
+    "\"\n---\n<script>alert(1)</script>",
+    "a\\<script>alert(1)</script>",
+    "<svg/onload=alert(1)>",
+    "[[javascript:alert(1)]]",
+    "<!-- --><script>alert(1)</script>",
+];
+
+/// Each front matter payload as every string value of one document, with a plain body.
+fn front_matter_documents() -> Vec<(&'static str, String)> {
+    FRONT_MATTER_PAYLOADS
+        .iter()
+        .map(|&payload| {
+            let front = FrontMatter {
+                title: Some(payload),
+                url: Some(payload),
+                feed: Some(payload),
+                author: Some(payload),
+                language: Some(payload),
+                verdict: Some(payload),
+                id: Some(1),
+                ..Default::default()
+            };
+            (payload, document(&front, "<p>Body.</p>"))
+        })
+        .collect()
+}
+
 /// What may appear in rendered Markdown: formatting, never script or an embedding.
 const ALLOWED_ELEMENTS: &[&str] = &[
     "html",
@@ -181,12 +223,13 @@ fn executable_markup(html: &str) -> Vec<String> {
     found
 }
 
-/// Each payload's Markdown, after checking that none comes out empty of everything.
+/// Each payload's Markdown, then each front matter payload's document.
 fn converted() -> Vec<(&'static str, String)> {
     assert!(PAYLOADS.len() >= 30, "the corpus shrank");
     PAYLOADS
         .iter()
         .map(|payload| (*payload, from_html(payload)))
+        .chain(front_matter_documents())
         .collect()
 }
 
@@ -239,6 +282,32 @@ fn markup_written_as_text_renders_as_that_text() {
     let document = render(&text);
     let shown: String = document.root_element().text().collect();
     assert_eq!(shown.trim(), "a <b> &amp; {c} [d](e)", "{text}");
+}
+
+/// A hostile title in the front matter, rendered by a renderer that knows no front matter:
+/// its words, shown as text.
+#[test]
+fn front_matter_values_render_as_their_text() {
+    let title = FRONT_MATTER_PAYLOADS[0];
+    let markdown = document(
+        &FrontMatter {
+            title: Some(title),
+            ..Default::default()
+        },
+        "<p>Body.</p>",
+    );
+    let mut html = String::new();
+    pulldown_cmark::html::push_html(&mut html, pulldown_cmark::Parser::new(&markdown));
+    assert_inert("CommonMark", title, &markdown, &html);
+    let shown: String = scraper::Html::parse_fragment(&html)
+        .root_element()
+        .text()
+        .collect();
+    assert!(
+        shown
+            .contains("Council \\u003Cscript\\u003Ealert(12)\\u003C/script\\u003E approves budget"),
+        "{markdown}\n{html}"
+    );
 }
 
 /// Python-Markdown, run by `python3`; skipped (saying so) where the `markdown` package is

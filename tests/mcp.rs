@@ -127,7 +127,8 @@ async fn the_tools_answer_over_http_behind_the_token(db: TestDb) -> anyhow::Resu
     check_every_call(&seen, id)
 }
 
-/// Every tool listed with its schema, every call answered, bad arguments as tool errors.
+/// Every tool listed with its schema, every call answered, bad arguments as tool errors; an
+/// unknown argument refused (not ignored), an unknown feed an error (as the API's 404).
 fn check_every_call(seen: &serde_json::Value, id: i64) -> anyhow::Result<()> {
     for tool in [
         "search_articles",
@@ -219,6 +220,26 @@ fn check_every_call(seen: &serde_json::Value, id: i64) -> anyhow::Result<()> {
         calls["list_articles_after"]["structured"]["articles"],
         serde_json::json!([]),
         "nothing after the last id"
+    );
+    assert_eq!(
+        calls["list_articles_unknown_argument"]["is_error"], true,
+        "an unknown argument is refused, not ignored: {seen}"
+    );
+    assert!(
+        calls["list_articles_unknown_argument"]["text"]
+            .as_str()
+            .is_some_and(|text| text.contains("unknown field `feed_name`")),
+        "{seen}"
+    );
+    assert_eq!(
+        calls["list_articles_unknown_feed"]["is_error"], true,
+        "{seen}"
+    );
+    assert!(
+        calls["list_articles_unknown_feed"]["text"]
+            .as_str()
+            .is_some_and(|text| text.contains("no feed is named \"no-such-feed\"")),
+        "{seen}"
     );
     assert_eq!(
         seen["after_errors"]["is_error"], false,

@@ -16,7 +16,9 @@ use serde_json::json;
 use super::ApiState;
 use super::error::{ApiError, check_quality, parse_id, parse_limit};
 use crate::format::BodyFormat;
-use crate::store::{Article, ArticleFilter, PageType, StoredImage};
+use crate::store::{
+    Article, ArticleFilter, LISTING_BUDGET_BYTES, PageType, StoredImage, fit_listing,
+};
 
 /// Page size of listings and search when `limit` is absent.
 pub const DEFAULT_LIMIT: i64 = 50;
@@ -62,7 +64,9 @@ pub async fn feeds(State(state): State<ApiState>) -> Result<Response, ApiError> 
 
 /// `GET /articles?feed=&since=&after_id=&limit=&min_quality=&page_type=`: ascending ids, the
 /// consumers' cursor; with `min_quality`, articles whose quality is below it are left out (the
-/// cursor still moves past them); with `page_type`, only articles of that page type.
+/// cursor still moves past them); with `page_type`, only articles of that page type. A page
+/// holds at most `limit` rows and at most [`LISTING_BUDGET_BYTES`] of them (then `more` is
+/// true with fewer rows).
 pub async fn list(
     State(state): State<ApiState>,
     RawQuery(query): RawQuery,
@@ -93,8 +97,10 @@ pub async fn list(
             page_type,
         })
         .await?;
-    let more = articles.len() as i64 > limit;
+    let mut more = articles.len() as i64 > limit;
     articles.truncate(limit as usize);
+    // A page of large rows ends before its limit; the cursor goes on from its last row.
+    more |= fit_listing(&mut articles, LISTING_BUDGET_BYTES);
     let next_after_id = articles.last().map(|a| a.id).or(after_id);
     Ok(Json(json!({
         "articles": articles,
@@ -360,6 +366,7 @@ pub async fn search(
         ));
     };
     let limit = parse_limit(params.get("limit"), DEFAULT_LIMIT, MAX_LIMIT)?;
-    let hits = state.store.search(q, limit).await?;
+    let mut hits = state.store.search(q, limit).await?;
+    fit_listing(&mut hits, LISTING_BUDGET_BYTES);
     Ok(Json(json!({ "query": q, "hits": hits })).into_response())
 }

@@ -49,7 +49,8 @@ pub async fn poll_once(config: Config, all: bool, json: bool) -> Result<(), CliE
             let line = if json {
                 feed_json(report).to_string()
             } else {
-                report.summary_line()
+                // A name or an error message from outside, printed inert.
+                super::table::one_line(&report.summary_line()).into_owned()
             };
             suspend_tracing_indicatif(|| println!("{line}"));
             stored += report.new_articles;
@@ -58,7 +59,7 @@ pub async fn poll_once(config: Config, all: bool, json: bool) -> Result<(), CliE
             progress.pb_inc(1);
             progress.pb_set_message(&format!(
                 "· {stored} articles stored · {failures} failures · {}",
-                report.feed
+                super::table::one_line(&report.feed)
             ));
         },
     )

@@ -5,8 +5,10 @@
 
 use std::borrow::Cow;
 
+use crate::config::is_bidi_control;
+
 /// `text` on one line: every control character (C0, DEL, C1, newline and tab included) and
-/// bidirectional formatting character escaped as `\u{..}`.
+/// bidirectional formatting character ([`is_bidi_control`]) escaped as `\u{..}`.
 pub fn one_line(text: &str) -> Cow<'_, str> {
     escape_controls(text, |_| true)
 }
@@ -15,13 +17,6 @@ pub fn one_line(text: &str) -> Cow<'_, str> {
 /// newlines and tabs.
 pub fn text_block(text: &str) -> Cow<'_, str> {
     escape_controls(text, |c| c != '\n' && c != '\t')
-}
-
-/// Whether a character changes the direction of the text around it: the marks (U+200E,
-/// U+200F), embeddings and overrides (U+202A–U+202E) and isolates (U+2066–U+2069). An
-/// override in a title can make the rest of a table row read backwards.
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 fn escape_controls(text: &str, escaped: impl Fn(char) -> bool) -> Cow<'_, str> {
@@ -111,5 +106,6 @@ mod tests {
             "a\\u{202a}b\\u{2069}\n"
         );
         assert_eq!(super::one_line("plain שלום"), "plain שלום");
+        assert_eq!(super::one_line("a\u{061c}b"), "a\\u{61c}b");
     }
 }

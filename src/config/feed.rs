@@ -23,7 +23,8 @@ use crate::filter::{Filters, Rule};
 
 /// Why a feed name (trimmed) cannot name a feed: empty, or with a control character (a
 /// newline, a tab, a bell), which would split log lines and make `export-opml` write XML
-/// that does not parse. Checked on loading and by `feeds add`.
+/// that does not parse, or with a bidirectional formatting character, which would make the
+/// rest of a log line or a table row read backwards. Checked on loading and by `feeds add`.
 pub fn check_feed_name(name: &str) -> Result<(), &'static str> {
     if name.is_empty() {
         return Err("must not be empty");
@@ -31,7 +32,23 @@ pub fn check_feed_name(name: &str) -> Result<(), &'static str> {
     if name.chars().any(char::is_control) {
         return Err("must not contain control characters");
     }
+    if name.chars().any(is_bidi_control) {
+        return Err(
+            "must not contain bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069)",
+        );
+    }
     Ok(())
+}
+
+/// Whether a character changes the direction of the text around it: the Arabic letter mark
+/// (U+061C), the left-to-right and right-to-left marks (U+200E, U+200F), embeddings and
+/// overrides (U+202A–U+202E) and isolates (U+2066–U+2069). An override in a name or a title
+/// can make the rest of a line read backwards.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+    )
 }
 
 /// A value that must not be shown: `Debug` and `Display` print `***`.

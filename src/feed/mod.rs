@@ -13,11 +13,13 @@
 //! JSON Feed the types `feed-rs` expects; `feed-rs` parses. When it still refuses an XML
 //! document for one element, the feed's fields and each entry are parsed alone, without the
 //! element it names: one odd element or value costs that element or value, not the feed.
+//! Every field is then cut to its limit (`bounds`).
 //!
 //! Over 600 lines, kept whole: converting feed-rs's entries and an article's identity (GUIDs made
 //! distinct, URLs normalized) happen in the same pass; the passes before feed-rs have files of
 //! their own.
 
+pub mod bounds;
 pub mod discover;
 mod json;
 mod normalize;
@@ -239,6 +241,7 @@ pub fn parse_feed(
         }
         None => parse_xml(bytes, &decoded.text, feed_url)?,
     };
+    bounds::bound(&mut parsed);
     distinguish_repeated_guids(&mut parsed.entries);
     Ok(parsed)
 }

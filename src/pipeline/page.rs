@@ -442,9 +442,15 @@ fn is_html(media_type: &str) -> bool {
 }
 
 /// Whether page bytes are text: few control bytes other than whitespace in the first
-/// [`TEXT_SAMPLE_BYTES`]. UTF-16 is text full of NULs and is let through.
+/// [`TEXT_SAMPLE_BYTES`]. UTF-16 is text full of NULs and is let through, whether the HTTP
+/// charset or a byte order mark says so (the decoder reads the mark first).
 fn looks_like_text(bytes: &[u8], charset: Option<&str>) -> bool {
     if charset.is_some_and(|c| c.to_ascii_lowercase().starts_with("utf-16")) {
+        return true;
+    }
+    if let Some((encoding, _)) = encoding_rs::Encoding::for_bom(bytes)
+        && (encoding == encoding_rs::UTF_16LE || encoding == encoding_rs::UTF_16BE)
+    {
         return true;
     }
     let sample = &bytes[..bytes.len().min(TEXT_SAMPLE_BYTES)];
@@ -622,5 +628,22 @@ mod tests {
             None
         ));
         assert!(looks_like_text(&[b'<', 0, b'p', 0], Some("UTF-16LE")));
+    }
+
+    #[test]
+    fn utf16_with_a_byte_order_mark_is_text_whatever_the_charset() {
+        let page = "<html><body><p>Grüße</p></body></html>";
+        let little: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(page.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let big: Vec<u8> = [0xFE, 0xFF]
+            .into_iter()
+            .chain(page.encode_utf16().flat_map(u16::to_be_bytes))
+            .collect();
+        for bytes in [&little, &big] {
+            assert!(looks_like_text(bytes, None));
+            assert!(looks_like_text(bytes, Some("utf-8")));
+        }
     }
 }

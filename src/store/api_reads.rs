@@ -1,5 +1,9 @@
 //! Reads the HTTP API needs beyond the article reads: counts for the metrics scrape and the
-//! web view's totals.
+//! web view's totals; and the size of a listing. A listing row's title and author are cut in
+//! the statement ([`LISTED_TITLE_CHARS`], [`LISTED_AUTHOR_CHARS`]: rows stored before the
+//! feed's fields were bounded, and titles taken from pages, can be megabytes), and a page of
+//! rows ends early, before its limit, when its JSON would pass [`LISTING_BUDGET_BYTES`]
+//! ([`fit_listing`]); its cursor then points after its last row.
 
 use serde::Serialize;
 
@@ -51,5 +55,88 @@ impl Store {
     pub async fn counts(&self) -> Result<StoreCounts, StoreError> {
         on_pool!(self, pool => sqlx::query_as(COUNTS).fetch_one(pool).await)
             .context("counting articles and feeds")
+    }
+}
+
+/// The characters of a title a listing row carries (`articles` listings and search hits);
+/// the whole title is in the article.
+pub const LISTED_TITLE_CHARS: usize = 1024;
+/// The characters of an author a listing row carries.
+pub const LISTED_AUTHOR_CHARS: usize = 256;
+/// The most bytes of rows, as JSON, that one page of a listing carries (the API's
+/// `/articles` and `/search`, the web view's lists, the MCP listings): at least one row.
+pub const LISTING_BUDGET_BYTES: usize = 1024 * 1024;
+
+/// Keeps the first rows of `rows` whose JSON fits in `budget` bytes, and always the first
+/// row (whose columns are bounded); true when rows were left out.
+pub fn fit_listing<T: Serialize>(rows: &mut Vec<T>, budget: usize) -> bool {
+    let mut used = 0usize;
+    let fitting = rows
+        .iter()
+        .position(|row| {
+            used = used.saturating_add(json_len(row));
+            used > budget
+        })
+        .map_or(rows.len(), |first_over| first_over.max(1));
+    let cut = fitting < rows.len();
+    rows.truncate(fitting);
+    cut
+}
+
+/// The length of `value` as JSON, counted without writing it anywhere.
+fn json_len<T: Serialize>(value: &T) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    match serde_json::to_writer(&mut counter, value) {
+        Ok(()) => counter.0,
+        Err(_) => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listing_ends_before_its_budget_but_keeps_one_row() {
+        let mut rows = vec!["a".repeat(10), "b".repeat(10), "c".repeat(10)];
+        assert!(fit_listing(&mut rows, 25));
+        assert_eq!(rows.len(), 2, "12 bytes of JSON each");
+        let mut huge = vec!["x".repeat(100), "y".to_string()];
+        assert!(fit_listing(&mut huge, 10));
+        assert_eq!(huge.len(), 1);
+        let mut small = vec![1, 2, 3];
+        assert!(!fit_listing(&mut small, 100));
+        assert_eq!(small.len(), 3);
+    }
+
+    #[test]
+    fn listing_statements_cut_titles_and_authors() {
+        let title = format!("substr(a.title, 1, {LISTED_TITLE_CHARS}) AS title");
+        let author = format!("substr(a.author, 1, {LISTED_AUTHOR_CHARS}) AS author");
+        for statement in [
+            super::super::sql::LIST_ARTICLES_ASCENDING,
+            super::super::sql::LIST_ARTICLES_NEWEST_FIRST,
+            super::super::sql::LIST_FEED_ARTICLES_ASCENDING.sqlite,
+            super::super::sql::LIST_FEED_ARTICLES_NEWEST_FIRST.postgres,
+        ] {
+            assert!(statement.contains(&title), "{statement}");
+            assert!(statement.contains(&author), "{statement}");
+        }
+        for statement in [
+            super::super::sql::SEARCH.sqlite,
+            super::super::sql::SEARCH.postgres,
+        ] {
+            assert!(statement.contains(&title), "{statement}");
+        }
     }
 }

@@ -42,7 +42,10 @@ use sqlx::sqlite::{
 
 use crate::config::DatabaseTarget;
 
-pub use api_reads::{StoreCounts, TotalsSince};
+pub use api_reads::{
+    LISTED_AUTHOR_CHARS, LISTED_TITLE_CHARS, LISTING_BUDGET_BYTES, StoreCounts, TotalsSince,
+    fit_listing,
+};
 pub use articles::{PageFields, word_count};
 pub use duplicates::{DUPLICATE_WINDOW, candidates_statement};
 pub use feeds::{LeasedFeed, OVERDUE_FIRINGS, OverdueFeed, overdue_since};

@@ -31,14 +31,15 @@ pub(super) const LOCK_ARTICLE_CURSOR: Dialects = Dialects {
 /// matches: `ts_rank` reads each match's stored vector, and a word in half the articles made
 /// ranking them all take seconds (docs/performance.md#web-view); a backward scan of the
 /// primary key finds the newest matches of a common word, the GIN index those of a rare one.
+/// Titles are cut to `api_reads::LISTED_TITLE_CHARS` characters.
 pub(super) const SEARCH: Dialects = Dialects {
     sqlite: "WITH top AS (SELECT rowid AS id, bm25(articles_fts, 4.0, 1.0) AS rank
                           FROM articles_fts
                           WHERE articles_fts MATCH $1
                           ORDER BY rank, rowid DESC
                           LIMIT $2)
-             SELECT a.id, f.name AS feed, a.url, a.title, a.published_at,
-                    snippet(articles_fts, 1, '«', '»', '…', 24) AS snippet,
+             SELECT a.id, f.name AS feed, a.url, substr(a.title, 1, 1024) AS title,
+                    a.published_at, snippet(articles_fts, 1, '«', '»', '…', 24) AS snippet,
                     -top.rank AS score
              FROM top
              CROSS JOIN articles_fts
@@ -51,8 +52,8 @@ pub(super) const SEARCH: Dialects = Dialects {
                           'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2')
                           AS snippet,
                       hit.score
-               FROM (SELECT a.id, f.name AS feed, a.url, a.title, a.published_at,
-                            left(a.text, 262144) AS text,
+               FROM (SELECT a.id, f.name AS feed, a.url, substr(a.title, 1, 1024) AS title,
+                            a.published_at, left(a.text, 262144) AS text,
                             ts_rank(a.search, q, 1)::float8 AS score
                      FROM (SELECT m.id
                            FROM articles m, websearch_to_tsquery('simple', $1) mq
@@ -492,11 +493,13 @@ pub(super) const SELECT_RAW_PAGE: &str =
 /// the id bounds are ranges whatever their values, so that each is planned on its index (the
 /// primary key, or `articles_feed_idx`) and reads one page of rows. A row's
 /// `cluster_size` counts its cluster's stored articles: the first and those that point at it
-/// (two lookups on indexes, per listed row).
+/// (two lookups on indexes, per listed row). Titles and authors are cut to
+/// `api_reads::LISTED_TITLE_CHARS` and `LISTED_AUTHOR_CHARS` characters.
 macro_rules! list_articles {
     ($order:literal, $feed:literal) => {
         concat!(
-            "SELECT a.id, f.name AS feed, a.url, a.title, a.author, a.published_at, a.fetched_at,
+            "SELECT a.id, f.name AS feed, a.url, substr(a.title, 1, 1024) AS title,
+                    substr(a.author, 1, 256) AS author, a.published_at, a.fetched_at,
                     a.extractor, a.word_count, a.verdict, a.quality, a.duplicate_of,
                     (SELECT COUNT(*) FROM articles d
                      WHERE d.duplicate_of = COALESCE(a.duplicate_of, a.id))

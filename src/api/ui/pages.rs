@@ -12,8 +12,8 @@ use super::{Chrome, PageError, SignedIn, UiState, render};
 use crate::api::articles::{Params, path_id, with_stored_images};
 use crate::api::error::ApiError;
 use crate::store::{
-    Article, ArticleFilter, ArticleSummary, FailureFilter, FeedRecord, PageType, Post, SearchHit,
-    TotalsSince, Verdict,
+    Article, ArticleFilter, ArticleSummary, FailureFilter, FeedRecord, LISTING_BUDGET_BYTES,
+    PageType, Post, SearchHit, TotalsSince, Verdict, fit_listing,
 };
 
 /// Articles per page of a listing, and hits of a search.
@@ -93,13 +93,14 @@ pub async fn index(
         .totals_since(Utc::now() - Duration::days(1))
         .await?;
     let feeds = state.store.feeds().await?;
-    let recent = state
+    let mut recent = state
         .store
         .list_articles(&ArticleFilter {
             limit: RECENT,
             ..Default::default()
         })
         .await?;
+    fit_listing(&mut recent, LISTING_BUDGET_BYTES);
     let active = feeds.iter().filter(|feed| feed.active).count();
     let failing = feeds
         .into_iter()
@@ -232,7 +233,10 @@ pub async fn articles(
     };
     if let Some(q) = q {
         match state.store.search(&q, PAGE_SIZE).await {
-            Ok(hits) => page.hits = hits.into_iter().map(HitRow::from).collect(),
+            Ok(mut hits) => {
+                fit_listing(&mut hits, LISTING_BUDGET_BYTES);
+                page.hits = hits.into_iter().map(HitRow::from).collect();
+            }
             Err(crate::store::StoreError::SearchQuery(error)) => {
                 page.message = Some(error.to_string());
             }
@@ -240,7 +244,7 @@ pub async fn articles(
         }
         return render(&page);
     }
-    let rows = state
+    let mut rows = state
         .store
         .list_articles(&ArticleFilter {
             feed,
@@ -250,7 +254,8 @@ pub async fn articles(
             ..Default::default()
         })
         .await?;
-    page.next_before_id = (rows.len() as i64 == PAGE_SIZE)
+    let cut = fit_listing(&mut rows, LISTING_BUDGET_BYTES);
+    page.next_before_id = (cut || rows.len() as i64 == PAGE_SIZE)
         .then(|| rows.last().map(|row| row.id))
         .flatten();
     page.rows = rows.iter().map(ArticleRow::from).collect();
