@@ -460,6 +460,40 @@ async fn sigterm_ends_the_process_during_a_deep_page() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The database refuses every lease take (as on a full disk): the service retries after
+/// doubling waits and says so at a bounded rate, not one line per 200 ms turn of its loop.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_lease_takes_back_off_and_are_logged_at_a_bounded_rate() -> anyhow::Result<()> {
+    let db = TestDb::sqlite().await?;
+    let farm = Farm::start().await?;
+    serve_feed(&farm, "alpha", 1);
+    common::faults::raw_execute(
+        &db,
+        "CREATE TRIGGER refuse_take BEFORE UPDATE OF lease_owner ON feeds
+         WHEN NEW.lease_owner IS NOT NULL
+         BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
+    )
+    .await?;
+    let dir = tempfile::tempdir()?;
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, config_text(&db, &farm, &["alpha"]))?;
+    let log = dir.path().join("service.log");
+    let mut child = spawn_logged(&config, &log)?;
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    if let Err(error) = stop(&mut child).await {
+        stop_and_show_log(&mut child, &log);
+        return Err(error);
+    }
+    let logged = std::fs::read_to_string(&log)?;
+    let lines = logged
+        .lines()
+        .filter(|line| line.contains("cannot lease due feeds"))
+        .count();
+    assert!((1..=2).contains(&lines), "{lines} lines:\n{logged}");
+    assert_eq!(farm.hits("/alpha.xml"), 0, "nothing leased, nothing polled");
+    Ok(())
+}
+
 /// Starts `gleaner run` on `config`, its JSON log written to `log`.
 fn spawn_logged(config: &Path, log: &Path) -> anyhow::Result<std::process::Child> {
     Ok(Command::new(BINARY)

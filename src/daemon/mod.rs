@@ -359,17 +359,20 @@ async fn start_due_polls(
                     in_flight.insert(task, feed_id);
                 }
             }
-            Err(error) => tracing::error!(%error, "cannot lease due feeds; retrying"),
+            // Logged by the leases at a bounded rate; retried after a doubling wait.
+            Err(_) => {}
         }
     }
-    match ctx.store.next_due().await {
+    let wake_in = match ctx.store.next_due().await {
         Ok(Some(at)) => (at - now())
             .to_std()
             .unwrap_or(Duration::ZERO)
             .clamp(Duration::from_millis(200), MAX_SLEEP),
         Ok(None) => MAX_SLEEP,
         Err(_) => Duration::from_secs(5),
-    }
+    };
+    // While takes fail, the loop waits for the next attempt rather than for the due feed.
+    wake_in.max(leases.retry_in().unwrap_or_default())
 }
 
 /// How often the `[retention]` rules are applied while the service runs.
