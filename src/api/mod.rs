@@ -13,7 +13,8 @@
 //!
 //! Every error is JSON `{"error": "..."}` with its status code ([`error`]); when `[api].token`
 //! is set every route but the two operator ones needs `Authorization: Bearer <token>`
-//! ([`auth`]). What a request may take (its body, a database slot, its time) is [`limits`];
+//! ([`auth`]); every route answers only to the host names of its listener ([`hosts`], a
+//! guard against DNS rebinding). What a request may take (its body, a database slot, its time) is [`limits`];
 //! what a connection may take (idle time, the `[api] max_connections` cap) is [`connection`]
 //! and [`serve`]. `docs/api.md` is the reference.
 
@@ -22,6 +23,7 @@ pub mod auth;
 pub mod claims;
 mod connection;
 pub mod error;
+mod hosts;
 mod limits;
 pub mod ops;
 pub mod ui;
@@ -104,6 +106,10 @@ pub fn router(store: Store, api: &ApiConfig) -> Router {
         .route_layer(middleware::from_fn_with_state(
             api.timeouts.request,
             limits::limit_request_time,
+        ))
+        .route_layer(middleware::from_fn_with_state(
+            hosts::AllowedHosts::of_listener(api.listen),
+            hosts::require_allowed_host,
         ))
         .route_layer(middleware::from_fn(observe))
         .fallback(not_found)
