@@ -23,6 +23,7 @@ on_both_databases!(
     signed_in_every_page_shows_the_store_escaped_and_under_the_policy,
     signing_out_needs_the_sessions_form_value,
     without_a_token_the_view_is_open,
+    signing_in_over_http2_with_an_origin_is_same_origin,
 );
 
 const TOKEN: &str = "reading-token-42";
@@ -418,5 +419,48 @@ async fn without_a_token_the_view_is_open(db: TestDb) -> anyhow::Result<()> {
         css.headers()[header::CONTENT_TYPE],
         "text/css; charset=utf-8"
     );
+    Ok(())
+}
+
+/// HTTP/2 has no `Host` header: the sign-in form's `Origin` is compared with the request's
+/// `:authority`, so a browser speaking HTTP/2 signs in like one speaking HTTP/1.
+async fn signing_in_over_http2_with_an_origin_is_same_origin(db: TestDb) -> anyhow::Result<()> {
+    fill(&db.store).await?;
+    let app = api_support::App::spawn(&db.store, Some(TOKEN)).await?;
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .http2_prior_knowledge()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()?;
+    let form = client.get(app.url("/ui/login")).send().await?;
+    assert_eq!(form.version(), reqwest::Version::HTTP_2);
+    assert_eq!(form.status(), StatusCode::OK);
+    let login_cookie = set_cookie(form.headers(), "gleaner_login").context("login cookie")?;
+    let pair = login_cookie.split(';').next().context("pair")?.to_string();
+    let csrf = csrf_field(&form.text().await?).context("csrf field")?;
+    let post = |origin: &str| {
+        client
+            .post(app.url("/ui/login"))
+            .header(header::COOKIE, &pair)
+            .header(header::ORIGIN, origin)
+            .form(&[("csrf", csrf.as_str()), ("token", TOKEN)])
+            .send()
+    };
+    let other_site = post("http://evil.example").await?;
+    assert_eq!(other_site.status(), StatusCode::FORBIDDEN, "another site");
+    let signed_in = post(&app.base).await?;
+    assert_eq!(
+        signed_in.status(),
+        StatusCode::SEE_OTHER,
+        "this site over HTTP/2"
+    );
+    let session = set_cookie(signed_in.headers(), "gleaner_session").context("session")?;
+    let pair = session.split(';').next().context("pair")?;
+    let overview = client
+        .get(app.url("/ui/"))
+        .header(header::COOKIE, pair)
+        .send()
+        .await?;
+    assert_eq!(overview.status(), StatusCode::OK);
     Ok(())
 }

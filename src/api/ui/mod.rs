@@ -27,7 +27,7 @@ use axum::Form;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{FromRequestParts, Path, RawQuery, Request, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use chrono::{Duration, Utc};
@@ -277,8 +277,9 @@ pub struct LoginForm {
 
 /// Whether a form post comes from a page of this site, as far as the browser says: its
 /// `Sec-Fetch-Site` (when sent) is `same-origin`, and its `Origin` (when sent, and not the
-/// `null` that a `no-referrer` page's forms send) names the host the request was sent to.
-fn same_origin(headers: &HeaderMap) -> bool {
+/// `null` that a `no-referrer` page's forms send) names the host the request was sent to
+/// (its `Host`, or in HTTP/2, which has none, its `:authority`).
+fn same_origin(headers: &HeaderMap, uri: &Uri) -> bool {
     let header = |name| {
         headers
             .get(name)
@@ -295,12 +296,14 @@ fn same_origin(headers: &HeaderMap) -> bool {
     let origin_host = origin
         .split_once("://")
         .map(|(_, rest)| rest.trim_end_matches('/'));
-    matches!((origin_host, header(header::HOST.as_str())), (Some(a), Some(b)) if a.eq_ignore_ascii_case(b))
+    let target = super::hosts::request_authority(headers, uri);
+    matches!((origin_host, target), (Some(a), Some(b)) if a.eq_ignore_ascii_case(b))
 }
 
 /// `POST /ui/login` (`csrf`, `token`): a session cookie when the token is right.
 pub async fn login(
     State(state): State<UiState>,
+    uri: Uri,
     headers: HeaderMap,
     Form(form): Form<LoginForm>,
 ) -> Response {
@@ -309,7 +312,7 @@ pub async fn login(
     };
     let expected = cookie(&headers, LOGIN_COOKIE).unwrap_or_default();
     let fresh_form = !expected.is_empty() && session::same_text(expected, &form.csrf);
-    if !fresh_form || !same_origin(&headers) {
+    if !fresh_form || !same_origin(&headers, &uri) {
         let message = "The form had expired: sign in again.";
         return login_page(&headers, StatusCode::FORBIDDEN, Some(message));
     }
@@ -338,13 +341,14 @@ pub struct LogoutForm {
 pub async fn logout(
     State(state): State<UiState>,
     signed_in: SignedIn,
+    uri: Uri,
     headers: HeaderMap,
     Form(form): Form<LogoutForm>,
 ) -> Response {
     let (Some(key), Some(issued)) = (&state.key, signed_in.issued) else {
         return Redirect::to("/ui/").into_response();
     };
-    if !same_origin(&headers) || !key.is_logout_token(issued, &form.csrf) {
+    if !same_origin(&headers, &uri) || !key.is_logout_token(issued, &form.csrf) {
         return ApiError::new(
             StatusCode::FORBIDDEN,
             "the sign-out form is not this session's",
