@@ -26,6 +26,7 @@ on_both_databases!(
     request_bodies_are_limited_and_must_be_json,
     the_token_guards_all_but_health_and_metrics,
     without_a_token_every_route_answers_only_to_its_own_host_names,
+    a_client_guessing_the_token_is_locked_out,
     metrics_expose_counters_gauges_and_queue_depth,
     concurrent_claimers_never_share_an_article,
     consumers_claim_side_by_side,
@@ -532,6 +533,35 @@ async fn without_a_token_every_route_answers_only_to_its_own_host_names(
     assert_eq!(claim.status(), 403, "no claim for another host");
     let claimed = app.claim("owner", 10, 60).await?;
     assert_eq!(claimed.len(), 1, "the refused claim took nothing");
+    app.stop().await
+}
+
+/// Wrong bearer tokens: after the free failures the client gets `429` with `Retry-After`,
+/// even with the right token, until the wait is over; then the right token opens again.
+async fn a_client_guessing_the_token_is_locked_out(db: TestDb) -> anyhow::Result<()> {
+    seed(&db.store, 1).await?;
+    let app = App::spawn(&db.store, Some("correct horse battery")).await?;
+    let with = |token: &str| app.client.get(app.url("/feeds")).bearer_auth(token).send();
+    let mut refused_at = None;
+    for guess in 0..50 {
+        let status = with(&format!("guess-{guess}")).await?.status();
+        if status == 429 {
+            refused_at = Some(guess);
+            break;
+        }
+        assert_eq!(status, 401, "guess {guess}");
+    }
+    let refused_at = refused_at.context("guessing was never slowed down")?;
+    assert!(
+        refused_at <= gleaner::api::attempts::FREE_FAILURES as usize,
+        "{refused_at}"
+    );
+    let locked = with("correct horse battery").await?;
+    assert_eq!(locked.status(), 429, "locked out, whatever the token");
+    let wait: u64 = locked.headers()["retry-after"].to_str()?.parse()?;
+    assert!(wait >= 1, "{wait}");
+    tokio::time::sleep(std::time::Duration::from_secs(wait)).await;
+    assert_eq!(with("correct horse battery").await?.status(), 200);
     app.stop().await
 }
 
