@@ -503,7 +503,7 @@ async fn token_reload(
         if let Some(address) = &found {
             api = format!("http://{address}");
         }
-        async move { Ok(found.is_some()) }
+        async move { anyhow::Ok(found.is_some()) }
     })
     .await?;
     let feeds_with = |token: &str| client.get(format!("{api}/feeds")).bearer_auth(token).send();
@@ -553,7 +553,7 @@ async fn token_reload(
     std::fs::write(config, with_token("new-token-9876543210"))?;
     common::send_signal(child, "HUP")?;
     wait_until(child, "the new token is taken", || async {
-        Ok(feeds_with("new-token-9876543210").await?.status() == 200)
+        anyhow::Ok(feeds_with("new-token-9876543210").await?.status() == 200)
     })
     .await?;
     assert_eq!(feeds_with("old-token-0123456789").await?.status(), 401);
