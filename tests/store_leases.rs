@@ -147,15 +147,16 @@ async fn renewed_and_released_leases(store: Store) -> anyhow::Result<()> {
     // Renewed: still held after the first lease would have lapsed.
     let at = now + Duration::seconds(60);
     assert!(store.lease_feeds("b", at, at, 10, false).await?.is_empty());
-    // Another owner cannot give a feed back; its holder can, one or all.
-    store.release_feed_leases("b", Some(all[0])).await?;
+    // Another owner cannot give a feed back; its holder can, one (by the lease's generation:
+    // a feed's first lease is the first generation) or all.
+    store.release_feed_leases("b", Some((all[0], 1))).await?;
     assert!(
         store
             .lease_feeds("b", now, now, 10, false)
             .await?
             .is_empty()
     );
-    store.release_feed_leases("a", Some(all[0])).await?;
+    store.release_feed_leases("a", Some((all[0], 1))).await?;
     assert_eq!(
         ids(&store
             .lease_feeds("b", now, now + Duration::seconds(30), 10, false)
