@@ -25,6 +25,8 @@ on_both_databases!(
     bad_input_is_a_json_error,
     request_bodies_are_limited_and_must_be_json,
     the_token_guards_all_but_health_and_metrics,
+    without_a_token_every_route_answers_only_to_its_own_host_names,
+    a_client_guessing_the_token_is_locked_out,
     metrics_expose_counters_gauges_and_queue_depth,
     concurrent_claimers_never_share_an_article,
     consumers_claim_side_by_side,
@@ -547,6 +549,90 @@ async fn the_token_guards_all_but_health_and_metrics(db: TestDb) -> anyhow::Resu
         let response = app.client.get(app.url(open)).send().await?;
         assert_eq!(response.status(), 200, "{open} is open");
     }
+    app.stop().await
+}
+
+/// A DNS-rebinding page reaches the API under its own host name: without a token, no route
+/// (JSON, web view, claims) answers it, while the listener's own names are served.
+async fn without_a_token_every_route_answers_only_to_its_own_host_names(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let seeded = seed(&db.store, 1).await?;
+    let app = App::spawn(&db.store, None).await?;
+    let port = app
+        .address()
+        .rsplit(':')
+        .next()
+        .context("port")?
+        .to_string();
+    let routes = [
+        "/feeds".to_string(),
+        "/articles".to_string(),
+        format!("/articles/{}", seeded.ids[0]),
+        "/ui/".to_string(),
+        "/ui/feeds".to_string(),
+        "/healthz".to_string(),
+    ];
+    for path in &routes {
+        for host in ["rebound.example", "rebound.example:80"] {
+            let response = app
+                .client
+                .get(app.url(path))
+                .header("host", host)
+                .send()
+                .await?;
+            assert_eq!(response.status(), 403, "{path} for Host: {host}");
+        }
+        for host in [format!("127.0.0.1:{port}"), format!("localhost:{port}")] {
+            let response = app
+                .client
+                .get(app.url(path))
+                .header("host", &host)
+                .send()
+                .await?;
+            assert_eq!(response.status(), 200, "{path} for Host: {host}");
+        }
+    }
+    let claim = app
+        .client
+        .post(app.url("/claims"))
+        .header("host", "rebound.example")
+        .header("content-type", "application/json")
+        .body(r#"{"consumer": "rebinder"}"#)
+        .send()
+        .await?;
+    assert_eq!(claim.status(), 403, "no claim for another host");
+    let claimed = app.claim("owner", 10, 60).await?;
+    assert_eq!(claimed.len(), 1, "the refused claim took nothing");
+    app.stop().await
+}
+
+/// Wrong bearer tokens: after the free failures the client gets `429` with `Retry-After`,
+/// even with the right token, until the wait is over; then the right token opens again.
+async fn a_client_guessing_the_token_is_locked_out(db: TestDb) -> anyhow::Result<()> {
+    seed(&db.store, 1).await?;
+    let app = App::spawn(&db.store, Some("correct horse battery")).await?;
+    let with = |token: &str| app.client.get(app.url("/feeds")).bearer_auth(token).send();
+    let mut refused_at = None;
+    for guess in 0..50 {
+        let status = with(&format!("guess-{guess}")).await?.status();
+        if status == 429 {
+            refused_at = Some(guess);
+            break;
+        }
+        assert_eq!(status, 401, "guess {guess}");
+    }
+    let refused_at = refused_at.context("guessing was never slowed down")?;
+    assert!(
+        refused_at <= gleaner::api::attempts::FREE_FAILURES as usize,
+        "{refused_at}"
+    );
+    let locked = with("correct horse battery").await?;
+    assert_eq!(locked.status(), 429, "locked out, whatever the token");
+    let wait: u64 = locked.headers()["retry-after"].to_str()?.parse()?;
+    assert!(wait >= 1, "{wait}");
+    tokio::time::sleep(std::time::Duration::from_secs(wait)).await;
+    assert_eq!(with("correct horse battery").await?.status(), 200);
     app.stop().await
 }
 

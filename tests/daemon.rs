@@ -460,6 +460,143 @@ async fn sigterm_ends_the_process_during_a_deep_page() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A token change is taken on reload: after SIGHUP the old token is refused by the JSON routes
+/// and the web view's sessions signed under it end, and the new token works, without a
+/// restart.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reload_takes_a_new_token_and_ends_the_old_ones_sessions() -> anyhow::Result<()> {
+    let db = TestDb::sqlite().await?;
+    let farm = Farm::start().await?;
+    let dir = tempfile::tempdir()?;
+    let config = dir.path().join("config.toml");
+    // `[api]` closes the text: the token joins it; `feeds = []` goes before every table.
+    let with_token = |token: &str| {
+        format!(
+            "feeds = []\n{}token = \"{token}\"\n",
+            config_text(&db, &farm, &[])
+        )
+    };
+    std::fs::write(&config, with_token("old-token-0123456789"))?;
+    let log = dir.path().join("service.log");
+    let mut child = spawn_logged(&config, &log)?;
+    let outcome = token_reload(&config, &log, &mut child, &with_token).await;
+    if outcome.is_err() {
+        stop_and_show_log(&mut child, &log);
+        return outcome;
+    }
+    stop(&mut child).await
+}
+
+async fn token_reload(
+    config: &Path,
+    log: &Path,
+    child: &mut Child,
+    with_token: &dyn Fn(&str) -> String,
+) -> anyhow::Result<()> {
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()?;
+    let mut api = String::new();
+    wait_until(child, "the API listens", || {
+        let found = api_address(log).ok();
+        if let Some(address) = &found {
+            api = format!("http://{address}");
+        }
+        async move { anyhow::Ok(found.is_some()) }
+    })
+    .await?;
+    let feeds_with = |token: &str| client.get(format!("{api}/feeds")).bearer_auth(token).send();
+    assert_eq!(feeds_with("old-token-0123456789").await?.status(), 200);
+    // A web view session under the old token.
+    let form = client.get(format!("{api}/ui/login")).send().await?;
+    let cookie = form
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("gleaner_login="))
+        .and_then(|v| v.split(';').next())
+        .context("login cookie")?
+        .to_string();
+    let html = form.text().await?;
+    let start = html.find("name=\"csrf\" value=\"").context("csrf")? + 19;
+    let csrf = html[start..]
+        .split('"')
+        .next()
+        .context("csrf value")?
+        .to_string();
+    let signed_in = client
+        .post(format!("{api}/ui/login"))
+        .header("cookie", cookie)
+        .form(&[("csrf", csrf.as_str()), ("token", "old-token-0123456789")])
+        .send()
+        .await?;
+    assert_eq!(signed_in.status(), 303);
+    let session = signed_in
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("gleaner_session="))
+        .and_then(|v| v.split(';').next())
+        .context("session cookie")?
+        .to_string();
+    let overview = || {
+        client
+            .get(format!("{api}/ui/"))
+            .header("cookie", &session)
+            .send()
+    };
+    assert_eq!(overview().await?.status(), 200);
+
+    std::fs::write(config, with_token("new-token-9876543210"))?;
+    common::send_signal(child, "HUP")?;
+    wait_until(child, "the new token is taken", || async {
+        anyhow::Ok(feeds_with("new-token-9876543210").await?.status() == 200)
+    })
+    .await?;
+    assert_eq!(feeds_with("old-token-0123456789").await?.status(), 401);
+    let after = overview().await?;
+    assert_eq!(after.status(), 303, "the old session ended");
+    assert_eq!(after.headers()["location"], "/ui/login");
+    Ok(())
+}
+
+/// The database refuses every lease take (as on a full disk): the service retries after
+/// doubling waits and says so at a bounded rate, not one line per 200 ms turn of its loop.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_lease_takes_back_off_and_are_logged_at_a_bounded_rate() -> anyhow::Result<()> {
+    let db = TestDb::sqlite().await?;
+    let farm = Farm::start().await?;
+    serve_feed(&farm, "alpha", 1);
+    common::faults::raw_execute(
+        &db,
+        "CREATE TRIGGER refuse_take BEFORE UPDATE OF lease_owner ON feeds
+         WHEN NEW.lease_owner IS NOT NULL
+         BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END",
+    )
+    .await?;
+    let dir = tempfile::tempdir()?;
+    let config = dir.path().join("config.toml");
+    std::fs::write(&config, config_text(&db, &farm, &["alpha"]))?;
+    let log = dir.path().join("service.log");
+    let mut child = spawn_logged(&config, &log)?;
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    if let Err(error) = stop(&mut child).await {
+        stop_and_show_log(&mut child, &log);
+        return Err(error);
+    }
+    let logged = std::fs::read_to_string(&log)?;
+    let lines = logged
+        .lines()
+        .filter(|line| line.contains("cannot lease due feeds"))
+        .count();
+    assert!((1..=2).contains(&lines), "{lines} lines:\n{logged}");
+    assert_eq!(farm.hits("/alpha.xml"), 0, "nothing leased, nothing polled");
+    Ok(())
+}
+
 /// Starts `gleaner run` on `config`, its JSON log written to `log`.
 fn spawn_logged(config: &Path, log: &Path) -> anyhow::Result<std::process::Child> {
     Ok(Command::new(BINARY)

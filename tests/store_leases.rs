@@ -23,6 +23,7 @@ on_both_backends!(
     leasing_follows_the_schedule,
     one_host_is_polled_from_one_replica_at_a_time,
     feeds_nobody_polls_for_three_firings_are_overdue,
+    a_feed_without_a_next_due_time_is_overdue_too,
 );
 
 mod with_leases {
@@ -30,6 +31,7 @@ mod with_leases {
     on_both_databases!(
         a_lease_that_could_not_be_given_back_lapses,
         a_lease_that_could_not_be_given_back_goes_back_at_the_next_take,
+        a_late_release_never_frees_a_lease_taken_since,
     );
 }
 
@@ -145,15 +147,16 @@ async fn renewed_and_released_leases(store: Store) -> anyhow::Result<()> {
     // Renewed: still held after the first lease would have lapsed.
     let at = now + Duration::seconds(60);
     assert!(store.lease_feeds("b", at, at, 10, false).await?.is_empty());
-    // Another owner cannot give a feed back; its holder can, one or all.
-    store.release_feed_leases("b", Some(all[0])).await?;
+    // Another owner cannot give a feed back; its holder can, one (by the lease's generation:
+    // a feed's first lease is the first generation) or all.
+    store.release_feed_leases("b", Some((all[0], 1))).await?;
     assert!(
         store
             .lease_feeds("b", now, now, 10, false)
             .await?
             .is_empty()
     );
-    store.release_feed_leases("a", Some(all[0])).await?;
+    store.release_feed_leases("a", Some((all[0], 1))).await?;
     assert_eq!(
         ids(&store
             .lease_feeds("b", now, now + Duration::seconds(30), 10, false)
@@ -374,5 +377,103 @@ async fn a_lease_that_could_not_be_given_back_goes_back_at_the_next_take(
     assert!(leases.take(10, false).await?.is_empty(), "nothing is due");
     assert!(leases.unreleased().is_empty());
     assert!(another_replica_takes_it(&db).await?, "given back");
+    Ok(())
+}
+
+/// A new feed (never polled) and a feed whose URL changed (due at once) have no next due time:
+/// nobody polls them for three firings, and they are overdue, from their creation and from
+/// their last poll; `gleaner feeds` agrees through `FeedRecord::due_since`.
+async fn a_feed_without_a_next_due_time_is_overdue_too(store: Store) -> anyhow::Result<()> {
+    let all = some_feeds(&store, 2).await?;
+    let start = now();
+    store
+        .record_feed_poll(all[1], &polled(start, start + Duration::minutes(15)))
+        .await?;
+    // feed-01's URL changes: it is due at once, and has no next due time.
+    let mut configs: Vec<FeedConfig> = Vec::new();
+    for feed in store.feeds().await? {
+        let url = if feed.id == all[1] {
+            "https://moved.example.org/feed.xml".to_string()
+        } else {
+            feed.url.clone()
+        };
+        configs.push(FeedConfig::new(
+            &feed.name,
+            url.parse()?,
+            CronSchedule::parse(&feed.schedule)?,
+        ));
+    }
+    store.sync_feeds(&configs).await?;
+    let feeds = store.feeds().await?;
+    assert!(
+        feeds.iter().all(|feed| feed.next_due_at.is_none()),
+        "{feeds:?}"
+    );
+    assert!(
+        store
+            .overdue_feeds(start + Duration::minutes(20))
+            .await?
+            .is_empty()
+    );
+
+    let later = start + Duration::minutes(50);
+    let overdue = store.overdue_feeds(later).await?;
+    let names: Vec<&str> = overdue.iter().map(|feed| feed.name.as_str()).collect();
+    assert_eq!(names.len(), 2, "{overdue:?}");
+    assert!(
+        names.contains(&"feed-00") && names.contains(&"feed-01"),
+        "{overdue:?}"
+    );
+    for feed in &feeds {
+        let shown = overdue
+            .iter()
+            .find(|o| o.name == feed.name)
+            .map(|o| o.due_since);
+        assert_eq!(
+            overdue_since(&feed.schedule, Some(feed.due_since()), later),
+            shown
+        );
+    }
+    let moved = overdue.iter().find(|o| o.name == "feed-01");
+    assert_eq!(
+        moved.map(|o| o.due_since),
+        Some(start),
+        "due from its last poll"
+    );
+    Ok(())
+}
+
+/// A release fails and the lease lapses; the process takes the feed again (a new lease) and
+/// polls it. The old release, retried before the next take, must not free the new lease:
+/// otherwise that take hands the feed out a second time while it is being polled.
+async fn a_late_release_never_frees_a_lease_taken_since(db: TestDb) -> anyhow::Result<()> {
+    let (leases, feed) = holding_one_feed(&db, 2).await?;
+    common::faults::refuse_lease_releases(&db, true).await?;
+    leases.release(Some(feed)).await;
+    assert_eq!(leases.unreleased(), vec![feed]);
+    tokio::time::sleep(std::time::Duration::from_millis(2300)).await;
+    let again = leases.take(10, true).await?;
+    assert_eq!(
+        ids(&again),
+        BTreeSet::from([feed]),
+        "the lapsed lease is taken again"
+    );
+    assert_eq!(leases.polling(), vec![feed]);
+    common::faults::refuse_lease_releases(&db, false).await?;
+    let third = leases.take(10, true).await?;
+    assert!(
+        third.is_empty(),
+        "the feed being polled was handed out again: {third:?}"
+    );
+    assert!(leases.unreleased().is_empty(), "the old lease is done with");
+    assert!(
+        !another_replica_takes_it(&db).await?,
+        "the new lease still holds"
+    );
+    leases.release(Some(feed)).await;
+    assert!(
+        another_replica_takes_it(&db).await?,
+        "the new lease goes back by its own release"
+    );
     Ok(())
 }

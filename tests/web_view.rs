@@ -23,6 +23,9 @@ on_both_databases!(
     signed_in_every_page_shows_the_store_escaped_and_under_the_policy,
     signing_out_needs_the_sessions_form_value,
     without_a_token_the_view_is_open,
+    signing_in_over_http2_with_an_origin_is_same_origin,
+    a_session_cookie_replayed_after_sign_out_is_no_session,
+    a_sign_in_needs_a_value_the_server_signed_and_guesses_are_locked_out,
 );
 
 const TOKEN: &str = "reading-token-42";
@@ -420,5 +423,133 @@ async fn without_a_token_the_view_is_open(db: TestDb) -> anyhow::Result<()> {
         css.headers()[header::CONTENT_TYPE],
         "text/css; charset=utf-8"
     );
+    Ok(())
+}
+
+/// HTTP/2 has no `Host` header: the sign-in form's `Origin` is compared with the request's
+/// `:authority`, so a browser speaking HTTP/2 signs in like one speaking HTTP/1.
+async fn signing_in_over_http2_with_an_origin_is_same_origin(db: TestDb) -> anyhow::Result<()> {
+    fill(&db.store).await?;
+    let app = api_support::App::spawn(&db.store, Some(TOKEN)).await?;
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .http2_prior_knowledge()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()?;
+    let form = client.get(app.url("/ui/login")).send().await?;
+    assert_eq!(form.version(), reqwest::Version::HTTP_2);
+    assert_eq!(form.status(), StatusCode::OK);
+    let login_cookie = set_cookie(form.headers(), "gleaner_login").context("login cookie")?;
+    let pair = login_cookie.split(';').next().context("pair")?.to_string();
+    let csrf = csrf_field(&form.text().await?).context("csrf field")?;
+    let post = |origin: &str| {
+        client
+            .post(app.url("/ui/login"))
+            .header(header::COOKIE, &pair)
+            .header(header::ORIGIN, origin)
+            .form(&[("csrf", csrf.as_str()), ("token", TOKEN)])
+            .send()
+    };
+    let other_site = post("http://evil.example").await?;
+    assert_eq!(other_site.status(), StatusCode::FORBIDDEN, "another site");
+    let signed_in = post(&app.base).await?;
+    assert_eq!(
+        signed_in.status(),
+        StatusCode::SEE_OTHER,
+        "this site over HTTP/2"
+    );
+    let session = set_cookie(signed_in.headers(), "gleaner_session").context("session")?;
+    let pair = session.split(';').next().context("pair")?;
+    let overview = client
+        .get(app.url("/ui/"))
+        .header(header::COOKIE, pair)
+        .send()
+        .await?;
+    assert_eq!(overview.status(), StatusCode::OK);
+    Ok(())
+}
+
+/// Signing out ends the session on the server: the cookie, replayed afterwards, opens nothing;
+/// another session of the same token is not touched.
+async fn a_session_cookie_replayed_after_sign_out_is_no_session(db: TestDb) -> anyhow::Result<()> {
+    fill(&db.store).await?;
+    let app = api_support::App::spawn(&db.store, Some(TOKEN)).await?;
+    let client = browser()?;
+    let session = sign_in(&client, &app.base).await?;
+    let other = sign_in(&client, &app.base).await?;
+    let overview = |cookie: &str| {
+        client
+            .get(app.url("/ui/"))
+            .header(header::COOKIE, cookie)
+            .send()
+    };
+    let page = overview(&session).await?.text().await?;
+    let csrf = csrf_field(&page).context("the sign-out form")?;
+    let out = client
+        .post(app.url("/ui/logout"))
+        .header(header::COOKIE, &session)
+        .form(&[("csrf", csrf.as_str())])
+        .send()
+        .await?;
+    assert_eq!(out.status(), StatusCode::SEE_OTHER);
+    let replayed = overview(&session).await?;
+    assert_eq!(
+        replayed.status(),
+        StatusCode::SEE_OTHER,
+        "a replayed cookie"
+    );
+    assert_eq!(replayed.headers()[header::LOCATION], "/ui/login");
+    assert_eq!(
+        overview(&other).await?.status(),
+        StatusCode::OK,
+        "another session"
+    );
+    Ok(())
+}
+
+/// A `csrf` value made up by the client and repeated in the cookie is refused: it must be one
+/// the server signed. Wrong tokens through the form lock the client out (`429`, `Retry-After`)
+/// after the free failures, the right token included.
+async fn a_sign_in_needs_a_value_the_server_signed_and_guesses_are_locked_out(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let app = api_support::App::spawn(&db.store, Some(TOKEN)).await?;
+    let client = browser()?;
+    let made_up = client
+        .post(app.url("/ui/login"))
+        .header(header::COOKIE, "gleaner_login=0123456789abcdef")
+        .form(&[("csrf", "0123456789abcdef"), ("token", TOKEN)])
+        .send()
+        .await?;
+    assert_eq!(
+        made_up.status(),
+        StatusCode::FORBIDDEN,
+        "a value nobody signed"
+    );
+
+    let form = client.get(app.url("/ui/login")).send().await?;
+    let login_cookie = set_cookie(form.headers(), "gleaner_login").context("login cookie")?;
+    let pair = login_cookie.split(';').next().context("pair")?.to_string();
+    let csrf = csrf_field(&form.text().await?).context("csrf field")?;
+    let post = |token: String| {
+        client
+            .post(app.url("/ui/login"))
+            .header(header::COOKIE, &pair)
+            .form(&[("csrf", csrf.clone()), ("token", token)])
+            .send()
+    };
+    let mut locked = None;
+    for guess in 0..50 {
+        let answer = post(format!("guess-{guess}")).await?;
+        if answer.status() == StatusCode::TOO_MANY_REQUESTS {
+            locked = Some(answer);
+            break;
+        }
+        assert_eq!(answer.status(), StatusCode::UNAUTHORIZED, "guess {guess}");
+    }
+    let locked = locked.context("guessing through the form was never slowed down")?;
+    assert!(locked.headers().contains_key(header::RETRY_AFTER));
+    let right = post(TOKEN.to_string()).await?;
+    assert_eq!(right.status(), StatusCode::TOO_MANY_REQUESTS, "locked out");
     Ok(())
 }

@@ -1,4 +1,5 @@
-//! One client connection, HTTP/1 or HTTP/2, from accept to close.
+//! One client connection, HTTP/1 or HTTP/2, from accept to close; its requests carry the
+//! client's address ([`ClientAddress`]).
 //!
 //! Owns the promise that no connection stays open without use: one that moves no byte in
 //! either direction for [`ApiTimeouts::header`] is shut down: before its first request, between
@@ -27,6 +28,7 @@ use tokio::net::TcpStream;
 use tokio::sync::OwnedSemaphorePermit;
 use tokio_util::sync::CancellationToken;
 
+use super::attempts::ClientAddress;
 use crate::config::ApiTimeouts;
 
 /// Serves `stream` until the client closes it, it falls idle or `stop` fires. `slot` is the
@@ -38,6 +40,11 @@ pub(super) async fn serve(
     stop: CancellationToken,
     slot: OwnedSemaphorePermit,
 ) {
+    // Each request carries its client's address: failed authentications are counted per client.
+    let app = match stream.peer_addr() {
+        Ok(peer) => app.layer(axum::Extension(ClientAddress(peer.ip()))),
+        Err(_) => app,
+    };
     let activity = Arc::new(Activity::new());
     let io = TokioIo::new(Watched {
         stream,

@@ -13,15 +13,19 @@
 //!
 //! Every error is JSON `{"error": "..."}` with its status code ([`error`]); when `[api].token`
 //! is set every route but the two operator ones needs `Authorization: Bearer <token>`
-//! ([`auth`]). What a request may take (its body, a database slot, its time) is [`limits`];
+//! ([`auth`]; a client that fails too often waits, [`attempts`]; a reload that changes the token replaces it at once, [`auth::ApiToken`]); every
+//! route answers only to the host names of its listener ([`hosts`], a
+//! guard against DNS rebinding). What a request may take (its body, a database slot, its time) is [`limits`];
 //! what a connection may take (idle time, the `[api] max_connections` cap) is [`connection`]
 //! and [`serve`]. `docs/api.md` is the reference.
 
 pub mod articles;
+pub mod attempts;
 pub mod auth;
 pub mod claims;
 mod connection;
 pub mod error;
+mod hosts;
 mod limits;
 pub mod ops;
 pub mod ui;
@@ -55,8 +59,8 @@ pub struct ApiState {
     pub store: Store,
 }
 
-/// The API's routes over `store`, authenticated as `api` says.
-pub fn router(store: Store, api: &ApiConfig) -> Router {
+/// The API's routes over `store`, authenticated by `token` (which a reload may replace).
+pub fn router(store: Store, api: &ApiConfig, token: auth::ApiToken) -> Router {
     let mut protected = Router::new()
         .route("/feeds", get(articles::feeds))
         .route("/articles", get(articles::list))
@@ -71,7 +75,9 @@ pub fn router(store: Store, api: &ApiConfig) -> Router {
     // Innermost first: a request waits for a database slot only once its body is in, and
     // for neither before its token is checked. The web view's pages share the slots.
     let slots = limits::database_slots();
-    let web_view = ui::routes(store.clone(), api.token.as_deref())
+    // One count of failed authentications for the bearer check and the sign-in form.
+    let attempts = attempts::FailedAttempts::default();
+    let web_view = ui::routes(store.clone(), token.clone(), attempts.clone())
         .route_layer(middleware::from_fn_with_state(
             slots.clone(),
             limits::limit_database_use,
@@ -89,12 +95,10 @@ pub fn router(store: Store, api: &ApiConfig) -> Router {
             api.timeouts.body,
             limits::read_body_first,
         ));
-    if let Some(token) = api.token.as_deref() {
-        protected = protected.route_layer(middleware::from_fn_with_state(
-            auth::TokenCheck::new(token),
-            auth::require_token,
-        ));
-    }
+    protected = protected.route_layer(middleware::from_fn_with_state(
+        auth::Access { token, attempts },
+        auth::require_token,
+    ));
     Router::new()
         .route("/healthz", get(ops::healthz))
         .route("/metrics", get(ops::metrics))
@@ -104,6 +108,10 @@ pub fn router(store: Store, api: &ApiConfig) -> Router {
         .route_layer(middleware::from_fn_with_state(
             api.timeouts.request,
             limits::limit_request_time,
+        ))
+        .route_layer(middleware::from_fn_with_state(
+            hosts::AllowedHosts::of_listener(api.listen),
+            hosts::require_allowed_host,
         ))
         .route_layer(middleware::from_fn(observe))
         .fallback(not_found)
@@ -121,12 +129,26 @@ pub async fn serve(
     api: ApiConfig,
     shutdown: CancellationToken,
 ) -> std::io::Result<()> {
+    let token = auth::ApiToken::new(api.token.as_deref());
+    serve_with_token(listener, store, api, token, shutdown).await
+}
+
+/// [`serve`] with the token read from `token`, a handle the caller keeps to replace the token
+/// on a configuration reload (`api.token` is not read).
+pub async fn serve_with_token(
+    listener: tokio::net::TcpListener,
+    store: Store,
+    api: ApiConfig,
+    token: auth::ApiToken,
+    shutdown: CancellationToken,
+) -> std::io::Result<()> {
     let address = listener.local_addr()?;
-    let app = router(store, &api);
+    let token_set = token.check().is_some();
+    let app = router(store, &api, token);
     let capacity = connection_cap(api.max_connections).clamp(1, Semaphore::MAX_PERMITS);
     tracing::info!(
         %address,
-        authenticated = api.token.is_some(),
+        authenticated = token_set,
         max_connections = capacity,
         "API listening"
     );

@@ -62,7 +62,7 @@ pub async fn list(config: &Config, json: bool) -> Result<(), CliError> {
                 enabled: feed.enabled,
                 overdue_since: state
                     .filter(|s| s.active && feed.enabled)
-                    .and_then(|s| overdue_since(&s.schedule, s.next_due_at, at)),
+                    .and_then(|s| overdue_since(&s.schedule, Some(s.due_since()), at)),
             }
         })
         .collect();

@@ -35,6 +35,7 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use crate::api::auth::ApiToken;
 use crate::config::Config;
 use crate::fetch::{FetchError, Fetcher};
 use crate::pipeline::{Context, FeedReport};
@@ -153,7 +154,7 @@ pub async fn run(
     if ctx.config.feeds.is_empty() {
         tracing::warn!(config = %config_path.display(), "no feeds configured: add [[feeds]] to start");
     }
-    let api_server = start_api(&ctx, &shutdown).await?;
+    let (api_server, api_token) = start_api(&ctx, &shutdown).await?.unzip();
     let (targets, targets_seen) = watch::channel(Targets::new(&ctx.config.webhooks, &ctx.fetcher));
     let deliveries = tokio::spawn(webhooks::run_deliveries(
         ctx.store.clone(),
@@ -165,6 +166,7 @@ pub async fn run(
     // Renewal outlives `shutdown`: polls finishing in the grace period still hold their feeds.
     let renewal = leases.keep_renewed();
     let mut service = Service::new(ctx, config_path, leases, shutdown.child_token());
+    service.api_token = api_token;
     let mut config_check = tokio::time::interval(CONFIG_CHECK_INTERVAL);
     config_check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -196,11 +198,12 @@ pub async fn run(
     Ok(())
 }
 
-/// Starts the HTTP API when `[api]` is configured; it stops with `shutdown`.
+/// Starts the HTTP API when `[api]` is configured; it stops with `shutdown`. The server's
+/// task, and the token it checks, which a reload replaces.
 async fn start_api(
     ctx: &Context,
     shutdown: &CancellationToken,
-) -> Result<Option<tokio::task::JoinHandle<()>>, DaemonError> {
+) -> Result<Option<(tokio::task::JoinHandle<()>, ApiToken)>, DaemonError> {
     let Some(api) = ctx.config.api.clone() else {
         return Ok(None);
     };
@@ -211,11 +214,15 @@ async fn start_api(
             source,
         })?;
     let (store, stop) = (ctx.store.clone(), shutdown.clone());
-    Ok(Some(tokio::spawn(async move {
-        if let Err(error) = crate::api::serve(listener, store, api, stop).await {
+    let token = ApiToken::new(api.token.as_deref());
+    let serving = token.clone();
+    let server = tokio::spawn(async move {
+        let served = crate::api::serve_with_token(listener, store, api, serving, stop).await;
+        if let Err(error) = served {
             tracing::error!(%error, "the API stopped");
         }
-    })))
+    });
+    Ok(Some((server, token)))
 }
 
 /// What the service loop keeps from one turn to the next: the running configuration, the
@@ -231,6 +238,8 @@ struct Service {
     in_flight: HashMap<tokio::task::Id, i64>,
     /// The configuration file's content as last read.
     config_seen: Option<u64>,
+    /// The token the API checks, when it runs: a reload replaces it.
+    api_token: Option<ApiToken>,
     /// The polls since the service was last idle: one line says what they did.
     cycle: Option<(Instant, PollSummary)>,
     retention_due: Instant,
@@ -251,6 +260,7 @@ impl Service {
             work,
             polls: JoinSet::new(),
             in_flight: HashMap::new(),
+            api_token: None,
             cycle: None,
             retention_due: Instant::now(),
         }
@@ -300,7 +310,13 @@ impl Service {
     /// SIGHUP: the file is read again.
     async fn reload(&mut self, targets: &watch::Sender<Targets>) {
         self.config_seen = fingerprint(&self.config_path);
-        reload_config(&mut self.ctx, &self.config_path, targets).await;
+        reload_config(
+            &mut self.ctx,
+            &self.config_path,
+            targets,
+            self.api_token.as_ref(),
+        )
+        .await;
     }
 
     /// The file is read again when its content changed.
@@ -309,7 +325,8 @@ impl Service {
         if current.is_some() && current != self.config_seen {
             self.config_seen = current;
             tracing::info!(config = %self.config_path.display(), "configuration file changed");
-            reload_config(&mut self.ctx, &self.config_path, targets).await;
+            let api_token = self.api_token.as_ref();
+            reload_config(&mut self.ctx, &self.config_path, targets, api_token).await;
         }
     }
 
@@ -359,17 +376,20 @@ async fn start_due_polls(
                     in_flight.insert(task, feed_id);
                 }
             }
-            Err(error) => tracing::error!(%error, "cannot lease due feeds; retrying"),
+            // Logged by the leases at a bounded rate; retried after a doubling wait.
+            Err(_) => {}
         }
     }
-    match ctx.store.next_due().await {
+    let wake_in = match ctx.store.next_due().await {
         Ok(Some(at)) => (at - now())
             .to_std()
             .unwrap_or(Duration::ZERO)
             .clamp(Duration::from_millis(200), MAX_SLEEP),
         Ok(None) => MAX_SLEEP,
         Err(_) => Duration::from_secs(5),
-    }
+    };
+    // While takes fail, the loop waits for the next attempt rather than for the due feed.
+    wake_in.max(leases.retry_in().unwrap_or_default())
 }
 
 /// How often the `[retention]` rules are applied while the service runs.
@@ -501,9 +521,15 @@ async fn finish_poll(
 }
 
 /// Loads the file again; a valid configuration replaces the running one (webhook deliveries
-/// switch to it through `targets`), an invalid one is logged and ignored, and so is one
-/// without feeds where there were feeds, unless it says `feeds = []`.
-async fn reload_config(ctx: &mut Context, path: &Path, targets: &watch::Sender<Targets>) {
+/// switch to it through `targets`, the API to its token through `api_token`), an invalid one
+/// is logged and ignored, and so is one without feeds where there were feeds, unless it says
+/// `feeds = []`.
+async fn reload_config(
+    ctx: &mut Context,
+    path: &Path,
+    targets: &watch::Sender<Targets>,
+    api_token: Option<&ApiToken>,
+) {
     let mut config = match Config::load(path) {
         Ok(config) => config,
         Err(error) => {
@@ -530,10 +556,7 @@ async fn reload_config(ctx: &mut Context, path: &Path, targets: &watch::Sender<T
         tracing::warn!("[daemon] feed_lease_seconds takes effect on restart");
         config.daemon.feed_lease_seconds = ctx.config.daemon.feed_lease_seconds;
     }
-    if config.api != ctx.config.api {
-        tracing::warn!("[api] changes take effect on restart; the API keeps its current settings");
-        config.api = ctx.config.api.clone();
-    }
+    config.api = api_settings(&config, &ctx.config, api_token);
     let fetcher = if config.fetch == ctx.config.fetch {
         ctx.fetcher.clone()
     } else {
@@ -560,6 +583,33 @@ async fn reload_config(ctx: &mut Context, path: &Path, targets: &watch::Sender<T
         fetcher,
         in_flight: ctx.in_flight.clone(),
     };
+}
+
+/// The `[api]` settings after a reload: the running ones, with the new file's token when the
+/// API runs (it takes it from the next request on, ending the sessions of the old one); the
+/// other settings take effect on restart.
+fn api_settings(
+    loaded: &Config,
+    running: &Config,
+    api_token: Option<&ApiToken>,
+) -> Option<crate::config::ApiConfig> {
+    let mut settings = running.api.clone();
+    let new_token = loaded.api.as_ref().and_then(|api| api.token.clone());
+    if let (Some(settings), Some(api_token)) = (settings.as_mut(), api_token)
+        && settings.token != new_token
+    {
+        api_token.replace(new_token.as_deref());
+        settings.token = new_token;
+        tracing::info!("[api] token changed: the old token and its web view sessions end now");
+    }
+    let mut wanted = loaded.api.clone();
+    if let (Some(wanted), Some(settings)) = (wanted.as_mut(), settings.as_ref()) {
+        wanted.token.clone_from(&settings.token);
+    }
+    if wanted != settings {
+        tracing::warn!("[api] changes take effect on restart; the API keeps its current settings");
+    }
+    settings
 }
 
 /// The file's content, to notice edits (editors often replace the file, so mtimes alone are

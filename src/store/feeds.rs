@@ -22,6 +22,14 @@ pub struct OverdueFeed {
     pub due_since: DateTime<Utc>,
 }
 
+/// A lease this process took: the feed, and the lease's generation, which its release names.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct TakenLease {
+    #[sqlx(flatten)]
+    pub feed: FeedRecord,
+    pub lease_generation: i64,
+}
+
 /// A feed that another process holds: it polls the feed, or another feed of its host.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LeasedFeed {
@@ -32,15 +40,16 @@ pub struct LeasedFeed {
     pub until: DateTime<Utc>,
 }
 
-/// When a feed due at `next_due_at` on `schedule` was due, if it is overdue at `at`
-/// ([`OVERDUE_FIRINGS`] firings have passed since); `None` when it is not. A schedule that
-/// does not parse, or never fires again, makes no feed overdue.
+/// When a feed due since `due` on `schedule` ([`FeedRecord::due_since`]: a feed without a
+/// next due time is due from its last poll or its creation) was due, if it is overdue at
+/// `at` ([`OVERDUE_FIRINGS`] firings have passed since); `None` when it is not. A schedule
+/// that does not parse, or never fires again, makes no feed overdue.
 pub fn overdue_since(
     schedule: &str,
-    next_due_at: Option<DateTime<Utc>>,
+    due: Option<DateTime<Utc>>,
     at: DateTime<Utc>,
 ) -> Option<DateTime<Utc>> {
-    let due = next_due_at.filter(|due| *due < at)?;
+    let due = due.filter(|due| *due < at)?;
     let schedule = CronSchedule::parse(schedule).ok()?;
     let mut firing = due;
     for _ in 0..OVERDUE_FIRINGS {
@@ -50,6 +59,17 @@ pub fn overdue_since(
         }
     }
     Some(due)
+}
+
+/// Since when a feed has been due, if it is now: its next due time, or without one (new, or
+/// its URL or schedule changed: due at once) its last poll or, never polled, its creation.
+pub fn due_since(
+    next_due_at: Option<DateTime<Utc>>,
+    last_polled_at: Option<DateTime<Utc>>,
+    created_at: DateTime<Utc>,
+) -> DateTime<Utc> {
+    next_due_at
+        .unwrap_or_else(|| last_polled_at.map_or(created_at, |polled| polled.max(created_at)))
 }
 
 impl Store {
@@ -102,6 +122,19 @@ impl Store {
         limit: i64,
         all: bool,
     ) -> Result<Vec<FeedRecord>, StoreError> {
+        let taken = self.take_feed_leases(owner, at, until, limit, all).await?;
+        Ok(taken.into_iter().map(|lease| lease.feed).collect())
+    }
+
+    /// [`Store::lease_feeds`], with each lease's generation: what its release must name.
+    pub async fn take_feed_leases(
+        &self,
+        owner: &str,
+        at: DateTime<Utc>,
+        until: DateTime<Utc>,
+        limit: i64,
+        all: bool,
+    ) -> Result<Vec<TakenLease>, StoreError> {
         let (lock, lease) = (
             self.sql(&sql::LOCK_FEED_LEASES),
             self.sql(&sql::LEASE_FEEDS),
@@ -119,12 +152,12 @@ impl Store {
                 .await
                 .context("leasing due feeds")?;
             tx.commit().await.context("committing feed leases")?;
-            Ok::<Vec<FeedRecord>, StoreError>(feeds)
+            Ok::<Vec<TakenLease>, StoreError>(feeds)
         }) }
         .await;
         let mut feeds = self.noted(WriteKind::Leases, leased)?;
         // RETURNING keeps no order: restore the scheduler's.
-        feeds.sort_by_key(|f| (f.next_due_at.is_some(), f.next_due_at, f.id));
+        feeds.sort_by_key(|l| (l.feed.next_due_at.is_some(), l.feed.next_due_at, l.feed.id));
         Ok(feeds)
     }
 
@@ -153,15 +186,19 @@ impl Store {
         self.noted(WriteKind::Leases, renewed)
     }
 
-    /// Gives one feed back (when `owner` still holds it), or every feed `owner` holds.
+    /// Gives one lease back, `(feed id, generation)`, when `owner` still holds that very
+    /// lease (never a later one it took since); or every feed `owner` holds.
     pub async fn release_feed_leases(
         &self,
         owner: &str,
-        feed_id: Option<i64>,
+        lease: Option<(i64, i64)>,
     ) -> Result<(), StoreError> {
         let released = on_pool!(self, pool => {
-            match feed_id {
-                Some(id) => sqlx::query(sql::RELEASE_FEED_LEASE).bind(id).bind(owner),
+            match lease {
+                Some((id, generation)) => sqlx::query(sql::RELEASE_FEED_LEASE)
+                    .bind(id)
+                    .bind(owner)
+                    .bind(generation),
                 None => sqlx::query(sql::RELEASE_ALL_FEED_LEASES).bind(owner),
             }
             .execute(pool)
@@ -204,19 +241,32 @@ impl Store {
         Ok(leased)
     }
 
-    /// The active feeds overdue at `at` (see [`overdue_since`]), the longest overdue first.
+    /// The active feeds overdue at `at` (see [`overdue_since`]; a feed without a next due
+    /// time too), the longest overdue first.
     pub async fn overdue_feeds(&self, at: DateTime<Utc>) -> Result<Vec<OverdueFeed>, StoreError> {
-        let past_due: Vec<(String, String, Option<DateTime<Utc>>)> = on_pool!(self, pool => {
+        type PastDue = (
+            String,
+            String,
+            Option<DateTime<Utc>>,
+            Option<DateTime<Utc>>,
+            DateTime<Utc>,
+        );
+        let past_due: Vec<PastDue> = on_pool!(self, pool => {
             sqlx::query_as(sql::SELECT_PAST_DUE_FEEDS).bind(db_time(at)).fetch_all(pool).await
         })
         .context("reading past-due feeds")?;
-        Ok(past_due
+        let mut overdue: Vec<OverdueFeed> = past_due
             .into_iter()
-            .filter_map(|(name, schedule, next_due_at)| {
-                overdue_since(&schedule, next_due_at, at)
-                    .map(|due_since| OverdueFeed { name, due_since })
-            })
-            .collect())
+            .filter_map(
+                |(name, schedule, next_due_at, last_polled_at, created_at)| {
+                    let due = due_since(next_due_at, last_polled_at, created_at);
+                    overdue_since(&schedule, Some(due), at)
+                        .map(|due_since| OverdueFeed { name, due_since })
+                },
+            )
+            .collect();
+        overdue.sort_by(|a, b| (a.due_since, &a.name).cmp(&(b.due_since, &b.name)));
+        Ok(overdue)
     }
 
     /// When the next active feed can be leased (it is due and no other replica holds it), if

@@ -376,8 +376,18 @@ pub struct FeedRecord {
     pub last_error: Option<String>,
     pub error_count: i64,
     pub next_due_at: Option<DateTime<Utc>>,
+    /// When the row was added: a feed never polled has been due since then.
+    #[serde(skip)]
+    pub created_at: DateTime<Utc>,
     /// How many articles of this feed are stored.
     pub articles: i64,
+}
+
+impl FeedRecord {
+    /// Since when the feed has been due, if it is now ([`super::feeds::due_since`]).
+    pub fn due_since(&self) -> DateTime<Utc> {
+        super::feeds::due_since(self.next_due_at, self.last_polled_at, self.created_at)
+    }
 }
 
 /// The outcome of one poll of a feed, written back to its row.

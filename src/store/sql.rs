@@ -92,7 +92,7 @@ pub(super) const UPSERT_FEED: &str = "
 macro_rules! feed_columns {
     () => {
         "id, name, url, schedule, active, title, site_url, etag, last_modified, last_polled_at,
-         last_status, last_error, error_count, next_due_at"
+         last_status, last_error, error_count, next_due_at, created_at"
     };
 }
 
@@ -124,12 +124,13 @@ pub(super) const SELECT_FEED_BY_NAME: &str = select_feeds!(
 /// Leases the active feeds due at `$2` (every active one when `$5` is true) that nobody holds
 /// (no lease, or one that lapsed before `$2`) and whose host no other owner holds a feed of,
 /// to owner `$1` until `$3`, never polled first, then the most overdue, at most `$4`; returns
-/// them. `$lock` is PostgreSQL's `FOR UPDATE SKIP LOCKED`, so that a row being written is
+/// them with the lease's generation (one more than the feed's previous lease). `$lock` is PostgreSQL's `FOR UPDATE SKIP LOCKED`, so that a row being written is
 /// skipped instead of waited for; SQLite has a single writer and needs none.
 macro_rules! lease_feeds {
     ($lock:literal) => {
         concat!(
-            "UPDATE feeds SET lease_owner = $1, lease_until = $3
+            "UPDATE feeds SET lease_owner = $1, lease_until = $3,
+                              lease_generation = lease_generation + 1
              WHERE id IN (
                  SELECT candidate.id FROM feeds candidate
                  WHERE candidate.active
@@ -144,7 +145,7 @@ macro_rules! lease_feeds {
             ")
              RETURNING ",
             feed_columns!(),
-            ", CAST(0 AS BIGINT) AS articles"
+            ", CAST(0 AS BIGINT) AS articles, lease_generation"
         )
     };
 }
@@ -172,9 +173,11 @@ pub(super) const RENEW_FEED_LEASES: Dialects = Dialects {
                  AND id IN (SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST($3 AS json)))",
 };
 
-/// Gives feed `$1` back, if owner `$2` still holds it.
+/// Gives feed `$1` back, if owner `$2` still holds the lease of generation `$3` on it (never
+/// a lease the owner took since).
 pub(super) const RELEASE_FEED_LEASE: &str =
-    "UPDATE feeds SET lease_owner = NULL, lease_until = NULL WHERE id = $1 AND lease_owner = $2";
+    "UPDATE feeds SET lease_owner = NULL, lease_until = NULL
+    WHERE id = $1 AND lease_owner = $2 AND lease_generation = $3";
 
 /// Gives back every feed owner `$1` holds.
 pub(super) const RELEASE_ALL_FEED_LEASES: &str =
@@ -198,11 +201,11 @@ pub(super) const SELECT_NEXT_DUE: &str = "
                     THEN lease_until ELSE next_due_at END)
     FROM feeds WHERE active AND next_due_at IS NOT NULL";
 
-/// Active feeds due before `$1`: the candidates for being overdue.
+/// Active feeds due before `$1`, or due at once (no next due time: new, or a changed URL or
+/// schedule): the candidates for being overdue.
 pub(super) const SELECT_PAST_DUE_FEEDS: &str = "
-    SELECT name, schedule, next_due_at FROM feeds
-    WHERE active AND next_due_at < $1
-    ORDER BY next_due_at, name";
+    SELECT name, schedule, next_due_at, last_polled_at, created_at FROM feeds
+    WHERE active AND (next_due_at IS NULL OR next_due_at < $1)";
 
 pub(super) const RECORD_FEED_POLL: &str = "
     UPDATE feeds SET

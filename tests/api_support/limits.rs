@@ -55,7 +55,7 @@ async fn stalled_claim(app: &App) -> anyhow::Result<TcpStream> {
     let mut stream = TcpStream::connect(app.address()).await?;
     stream
         .write_all(
-            b"POST /claims HTTP/1.1\r\nHost: gleaner\r\nContent-Type: application/json\r\n\
+            b"POST /claims HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
               Content-Length: 100\r\nExpect: 100-continue\r\n\r\n",
         )
         .await?;
@@ -148,7 +148,7 @@ pub async fn idle_connections_are_closed() -> anyhow::Result<()> {
     half_sent.write_all(b"GET /healthz HT").await?;
     let mut kept_alive = TcpStream::connect(app.address()).await?;
     kept_alive
-        .write_all(b"GET /healthz HTTP/1.1\r\nHost: gleaner\r\n\r\n")
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
         .await?;
     let answer = closed_by_server(&mut kept_alive).await?;
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");

@@ -13,8 +13,9 @@
 //! | `GET /ui/style.css` | the one style sheet |
 //!
 //! Security: with `[api] token` set, every page but sign-in needs a session ([`SignedIn`]),
-//! else it redirects to `/ui/login`. Every response carries a Content-Security-Policy that
-//! allows this origin's style sheet, images and forms and nothing else (no script at all),
+//! signed under the current token and not signed out, else it redirects to `/ui/login`.
+//! Every response carries a Content-Security-Policy that allows this origin's style sheet,
+//! images and forms and nothing else (no script at all),
 //! `nosniff` and `no-referrer` ([`security_headers`]). Templates (`templates/ui/`, askama)
 //! are checked at compile time and escape every value; the article body is the sanitized
 //! HTML the store holds, never the raw page.
@@ -22,32 +23,42 @@
 pub mod pages;
 pub mod session;
 
+use std::net::{IpAddr, Ipv4Addr};
+
 use askama::Template;
-use axum::Form;
 use axum::extract::rejection::PathRejection;
 use axum::extract::{FromRequestParts, Path, RawQuery, Request, State};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
+use axum::{Extension, Form};
 use chrono::{Duration, Utc};
 use serde::Deserialize;
 
 use super::ApiState;
+use super::attempts::{ClientAddress, FailedAttempts, retry_after};
+use super::auth::ApiToken;
 use super::error::ApiError;
 use crate::store::Store;
-use session::{LOGIN_COOKIE, SESSION_COOKIE, SESSION_LIFETIME, SessionKey};
+use session::{
+    LOGIN_COOKIE, RevokedSessions, SESSION_COOKIE, SESSION_LIFETIME, Session, SessionKey,
+};
 
 /// The policy of every page: this origin's style sheet, images and form targets; nothing
 /// else, no script, no framing.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; style-src 'self'; img-src 'self'; \
      form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
-/// What the pages read: the store, and the session key when `[api] token` is set.
+/// What the pages read: the store, the API's token (sessions are keyed by it) and the
+/// sessions signed out.
 #[derive(Debug, Clone)]
 pub struct UiState {
     pub store: Store,
-    pub key: Option<SessionKey>,
+    pub token: ApiToken,
+    pub revoked: RevokedSessions,
+    /// Failed sign-ins count with the bearer check's failures.
+    pub attempts: FailedAttempts,
 }
 
 /// What every page's frame shows: the sign-out form, with its CSRF value, when signed in
@@ -58,33 +69,35 @@ pub struct Chrome {
 
 impl UiState {
     fn chrome(&self, signed_in: SignedIn) -> Chrome {
-        let logout_csrf = match (&self.key, signed_in.issued) {
-            (Some(key), Some(issued)) => Some(key.logout_token(issued)),
+        let logout_csrf = match (self.token.session_key(), signed_in.session) {
+            (Some(key), Some(session)) => Some(key.logout_token(&session)),
             _ => None,
         };
         Chrome { logout_csrf }
     }
 }
 
-/// A request allowed to see data: signed in (the session's issue time), or no token is set.
-/// Extracting it from a request without a valid session redirects to the sign-in page.
-#[derive(Debug, Clone, Copy)]
+/// A request allowed to see data: signed in (its session), or no token is set. Extracting
+/// it from a request without a valid session (forged, expired, signed out, or signed under
+/// another token) redirects to the sign-in page.
+#[derive(Debug, Clone)]
 pub struct SignedIn {
-    pub issued: Option<i64>,
+    pub session: Option<Session>,
 }
 
 impl FromRequestParts<UiState> for SignedIn {
     type Rejection = Response;
 
     async fn from_request_parts(parts: &mut Parts, state: &UiState) -> Result<Self, Response> {
-        let Some(key) = &state.key else {
-            return Ok(SignedIn { issued: None });
+        let Some(key) = state.token.session_key() else {
+            return Ok(SignedIn { session: None });
         };
-        let issued =
-            cookie(&parts.headers, SESSION_COOKIE).and_then(|value| key.verify(value, Utc::now()));
-        match issued {
-            Some(issued) => Ok(SignedIn {
-                issued: Some(issued),
+        let session = cookie(&parts.headers, SESSION_COOKIE)
+            .and_then(|value| key.verify(value, Utc::now()))
+            .filter(|session| !state.revoked.is_revoked(session));
+        match session {
+            Some(session) => Ok(SignedIn {
+                session: Some(session),
             }),
             None => Err(Redirect::to("/ui/login").into_response()),
         }
@@ -242,9 +255,15 @@ fn with_cookies(mut response: Response, cookies: &[String]) -> Response {
     response
 }
 
-/// The sign-in page with a fresh double-submit value in the form and in a cookie.
-fn login_page(headers: &HeaderMap, status: StatusCode, message: Option<&str>) -> Response {
-    let csrf = session::login_nonce();
+/// The sign-in page with a fresh double-submit value, signed by `key`, in the form and in a
+/// cookie.
+fn login_page(
+    key: &SessionKey,
+    headers: &HeaderMap,
+    status: StatusCode,
+    message: Option<&str>,
+) -> Response {
+    let csrf = key.login_form_value(Utc::now());
     let page = LoginPage {
         csrf: csrf.clone(),
         message: message.map(str::to_string),
@@ -261,10 +280,10 @@ fn login_page(headers: &HeaderMap, status: StatusCode, message: Option<&str>) ->
 
 /// `GET /ui/login`: the form; straight to the overview when no token is set.
 pub async fn login_form(State(state): State<UiState>, headers: HeaderMap) -> Response {
-    if state.key.is_none() {
+    let Some(key) = state.token.session_key() else {
         return Redirect::to("/ui/").into_response();
-    }
-    login_page(&headers, StatusCode::OK, None)
+    };
+    login_page(&key, &headers, StatusCode::OK, None)
 }
 
 #[derive(Deserialize)]
@@ -277,8 +296,9 @@ pub struct LoginForm {
 
 /// Whether a form post comes from a page of this site, as far as the browser says: its
 /// `Sec-Fetch-Site` (when sent) is `same-origin`, and its `Origin` (when sent, and not the
-/// `null` that a `no-referrer` page's forms send) names the host the request was sent to.
-fn same_origin(headers: &HeaderMap) -> bool {
+/// `null` that a `no-referrer` page's forms send) names the host the request was sent to
+/// (its `Host`, or in HTTP/2, which has none, its `:authority`).
+fn same_origin(headers: &HeaderMap, uri: &Uri) -> bool {
     let header = |name| {
         headers
             .get(name)
@@ -295,35 +315,59 @@ fn same_origin(headers: &HeaderMap) -> bool {
     let origin_host = origin
         .split_once("://")
         .map(|(_, rest)| rest.trim_end_matches('/'));
-    matches!((origin_host, header(header::HOST.as_str())), (Some(a), Some(b)) if a.eq_ignore_ascii_case(b))
+    let target = super::hosts::request_authority(headers, uri);
+    matches!((origin_host, target), (Some(a), Some(b)) if a.eq_ignore_ascii_case(b))
 }
 
-/// `POST /ui/login` (`csrf`, `token`): a session cookie when the token is right.
+/// `POST /ui/login` (`csrf`, `token`): a session cookie when the token is right. The `csrf`
+/// value must be one this server signed within the hour, in the form and in its cookie; a
+/// client locked out for failing too often gets `429` before its token is looked at.
 pub async fn login(
     State(state): State<UiState>,
+    client: Option<Extension<ClientAddress>>,
+    uri: Uri,
     headers: HeaderMap,
     Form(form): Form<LoginForm>,
 ) -> Response {
-    let Some(key) = &state.key else {
+    let Some(key) = state.token.session_key() else {
         return Redirect::to("/ui/").into_response();
     };
+    let client = client.map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |c| c.0.0);
+    if let Some(wait) = state.attempts.locked_out(client) {
+        let message = "Too many wrong tokens from this address: wait, then sign in again.";
+        let mut page = login_page(&key, &headers, StatusCode::TOO_MANY_REQUESTS, Some(message));
+        page.headers_mut()
+            .insert(header::RETRY_AFTER, retry_after(wait));
+        return page;
+    }
     let expected = cookie(&headers, LOGIN_COOKIE).unwrap_or_default();
-    let fresh_form = !expected.is_empty() && session::same_text(expected, &form.csrf);
-    if !fresh_form || !same_origin(&headers) {
+    let fresh_form =
+        session::same_text(expected, &form.csrf) && key.is_login_form_value(expected, Utc::now());
+    if !fresh_form || !same_origin(&headers, &uri) {
         let message = "The form had expired: sign in again.";
-        return login_page(&headers, StatusCode::FORBIDDEN, Some(message));
+        return login_page(&key, &headers, StatusCode::FORBIDDEN, Some(message));
     }
     if !key.is_token(&form.token) {
-        tracing::info!("a sign-in to the web view with a wrong token");
-        return login_page(&headers, StatusCode::UNAUTHORIZED, Some("Wrong token."));
+        state.attempts.failed(client, "web view sign-in");
+        return login_page(
+            &key,
+            &headers,
+            StatusCode::UNAUTHORIZED,
+            Some("Wrong token."),
+        );
     }
+    state.attempts.succeeded(client);
+    let Some(issued) = key.issue(Utc::now()) else {
+        let message = "No random value for the session: try again.";
+        return login_page(
+            &key,
+            &headers,
+            StatusCode::SERVICE_UNAVAILABLE,
+            Some(message),
+        );
+    };
     let secure = over_tls(&headers);
-    let session = session::cookie(
-        SESSION_COOKIE,
-        &key.issue(Utc::now()),
-        SESSION_LIFETIME,
-        secure,
-    );
+    let session = session::cookie(SESSION_COOKIE, &issued, SESSION_LIFETIME, secure);
     let cleared = session::cookie(LOGIN_COOKIE, "", Duration::zero(), secure);
     with_cookies(Redirect::to("/ui/").into_response(), &[session, cleared])
 }
@@ -334,33 +378,38 @@ pub struct LogoutForm {
     csrf: String,
 }
 
-/// `POST /ui/logout` (`csrf`): clears the session cookie.
+/// `POST /ui/logout` (`csrf`): ends the session (a replayed cookie is no session) and clears
+/// its cookie.
 pub async fn logout(
     State(state): State<UiState>,
     signed_in: SignedIn,
+    uri: Uri,
     headers: HeaderMap,
     Form(form): Form<LogoutForm>,
 ) -> Response {
-    let (Some(key), Some(issued)) = (&state.key, signed_in.issued) else {
+    let (Some(key), Some(session)) = (state.token.session_key(), signed_in.session) else {
         return Redirect::to("/ui/").into_response();
     };
-    if !same_origin(&headers) || !key.is_logout_token(issued, &form.csrf) {
+    if !same_origin(&headers, &uri) || !key.is_logout_token(&session, &form.csrf) {
         return ApiError::new(
             StatusCode::FORBIDDEN,
             "the sign-out form is not this session's",
         )
         .into_response();
     }
+    state.revoked.revoke(&session, Utc::now());
     let cleared = session::cookie(SESSION_COOKIE, "", Duration::zero(), over_tls(&headers));
     with_cookies(Redirect::to("/ui/login").into_response(), &[cleared])
 }
 
 /// The web view's routes, over `store`; sessions keyed by `token` when one is set.
-pub fn routes(store: Store, token: Option<&str>) -> axum::Router<()> {
+pub fn routes(store: Store, token: ApiToken, attempts: FailedAttempts) -> axum::Router<()> {
     use axum::routing::get;
     let state = UiState {
         store,
-        key: token.map(SessionKey::new),
+        token,
+        revoked: RevokedSessions::default(),
+        attempts,
     };
     axum::Router::new()
         .route("/ui", get(|| async { Redirect::permanent("/ui/") }))
