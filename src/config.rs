@@ -319,6 +319,9 @@ pub struct FeedConfig {
     pub request: FeedRequest,
     /// `keep` / `block`: the feed's own lists, else `[filters]`'s.
     pub filters: Filters,
+    /// `trusted = true`: the feed's articles represent their near-duplicate clusters, and
+    /// its fields are the article's own wherever it lists one.
+    pub trusted: bool,
 }
 
 impl FeedConfig {
@@ -333,6 +336,7 @@ impl FeedConfig {
             images: None,
             request: FeedRequest::default(),
             filters: Filters::default(),
+            trusted: false,
         }
     }
 }
@@ -522,6 +526,7 @@ fn validate_feeds(
             images: controls.images,
             request: controls.request,
             filters: controls.filters,
+            trusted: controls.trusted,
         });
     }
     Ok((feeds, names))

@@ -313,7 +313,7 @@ impl ArticleTools {
     #[tool(
         description = "The newest stored articles, optionally of one feed, since a time, or \
                           above a quality estimate: id, title, feed, date, words, quality, and \
-                          the first article of the story when it repeats one."
+                          the story's representative article when it repeats one."
     )]
     async fn list_articles(
         &self,

@@ -37,6 +37,7 @@ pub const MIGRATIONS: &[&str] = &[
     "verdict quality",
     "forgetting",
     "near duplicates",
+    "article feeds",
 ];
 
 /// The `gleaner` binary, run in `dir` with none of the caller's settings: no
