@@ -1088,7 +1088,8 @@ async fn a_feed_listing_another_sites_page_takes_nothing_from_that_sites_feed(
     );
     let squatter_feed = ("squatter", squatter.url("/feed.xml"));
     let site_feed = ("realsite", site.url("/feed.xml"));
-    let hostile_first = daemon::prepare(config(&db, &[squatter_feed.clone()]).parse()?).await?;
+    let hostile_first =
+        daemon::prepare(config(&db, std::slice::from_ref(&squatter_feed)).parse()?).await?;
     poll(&hostile_first).await?;
     let both = daemon::prepare(config(&db, &[squatter_feed, site_feed.clone()]).parse()?).await?;
     poll(&both).await?;
