@@ -323,6 +323,9 @@ pub struct FeedConfig {
     pub request: FeedRequest,
     /// `keep` / `block`: the feed's own lists, else `[filters]`'s.
     pub filters: Filters,
+    /// `trusted = true`: the feed's articles represent their near-duplicate clusters, and
+    /// its fields are the article's own wherever it lists one.
+    pub trusted: bool,
 }
 
 impl FeedConfig {
@@ -338,6 +341,7 @@ impl FeedConfig {
             images: None,
             request: FeedRequest::default(),
             filters: Filters::default(),
+            trusted: false,
         }
     }
 }
@@ -528,6 +532,7 @@ fn validate_feeds(
             images: controls.images,
             request: controls.request,
             filters: controls.filters,
+            trusted: controls.trusted,
         });
     }
     Ok((feeds, names))

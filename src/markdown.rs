@@ -74,7 +74,7 @@ pub struct FrontMatter<'a> {
     pub id: Option<i64>,
     pub verdict: Option<&'a str>,
     pub quality: Option<f64>,
-    /// The first article of the near-duplicate cluster this one repeats.
+    /// The representative of the near-duplicate cluster this one repeats.
     pub duplicate_of: Option<i64>,
     /// What kind of page it was (`extract::PageType`): `article`, `forum`, ….
     pub page_type: Option<&'a str>,

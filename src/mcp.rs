@@ -354,8 +354,8 @@ impl ArticleTools {
         description = "The newest stored articles, optionally of one feed, since a time, \
                           above a quality estimate or of one page type (article, forum, \
                           product, collection, listing, documentation, service): id, title, \
-                          feed, date, words, quality, the first article of the story when it \
-                          repeats one, and the page type."
+                          feed, date, words, quality, the story's representative article \
+                          when it repeats one, and the page type."
     )]
     async fn list_articles(
         &self,

@@ -279,20 +279,30 @@ async fn remember_entries(
         tracing::warn!(feed = %feed.name, entries = entries.len(), taken = cap, "feed has more entries than [fetch] max_entries_per_feed");
     }
     let (mut new_entries, mut known_urls) = (Vec::new(), HashSet::new());
+    let mut unlisted = Vec::new();
     // Oldest first, so that ids (the consumers' cursor) follow publication order.
     for entry in newest_first_capped(entries, cap).into_iter().rev() {
         let known = ctx
             .store
-            .known_article(feed.id, entry.guid.as_deref(), entry.url.as_str())
+            .known_listing(feed.id, entry.guid.as_deref(), entry.url.as_str())
             .await
             .map_err(StepFailure::database)?;
         match known {
-            Some(_) => {
+            Some((article_id, listed)) => {
                 known_urls.insert(entry.url.to_string());
+                // Stored from another feed: this feed lists it too, with its own fields.
+                if !listed {
+                    unlisted.push((article_id, new_entry(entry)));
+                }
             }
             None => new_entries.push(new_entry(entry)),
         }
     }
+    let unlisted: Vec<(i64, &NewEntry)> = unlisted.iter().map(|(id, e)| (*id, e)).collect();
+    ctx.store
+        .list_known_entries(feed.id, &unlisted)
+        .await
+        .map_err(StepFailure::database)?;
     ctx.store
         .remember_entries(feed.id, &new_entries, now())
         .await

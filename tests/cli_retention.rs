@@ -19,6 +19,7 @@ use gleaner::store::{
 on_both_databases!(
     prune_drops_raw_pages_then_old_articles,
     feeds_remove_purge_deletes_the_feed_and_its_articles,
+    feeds_remove_purge_keeps_an_article_another_feed_lists,
 );
 
 fn gleaner(dir: &Path, db_url: Option<&str>) -> Command {
@@ -185,6 +186,70 @@ async fn feeds_remove_purge_deletes_the_feed_and_its_articles(db: TestDb) -> any
     let mut command = gleaner(dir.path(), Some(&db.url()));
     command.args(["feeds", "remove", "nobody", "--purge"]);
     assert_eq!(run(command).await?.status.code(), Some(2));
+    Ok(())
+}
+
+/// An article first stored from `news` (neither feed's site: `news` stays its owner) that
+/// `blog` lists too, under a title of its own: purging `news` keeps it, as `blog`'s.
+async fn feeds_remove_purge_keeps_an_article_another_feed_lists(db: TestDb) -> anyhow::Result<()> {
+    let (dir, _) = seed(&db.store).await?;
+    let feeds = db.store.feeds().await?;
+    let feed_id = |name: &str| feeds.iter().find(|f| f.name == name).map_or(0, |f| f.id);
+    let listed_as = |feed: &str, title: &str| NewArticle {
+        feed_id: feed_id(feed),
+        guid: Some(format!("{feed}-shared")),
+        url: "https://elsewhere.example/story".into(),
+        canonical_url: None,
+        title: title.into(),
+        author: None,
+        summary: None,
+        published_at: None,
+        fetched_at: db_time(Utc::now()),
+        language: None,
+        extractor: "cuter".into(),
+        confidence: 0.9,
+        verdict: gleaner::store::Verdict::Article,
+        quality: 0.9,
+        text: "The story both feeds list, told once.".into(),
+        html: "<p>The story both feeds list, told once.</p>".into(),
+        raw_page: None,
+        raw_content_type: None,
+        images: Vec::new(),
+        metadata: Default::default(),
+    };
+    let shared = db
+        .store
+        .insert_article(&listed_as("news", "News's title"))
+        .await?
+        .id();
+    let again = db
+        .store
+        .insert_article(&listed_as("blog", "Blog's title"))
+        .await?;
+    assert_eq!(again, gleaner::store::InsertOutcome::Duplicate(shared));
+
+    let mut command = gleaner(dir.path(), Some(&db.url()));
+    command.args(["feeds", "remove", "news", "--purge"]);
+    let output = run(command).await?;
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let out = text(&output.stdout);
+    assert!(out.contains("2 articles,"), "{out}");
+    assert!(out.contains("1 articles other feeds list kept"), "{out}");
+    let kept = db.store.article(shared).await?;
+    let kept = kept.ok_or_else(|| anyhow::anyhow!("the article blog lists was deleted"))?;
+    assert_eq!(
+        (kept.feed.as_str(), kept.title.as_str()),
+        ("blog", "Blog's title")
+    );
+    let in_blog = db
+        .store
+        .list_articles(&gleaner::store::ArticleFilter {
+            feed: Some("blog".into()),
+            limit: 10,
+            ..Default::default()
+        })
+        .await?;
+    assert!(in_blog.iter().any(|a| a.id == shared), "{in_blog:?}");
     Ok(())
 }
 

@@ -30,6 +30,7 @@ on_both_databases!(
     entries_an_older_version_folded_into_one_guid_are_stored_after_the_upgrade,
     feed_summaries_are_stored_sanitized_with_their_text,
     a_text_rule_reads_the_words_of_a_summary_not_its_markup,
+    a_feed_listing_another_sites_page_takes_nothing_from_that_sites_feed,
 );
 
 /// A configuration for the farm: loopback allowed, no politeness delay, no robots.txt.
@@ -1031,5 +1032,107 @@ async fn a_text_rule_reads_the_words_of_a_summary_not_its_markup(db: TestDb) -> 
         "{reports:#?}"
     );
     assert_eq!(farm.hits("/a/3.html"), 1);
+    Ok(())
+}
+
+/// An RSS document of one item with an author and a date of its own.
+fn rss_item(title: &str, url: &str, guid: &str, author: &str, date: &str) -> Vec<u8> {
+    format!(
+        "<?xml version=\"1.0\"?><rss version=\"2.0\" xmlns:dc=\"http://purl.org/dc/elements/1.1/\">\
+         <channel><title>Farm RSS</title><link>http://farm.example/</link>\
+         <item><title>{title}</title><link>{url}</link><guid isPermaLink=\"false\">{guid}</guid>\
+         <dc:creator>{author}</dc:creator><pubDate>{date}</pubDate></item></channel></rss>"
+    )
+    .into_bytes()
+}
+
+/// A hostile feed on another host lists the real site's page (with a tracking parameter)
+/// under a fake title, author and date, and is polled first: the site's own feed still lists
+/// the article with its own fields, which are the article's own; purging the hostile feed
+/// keeps the article, and it is not downloaded again.
+async fn a_feed_listing_another_sites_page_takes_nothing_from_that_sites_feed(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    use chrono::Datelike as _;
+    let site = Farm::start().await?;
+    let squatter = Farm::start_on("127.0.0.2").await?;
+    serve_article(&site, 1, false);
+    let page = site.url("/a/1.html");
+    let (title, author) = ("Council approves budget", "Ann Reporter");
+    let (fake_title, fake_author) = ("FAKE: CEO arrested", "Fake Author");
+    site.route(
+        "/feed.xml",
+        farm::ok(
+            "application/rss+xml",
+            rss_item(
+                title,
+                &page,
+                "site-1",
+                author,
+                "Tue, 03 Nov 2026 09:00:00 GMT",
+            ),
+        ),
+    );
+    squatter.route(
+        "/feed.xml",
+        farm::ok(
+            "application/rss+xml",
+            rss_item(
+                fake_title,
+                &format!("{page}?utm_source=x"),
+                "squat-1",
+                fake_author,
+                "Mon, 01 Jan 1990 00:00:00 GMT",
+            ),
+        ),
+    );
+    let squatter_feed = ("squatter", squatter.url("/feed.xml"));
+    let site_feed = ("realsite", site.url("/feed.xml"));
+    let hostile_first =
+        daemon::prepare(config(&db, std::slice::from_ref(&squatter_feed)).parse()?).await?;
+    poll(&hostile_first).await?;
+    let both = daemon::prepare(config(&db, &[squatter_feed, site_feed.clone()]).parse()?).await?;
+    poll(&both).await?;
+
+    let listed = |feed: &'static str| {
+        let store = &db.store;
+        async move {
+            let filter = ArticleFilter {
+                feed: Some(feed.to_string()),
+                limit: 10,
+                ..Default::default()
+            };
+            anyhow::Ok(store.list_articles(&filter).await?)
+        }
+    };
+    let in_site = listed("realsite").await?;
+    assert_eq!(in_site.len(), 1, "the site's feed lists its article");
+    assert_eq!(in_site[0].title, title);
+    assert_ne!(in_site[0].author.as_deref(), Some(fake_author));
+    assert_eq!(in_site[0].published_at.map(|at| at.year()), Some(2026));
+    let in_squatter = listed("squatter").await?;
+    assert_eq!(in_squatter.len(), 1);
+    assert_eq!(in_squatter[0].id, in_site[0].id, "stored once");
+    assert_eq!(in_squatter[0].title, fake_title);
+    let article = db.store.article(in_site[0].id).await?.context("stored")?;
+    assert_eq!(
+        (article.feed.as_str(), article.title.as_str()),
+        ("realsite", title)
+    );
+    assert_ne!(article.author.as_deref(), Some(fake_author));
+    assert_eq!(article.published_at.map(|at| at.year()), Some(2026));
+    assert_eq!(site.hits("/a/1.html"), 1);
+
+    let purged = db.store.purge_feed("squatter").await?.context("purged")?;
+    assert_eq!(purged.articles, 0, "the site's feed lists it");
+    let in_site = listed("realsite").await?;
+    assert_eq!(in_site.len(), 1);
+    assert_eq!(in_site[0].title, title);
+    let site_only = daemon::prepare(config(&db, &[site_feed]).parse()?).await?;
+    let (again, _) = poll(&site_only).await?;
+    assert_eq!(again.new_articles, 0);
+    assert_eq!(site.hits("/a/1.html"), 1, "not downloaded again");
+    let feed = db.store.feed_by_name("realsite").await?.context("feed")?;
+    assert_eq!(feed.articles, 1);
     Ok(())
 }

@@ -1,7 +1,9 @@
-//! Near-duplicate articles: the same story from several feeds clusters under its first
-//! article whatever its URL, distinct stories on the same topic do not, and consumers choose
-//! (`duplicate_of` in records and listings, cluster sizes, claims and webhooks that skip
-//! copies). Both databases.
+//! Near-duplicate articles: the same story from several feeds clusters under one
+//! representative whatever its URL, distinct stories on the same topic do not, and consumers
+//! choose (`duplicate_of` in records and listings, cluster sizes, claims and webhooks that
+//! skip copies). A copier that publishes first does not become the story's representative
+//! over a trusted feed, never hides a feed's stories from a webhook limited to that feed, and
+//! leaves nothing pointing at its articles once purged. Both databases.
 
 #[allow(dead_code)]
 mod api_support;
@@ -22,6 +24,8 @@ on_both_databases!(
     a_copy_outside_the_window_starts_a_cluster_of_its_own,
     reextraction_gives_a_new_text_to_compare_with_and_keeps_the_cluster,
     two_sites_printing_one_story_are_stored_as_one_cluster_and_posted_once,
+    a_copier_publishing_first_does_not_hide_the_stories_it_copies,
+    pruning_a_representative_re_points_its_cluster,
 );
 
 /// A wire story, as an agency sent it.
@@ -438,5 +442,148 @@ async fn two_sites_printing_one_story_are_stored_as_one_cluster_and_posted_once(
         .find(|body| body["id"] == json!(copy))
         .context("the copy posted")?;
     assert_eq!(posted_copy["duplicate_of"], json!(first));
+    Ok(())
+}
+
+/// A feed that copies stories and adds its own line.
+fn spammed(text: &str) -> String {
+    format!("{text} Cheap watches and pills at spam.example, order today.")
+}
+
+/// Every stored article's `duplicate_of` names a stored article.
+async fn no_dangling_representatives(store: &Store) -> anyhow::Result<()> {
+    let listed = store
+        .list_articles(&ArticleFilter {
+            limit: 100,
+            ..Default::default()
+        })
+        .await?;
+    let ids: Vec<i64> = listed.iter().map(|a| a.id).collect();
+    for article in &listed {
+        if let Some(representative) = article.duplicate_of {
+            assert!(
+                ids.contains(&representative),
+                "{} points at deleted {representative}",
+                article.id
+            );
+        }
+    }
+    Ok(())
+}
+
+async fn a_copier_publishing_first_does_not_hide_the_stories_it_copies(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let store = &db.store;
+    let schedule = gleaner::schedule::CronSchedule::parse("*/30 * * * *")?;
+    let feed = |name: &str, trusted: bool| -> anyhow::Result<gleaner::config::FeedConfig> {
+        let url = format!("http://{name}.example/feed.xml").parse()?;
+        let mut feed = gleaner::config::FeedConfig::new(name, url, schedule.clone());
+        feed.trusted = trusted;
+        Ok(feed)
+    };
+    let feeds = store
+        .sync_feeds(&[
+            feed("copier", false)?,
+            feed("agency", true)?,
+            feed("paper", false)?,
+        ])
+        .await?;
+    let id_of = |name: &str| feeds.iter().find(|f| f.name == name).map_or(0, |f| f.id);
+    let webhook = |path: &str, feeds: Option<Vec<String>>| -> anyhow::Result<WebhookConfig> {
+        Ok(WebhookConfig {
+            url: format!("http://127.0.0.1:9/{path}").parse()?,
+            feeds,
+            secret: None,
+            retry_after: std::time::Duration::from_secs(60),
+            max_attempts: 3,
+            skip_duplicates: true,
+        })
+    };
+    let once = webhook("once", None)?;
+    let paper_once = webhook("paper-once", Some(vec!["paper".to_string()]))?;
+    store
+        .sync_webhooks(&[once.clone(), paper_once.clone()])
+        .await?;
+
+    // The copier stores both stories first, each with its spam line.
+    let copied_wire = store_text(store, id_of("copier"), "a", &spammed(WIRE_STORY)).await?;
+    let copied_other = store_text(store, id_of("copier"), "b", &spammed(OTHER_STORY)).await?;
+    let wire = store_text(store, id_of("agency"), "budget", WIRE_STORY).await?;
+    let other = store_text(store, id_of("paper"), "water", OTHER_STORY).await?;
+
+    let duplicate_of = |id: i64| async move {
+        let article = store.article(id).await?.context("stored")?;
+        anyhow::Ok(article.duplicate_of)
+    };
+    // The trusted feed's story represents its cluster; the copy points at it.
+    assert_eq!(duplicate_of(wire).await?, None);
+    assert_eq!(duplicate_of(copied_wire).await?, Some(wire));
+    // An untrusted feed's story arrived second: the copy stays first.
+    assert_eq!(duplicate_of(other).await?, Some(copied_other));
+
+    let delivered = |key: String| async move {
+        let mut ids: Vec<i64> = store
+            .deliveries()
+            .await?
+            .into_iter()
+            .filter(|d| d.webhook_key == key)
+            .map(|d| d.article_id)
+            .collect();
+        ids.sort_unstable();
+        anyhow::Ok(ids)
+    };
+    // The webhook limited to `paper` gets paper's story, although it repeats a copy.
+    assert_eq!(delivered(paper_once.key()).await?, [other]);
+    assert!(delivered(once.key()).await?.contains(&wire));
+    let filter = ClaimFilter {
+        min_quality: None,
+        skip_duplicates: true,
+    };
+    let claimed = |consumer: &'static str| async move {
+        let claims = store
+            .claim(consumer, 10, Duration::seconds(600), filter)
+            .await?;
+        anyhow::Ok(claims.into_iter().map(|c| c.article.id).collect::<Vec<_>>())
+    };
+    assert_eq!(claimed("digest").await?, [copied_other, wire]);
+
+    // The copier purged: its clusters get new representatives, nothing names its articles,
+    // and the receiver that skips copies now gets the story it skipped.
+    store.purge_feed("copier").await?.context("purged")?;
+    assert_eq!(duplicate_of(wire).await?, None);
+    assert_eq!(duplicate_of(other).await?, None);
+    no_dangling_representatives(store).await?;
+    assert_eq!(delivered(once.key()).await?, [wire, other]);
+    assert_eq!(claimed("indexer").await?, [wire, other]);
+    Ok(())
+}
+
+async fn pruning_a_representative_re_points_its_cluster(db: TestDb) -> anyhow::Result<()> {
+    let store = &db.store;
+    let (agency, paper) = feeds(store).await?;
+    let now = Utc::now();
+    let days_ago = |days: i64| now - Duration::days(days);
+    let first = store
+        .insert_article(&article(agency, "budget", WIRE_STORY, days_ago(3)))
+        .await?
+        .id();
+    let copies = [
+        store_text(store, paper, "a", &copy_of_the_wire_story("OSLO")).await?,
+        store_text(store, agency, "b", &copy_of_the_wire_story("OSLO (Wire)")).await?,
+    ];
+    for copy in copies {
+        let stored = store.article(copy).await?.context("stored")?;
+        assert_eq!(stored.duplicate_of, Some(first));
+    }
+    let pruned = store.prune(days_ago(2), false).await?;
+    assert_eq!(pruned.articles, 1);
+    assert!(store.article(first).await?.is_none());
+    let representative = store.article(copies[0]).await?.context("kept")?;
+    assert_eq!(representative.duplicate_of, None);
+    let member = store.article(copies[1]).await?.context("kept")?;
+    assert_eq!(member.duplicate_of, Some(copies[0]));
+    assert_eq!(store.cluster_members(copies[0]).await?, copies);
+    no_dangling_representatives(store).await?;
     Ok(())
 }

@@ -33,7 +33,7 @@ pub struct ClaimRequest {
     /// Only articles whose quality is at least this, in [0, 1] (articles stored before
     /// quality was estimated have none and pass).
     min_quality: Option<f64>,
-    /// One article per near-duplicate cluster (its first). Default false.
+    /// One article per near-duplicate cluster (its representative). Default false.
     #[serde(default)]
     skip_duplicates: bool,
     /// Only articles of these page types (`["forum"]`); absent: of any.

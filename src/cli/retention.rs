@@ -77,7 +77,8 @@ pub fn remove_feed(config: &Config, name: &str, purge: bool) -> Result<(), CliEr
 
 fn print_purged(name: &str, pruned: &Pruned) {
     println!(
-        "deleted feed `{name}` from the database: {} articles, {} entries, {} failures, {} image files",
-        pruned.articles, pruned.entries, pruned.failures, pruned.image_blobs
+        "deleted feed `{name}` from the database: {} articles, {} entries, {} failures, {} image files; \
+         {} articles other feeds list kept",
+        pruned.articles, pruned.entries, pruned.failures, pruned.image_blobs, pruned.adopted
     );
 }

@@ -3,8 +3,8 @@
 //! Owns [`FeedRequest`] (the user agent, headers, cookie and basic-auth credentials sent for
 //! one feed), [`Secret`] (a value whose `Debug` and `Display` never show it) and the
 //! validation of the keys `user_agent`, `headers`, `cookie`, `username`, `password`,
-//! `algorithm`, `page_type`, `images`, `enabled`, `keep` and `block`, each error pointing at
-//! its value.
+//! `algorithm`, `page_type`, `images`, `enabled`, `trusted`, `keep` and `block`, each error
+//! pointing at its value.
 //! Filter rules themselves are [`crate::filter`]'s; a feed's own `keep` or `block` list
 //! replaces the `[filters]` one of the same name.
 
@@ -141,6 +141,7 @@ pub(super) struct FeedControls {
     pub(super) images: Option<bool>,
     pub(super) request: FeedRequest,
     pub(super) filters: Filters,
+    pub(super) trusted: bool,
 }
 
 /// `[filters]` as written.
@@ -180,6 +181,7 @@ pub(super) struct RawFeed {
     pub(super) page_type: Option<Spanned<String>>,
     pub(super) images: Option<bool>,
     pub(super) enabled: Option<bool>,
+    pub(super) trusted: Option<bool>,
     pub(super) keep: Option<Vec<Spanned<String>>>,
     pub(super) block: Option<Vec<Spanned<String>>>,
 }
@@ -237,6 +239,7 @@ impl RawFeed {
             images: self.images,
             request,
             filters,
+            trusted: self.trusted.unwrap_or(false),
         })
     }
 

@@ -35,8 +35,9 @@ pub struct WebhookConfig {
     pub retry_after: std::time::Duration,
     /// `max_attempts`: attempts before the delivery is marked failed.
     pub max_attempts: u32,
-    /// `skip_duplicates`: post one article per near-duplicate cluster (its first), not the
-    /// same story again from each feed that carries it. Default false.
+    /// `skip_duplicates`: post one article per near-duplicate cluster (its representative),
+    /// not the same story again from each feed that carries it; with `feeds`, copies are
+    /// judged among those feeds' articles only. Default false.
     pub skip_duplicates: bool,
 }
 

@@ -53,7 +53,7 @@ pub(super) async fn process_entry(
         .known_article(entry.feed_id, entry.guid.as_deref(), &entry.url)
         .await
     {
-        Ok(Some(id)) => Ok(PageOutcome::Stored(InsertOutcome::Duplicate(id), 0)),
+        Ok(Some(id)) => return list_known(ctx, entry, id).await,
         Ok(None) => download_and_store(ctx, settings, entry).await,
         Err(error) => Err(StepFailure::database(error)),
     };
@@ -112,6 +112,21 @@ async fn page_outcome(ctx: &Context, entry: &PendingEntry, page: PageOutcome) ->
         }
         PageOutcome::Blocked(reason) => block(ctx, entry, &reason).await,
     }
+}
+
+/// An entry whose article is stored already (another feed's, or its own under another URL
+/// form): the feed lists it from now on, with what its entry says of it, and the entry is
+/// settled. A database that refuses leaves the entry due.
+async fn list_known(ctx: &Context, entry: &PendingEntry, article_id: i64) -> EntryOutcome {
+    let attempt = EntryAttempt::stored(entry.attempts, now());
+    if let Err(error) = ctx
+        .store
+        .list_known_article(entry, article_id, &attempt)
+        .await
+    {
+        tracing::warn!(url = %entry.url, %error, "cannot record a feed's listing; the entry stays due");
+    }
+    EntryOutcome::Known
 }
 
 /// What the filters read of an entry: its own summary, else `article_text` (the extracted

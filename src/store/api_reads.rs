@@ -121,13 +121,14 @@ mod tests {
 
     #[test]
     fn listing_statements_cut_titles_and_authors() {
-        let title = format!("substr(a.title, 1, {LISTED_TITLE_CHARS}) AS title");
-        let author = format!("substr(a.author, 1, {LISTED_AUTHOR_CHARS}) AS author");
+        let title = format!(".title, 1, {LISTED_TITLE_CHARS}) AS title");
+        let author = format!(".author, 1, {LISTED_AUTHOR_CHARS}) AS author");
         for statement in [
             super::super::sql::LIST_ARTICLES_ASCENDING,
             super::super::sql::LIST_ARTICLES_NEWEST_FIRST,
-            super::super::sql::LIST_FEED_ARTICLES_ASCENDING.sqlite,
-            super::super::sql::LIST_FEED_ARTICLES_NEWEST_FIRST.postgres,
+            super::super::sql::LIST_TYPE_ARTICLES_ASCENDING,
+            super::super::sql::LIST_FEED_ARTICLES_ASCENDING,
+            super::super::sql::LIST_FEED_ARTICLES_NEWEST_FIRST,
         ] {
             assert!(statement.contains(&title), "{statement}");
             assert!(statement.contains(&author), "{statement}");

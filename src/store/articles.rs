@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 
 use super::duplicates::NearDuplicates as _;
 use super::model::*;
+use super::ownership::{Listing, Listings as _};
 use super::{Backend, QueryContext, Store, StoreError, WriteKind, db_time, now, on_pool, sql};
 use crate::fingerprint::Fingerprint;
 
@@ -160,6 +161,21 @@ struct QueuedWrite {
     done: tokio::sync::oneshot::Sender<Result<InsertOutcome, StoreError>>,
 }
 
+impl QueuedWrite {
+    /// The feed's listing of the article: what its entry said of it.
+    fn listing(&self) -> Listing<'_> {
+        let article = &self.article;
+        Listing {
+            feed_id: article.feed_id,
+            guid: article.guid.as_deref(),
+            title: &article.title,
+            author: article.author.as_deref(),
+            published_at: article.published_at,
+            summary: &self.summary,
+        }
+    }
+}
+
 impl ArticleWrites {
     fn queue(&self, write: QueuedWrite) {
         self.queued
@@ -240,6 +256,22 @@ trait ArticleRows {
     ) -> Result<Option<i64>, StoreError>;
 }
 
+/// Queues the webhook deliveries of article `$id`, listed by feed `$feed`, whose cluster's
+/// representative is `$representative` (`None`: it is its own), on connection `$tx`.
+macro_rules! enqueue_deliveries {
+    ($tx:ident, $id:expr, $feed:expr, $representative:expr, $at:expr) => {
+        sqlx::query(sql::ENQUEUE_DELIVERIES)
+            .bind($id)
+            .bind($at)
+            .bind($feed)
+            .bind(super::DeliveryState::Pending.as_str())
+            .bind($representative)
+            .execute(&mut *$tx)
+            .await
+            .context("queueing webhook deliveries")?;
+    };
+}
+
 /// The same statements on both backends; only the connection type differs.
 macro_rules! article_rows_on {
     ($connection:ty) => {
@@ -256,6 +288,7 @@ macro_rules! article_rows_on {
                     Some(fingerprint) => tx.cluster_of(fingerprint, article.fetched_at).await?,
                     None => None,
                 };
+                let listing = write.listing();
                 let Some(id) = tx.insert_row(statement, write, duplicate_of).await? else {
                     let existing: i64 = sqlx::query_scalar(sql::SELECT_KNOWN_ARTICLE)
                         .bind(&article.url)
@@ -264,20 +297,38 @@ macro_rules! article_rows_on {
                         .fetch_one(&mut *tx)
                         .await
                         .context("finding the article an insert duplicated")?;
+                    // Listed only, its owner kept: the article may be one of this batch, not
+                    // yet in SQLite's search index, which a change of title would update. Two
+                    // feeds storing one URL at once is a race; the usual path for a stored
+                    // article, `Store::list_known_article`, weighs the feed's claim.
+                    if tx.record_listing(existing, &listing, stored_at).await? {
+                        let representative: Option<i64> =
+                            sqlx::query_scalar(sql::SELECT_DUPLICATE_OF)
+                                .bind(existing)
+                                .fetch_one(&mut *tx)
+                                .await
+                                .context("reading an article's cluster")?;
+                        enqueue_deliveries!(
+                            tx,
+                            existing,
+                            article.feed_id,
+                            representative,
+                            stored_at
+                        );
+                    }
                     return Ok(InsertOutcome::Duplicate(existing));
                 };
                 let (rows, blobs) = image_rows(&article.images, &[]);
                 insert_images!(tx, id, &rows, &blobs, stored_at);
                 tx.write_band_keys(id, write.fingerprint.as_ref()).await?;
-                sqlx::query(sql::ENQUEUE_DELIVERIES)
-                    .bind(id)
-                    .bind(stored_at)
-                    .bind(article.feed_id)
-                    .bind(super::DeliveryState::Pending.as_str())
-                    .bind(duplicate_of.is_some())
-                    .execute(&mut *tx)
-                    .await
-                    .context("queueing webhook deliveries")?;
+                tx.record_listing(id, &listing, stored_at).await?;
+                // A better representative than the cluster's may have arrived: this one.
+                let representative = match duplicate_of {
+                    Some(first) => Some(tx.elect_representative(first).await?)
+                        .filter(|&representative| representative != id),
+                    None => None,
+                };
+                enqueue_deliveries!(tx, id, article.feed_id, representative, stored_at);
                 Ok(InsertOutcome::Inserted(id))
             }
 
@@ -608,8 +659,8 @@ impl Store {
             (false, false) if filter.page_type.is_some() => sql::LIST_TYPE_ARTICLES_NEWEST_FIRST,
             (false, true) => sql::LIST_ARTICLES_ASCENDING,
             (false, false) => sql::LIST_ARTICLES_NEWEST_FIRST,
-            (true, true) => self.sql(&sql::LIST_FEED_ARTICLES_ASCENDING),
-            (true, false) => self.sql(&sql::LIST_FEED_ARTICLES_NEWEST_FIRST),
+            (true, true) => sql::LIST_FEED_ARTICLES_ASCENDING,
+            (true, false) => sql::LIST_FEED_ARTICLES_NEWEST_FIRST,
         };
         on_pool!(self, pool => {
             sqlx::query_as(statement)

@@ -93,7 +93,8 @@ pub struct ClaimFilter {
     /// Only articles whose quality is at least this (an article without a quality, stored
     /// before it was estimated, passes).
     pub min_quality: Option<f64>,
-    /// One article per near-duplicate cluster: its first; the copies are never handed out.
+    /// One article per near-duplicate cluster: its representative; the copies are not
+    /// handed out (a copy that becomes the representative, its own deleted, then is).
     pub skip_duplicates: bool,
     /// Only articles of these page types (`None`: of any).
     pub page_types: Option<Vec<PageType>>,
@@ -114,7 +115,7 @@ pub struct QueueDepth {
 /// Claims up to `$4` articles for consumer `$1` at time `$2`, leased until `$3`. Candidates are
 /// articles without a claim row for this consumer, or whose lease expired before it was done,
 /// and whose quality is at least `$5` (NULL: any; an article stored before quality was
-/// estimated has none and passes); with `$6`, only the first article of each near-duplicate
+/// estimated has none and passes); with `$6`, only the representative of each near-duplicate
 /// cluster; with `$7` (a JSON array of page type names), only articles of those types. The
 /// `ON CONFLICT … WHERE` repeats the claim test on the current row, the guard
 /// against a claimer that read an older state.

@@ -8,7 +8,14 @@
 //! [`DUPLICATE_WINDOW`] before the new one: the cost of an insert does not grow with the
 //! table (docs/performance.md#near-duplicates has it measured at 1,000,000 articles). The
 //! article cursor lock that every article write takes makes the lookup and the insert one
-//! step, so two copies stored at once cannot both become a cluster's first.
+//! step, so two copies stored at once cannot both start a cluster.
+//!
+//! A cluster's representative (the article every other member's `duplicate_of` names) is
+//! chosen by what a copier cannot fake cheaply (`sql::ELECT_REPRESENTATIVE`): an article a
+//! feed marked `trusted` lists, then the page another member's led to, then the first
+//! stored. It is chosen again when a member that ranks higher is stored, and when the
+//! representative is deleted (`prune`, `feeds remove --purge`): the members then point at
+//! the next one, and no member names a deleted article.
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -35,6 +42,16 @@ pub(super) trait NearDuplicates {
         fingerprint: &Fingerprint,
         fetched_at: DateTime<Utc>,
     ) -> Result<Option<i64>, StoreError>;
+
+    /// Chooses the representative of the cluster that `first` represents (or represented,
+    /// before it was deleted) by [`sql::ELECT_REPRESENTATIVE`]'s rule, and points every
+    /// member at it; its id (`first` when it stays, or when no member is left).
+    async fn elect_representative(&mut self, first: i64) -> Result<i64, StoreError>;
+
+    /// Gives every cluster whose representative was deleted a new one from its members
+    /// ([`NearDuplicates::elect_representative`]), queueing its deliveries to the webhooks
+    /// that skip duplicates; how many clusters were re-pointed.
+    async fn repair_orphaned_clusters(&mut self, at: DateTime<Utc>) -> Result<u64, StoreError>;
 
     /// Replaces the band keys of `article_id` with the fingerprint's (none: no keys).
     async fn write_band_keys(
@@ -81,6 +98,48 @@ macro_rules! near_duplicates_on {
                     .await
                     .context("looking up near-duplicate articles")?;
                 Ok(fingerprint::cluster_of(fingerprint, &candidates(rows)))
+            }
+
+            async fn elect_representative(&mut self, first: i64) -> Result<i64, StoreError> {
+                let elected: Option<i64> = sqlx::query_scalar(sql::ELECT_REPRESENTATIVE)
+                    .bind(first)
+                    .fetch_optional(&mut *self)
+                    .await
+                    .context("choosing a cluster's representative")?;
+                let Some(elected) = elected.filter(|&elected| elected != first) else {
+                    return Ok(first);
+                };
+                sqlx::query(sql::REPOINT_CLUSTER)
+                    .bind(first)
+                    .bind(elected)
+                    .execute(&mut *self)
+                    .await
+                    .context("pointing a cluster at its representative")?;
+                Ok(elected)
+            }
+
+            async fn repair_orphaned_clusters(
+                &mut self,
+                at: DateTime<Utc>,
+            ) -> Result<u64, StoreError> {
+                let orphaned: Vec<i64> = sqlx::query_scalar(sql::SELECT_ORPHANED_CLUSTERS)
+                    .fetch_all(&mut *self)
+                    .await
+                    .context("finding clusters whose representative was deleted")?;
+                for &deleted in &orphaned {
+                    let elected = self.elect_representative(deleted).await?;
+                    if elected == deleted {
+                        continue;
+                    }
+                    sqlx::query(sql::ENQUEUE_REPRESENTATIVE)
+                        .bind(elected)
+                        .bind(db_time(at))
+                        .bind(super::DeliveryState::Pending.as_str())
+                        .execute(&mut *self)
+                        .await
+                        .context("queueing a new representative's deliveries")?;
+                }
+                Ok(orphaned.len() as u64)
             }
 
             async fn write_band_keys(
@@ -130,8 +189,8 @@ impl Store {
         })
     }
 
-    /// The ids of a cluster's stored articles, its first (`first`) included when still
-    /// stored, in ascending order.
+    /// The ids of a cluster's stored articles, its representative (`first`) included, in
+    /// ascending order.
     pub async fn cluster_members(&self, first: i64) -> Result<Vec<i64>, StoreError> {
         on_pool!(self, pool => {
             sqlx::query_scalar(sql::SELECT_CLUSTER_MEMBERS).bind(first).fetch_all(pool).await

@@ -91,6 +91,7 @@ impl Store {
                     .bind(feed.schedule.expression())
                     .bind(created_at)
                     .bind(feed.url.host_str().map(str::to_ascii_lowercase))
+                    .bind(feed.trusted)
                     .execute(&mut *tx)
                     .await
                     .context("adding a configured feed")?;

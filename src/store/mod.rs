@@ -19,6 +19,7 @@ mod feeds;
 mod health;
 pub mod kinds;
 pub mod model;
+mod ownership;
 mod record;
 mod retention;
 mod search;
@@ -52,6 +53,7 @@ pub use feeds::{LeasedFeed, OVERDUE_FIRINGS, OverdueFeed, TakenLease, due_since,
 pub use health::{FailingWrite, WriteFailureKind, WriteKind};
 pub use kinds::{FailureKind, OwnKind, PollStatus, Stage};
 pub use model::*;
+pub use ownership::publishes;
 pub use record::{ArticleRecord, ImageRecord};
 pub use retention::Pruned;
 pub use search::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchQuery, SearchQueryError};

@@ -255,7 +255,7 @@ pub struct Article {
     pub verdict: String,
     /// `None` for articles stored before quality was estimated.
     pub quality: Option<f64>,
-    /// The first article of the near-duplicate cluster this one repeats (`None`: it is the
+    /// The representative of the near-duplicate cluster this one repeats (`None`: it is the
     /// first, or repeats nothing stored): see `crate::fingerprint`.
     pub duplicate_of: Option<i64>,
     pub text: String,

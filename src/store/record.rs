@@ -28,7 +28,7 @@ pub struct ArticleRecord {
     pub verdict: String,
     /// The text's expected F1 in [0, 1]; `null` for articles stored before it was estimated.
     pub quality: Option<f64>,
-    /// `null`, or the id of the first article of the near-duplicate cluster this one repeats
+    /// `null`, or the id of the representative of the near-duplicate cluster this one repeats
     /// (the same story from another feed or site); every member points at the first.
     pub duplicate_of: Option<i64>,
     pub word_count: i64,

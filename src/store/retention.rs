@@ -2,6 +2,10 @@
 //! cutoff (`gleaner prune`, `[retention]`), and a removed feed with everything stored for it
 //! (`gleaner feeds remove --purge`). Image bytes nothing refers to any more go too.
 //!
+//! A purge deletes what the feed alone holds: an article that another feed lists too stays,
+//! that feed's from then on (`ownership`). After either, a near-duplicate cluster whose
+//! representative was deleted gets a new one from its members (`duplicates`).
+//!
 //! A pruned article's feed entry is kept (a small row), so the article is not downloaded again
 //! while its feed still lists it. Settled entries that their feed stopped listing are
 //! forgotten a month after they were last listed (`Store::forget_entries`, run by the
@@ -10,7 +14,9 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
-use super::{QueryContext, Store, StoreError, db_time, on_pool, sql};
+use super::duplicates::NearDuplicates as _;
+use super::ownership::Listings as _;
+use super::{QueryContext, Store, StoreError, db_time, now, on_pool, sql};
 
 /// What a prune or a purge removed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -21,6 +27,11 @@ pub struct Pruned {
     pub raw_pages: u64,
     /// Stored image files no longer referred to.
     pub image_blobs: u64,
+    /// Articles a purged feed shared with other feeds: kept, now another feed's (a purge
+    /// only).
+    pub adopted: u64,
+    /// Near-duplicate clusters whose representative was deleted, given a new one.
+    pub clusters: u64,
     /// Remembered feed entries deleted (a purge only).
     pub entries: u64,
     /// Failure records deleted (a purge only).
@@ -49,6 +60,7 @@ impl Store {
                     .await
                     .context("deleting old articles")?
                     .rows_affected();
+                pruned.clusters = tx.repair_orphaned_clusters(now()).await?;
                 pruned.image_blobs = sqlx::query(sql::DELETE_ORPHAN_IMAGE_BLOBS)
                     .execute(&mut *tx)
                     .await
@@ -61,13 +73,20 @@ impl Store {
     }
 
     /// Deletes the feed named `name` with its articles, remembered entries and failures, in
-    /// one transaction; `None` when no feed has that name.
+    /// one transaction; an article another feed lists too is kept, and passes to that feed.
+    /// `None` when no feed has that name.
     pub async fn purge_feed(&self, name: &str) -> Result<Option<Pruned>, StoreError> {
         let Some(feed) = self.feed_by_name(name).await? else {
             return Ok(None);
         };
         on_pool!(self, pool => {
             let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
+            sqlx::query(sql::DELETE_FEED_LISTINGS)
+                .bind(feed.id)
+                .execute(&mut *tx)
+                .await
+                .context("deleting a feed's listings")?;
+            let adopted = tx.adopt_feed_articles(feed.id).await?;
             let articles = sqlx::query(sql::DELETE_FEED_ARTICLES)
                 .bind(feed.id)
                 .execute(&mut *tx)
@@ -91,6 +110,7 @@ impl Store {
                 .execute(&mut *tx)
                 .await
                 .context("deleting a feed")?;
+            let clusters = tx.repair_orphaned_clusters(now()).await?;
             let image_blobs = sqlx::query(sql::DELETE_ORPHAN_IMAGE_BLOBS)
                 .execute(&mut *tx)
                 .await
@@ -98,6 +118,8 @@ impl Store {
                 .rows_affected();
             let pruned = Pruned {
                 articles,
+                adopted,
+                clusters,
                 entries,
                 failures,
                 image_blobs,

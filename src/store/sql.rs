@@ -72,12 +72,14 @@ pub(super) const SEARCH: Dialects = Dialects {
 
 pub(super) const DEACTIVATE_ALL_FEEDS: &str = "UPDATE feeds SET active = FALSE WHERE active";
 
-/// Adds a configured feed or refreshes it. A changed URL drops the conditional-GET state of
-/// the old one; a changed schedule makes the scheduler compute the next due time again.
+/// Adds a configured feed or refreshes it (`$6`: trusted). A changed URL drops the
+/// conditional-GET state of the old one; a changed schedule makes the scheduler compute the
+/// next due time again.
 pub(super) const UPSERT_FEED: &str = "
-    INSERT INTO feeds (name, url, schedule, active, created_at, host)
-    VALUES ($1, $2, $3, TRUE, $4, $5)
+    INSERT INTO feeds (name, url, schedule, active, created_at, host, trusted)
+    VALUES ($1, $2, $3, TRUE, $4, $5, $6)
     ON CONFLICT (name) DO UPDATE SET
+        trusted = excluded.trusted,
         etag = CASE WHEN feeds.url = excluded.url THEN feeds.etag ELSE NULL END,
         last_modified = CASE WHEN feeds.url = excluded.url THEN feeds.last_modified ELSE NULL END,
         next_due_at = CASE WHEN feeds.schedule = excluded.schedule AND feeds.url = excluded.url
@@ -112,12 +114,12 @@ macro_rules! select_feeds {
 }
 
 pub(super) const SELECT_FEEDS: &str = select_feeds!(
-    "(SELECT COUNT(*) FROM articles a WHERE a.feed_id = f.id)",
+    "(SELECT COUNT(*) FROM article_feeds m WHERE m.feed_id = f.id)",
     "ORDER BY f.name"
 );
 
 pub(super) const SELECT_FEED_BY_NAME: &str = select_feeds!(
-    "(SELECT COUNT(*) FROM articles a WHERE a.feed_id = f.id)",
+    "(SELECT COUNT(*) FROM article_feeds m WHERE m.feed_id = f.id)",
     "WHERE f.name = $1"
 );
 
@@ -336,8 +338,8 @@ pub(super) const SELECT_MATCHING_FAILURES: &str = "
 // --- articles ---
 
 /// The columns and values of a new article; `$19` is how `raw_page` is compressed, `$29` the
-/// text's fingerprint, `$30` the first article of the cluster it repeats, `$31` the page type
-/// and `$32` a thread's posts (JSON).
+/// text's fingerprint, `$30` the representative of the cluster it repeats, `$31` the page
+/// type and `$32` a thread's posts (JSON).
 macro_rules! insert_article {
     () => {
         "INSERT INTO articles (feed_id, guid, url, canonical_url, title, author, summary,
@@ -378,17 +380,78 @@ pub(super) const INDEX_STORED_ARTICLES: &str = "
     INSERT INTO articles_fts (rowid, title, text)
     SELECT id, title, text FROM articles WHERE id BETWEEN $1 AND $2 ORDER BY id";
 
-/// The stored article that an entry would duplicate: same normalized URL, or same GUID in
-/// the same feed. Two lookups, each on its unique index, whatever the planner thinks of the
-/// table's size (an `OR` of the two got sequential scans on a young table); a NULL `$3`
-/// finds nothing by GUID.
+/// The stored article that an entry would duplicate: same normalized URL, or one that the
+/// same feed lists under the same GUID. Two lookups, each on its index, whatever the planner
+/// thinks of the table's size (an `OR` of the two got sequential scans on a young table); a
+/// NULL `$3` finds nothing by GUID.
 pub(super) const SELECT_KNOWN_ARTICLE: &str = "
     SELECT id FROM (
         SELECT id FROM articles WHERE url = $1
         UNION ALL
-        SELECT id FROM articles WHERE feed_id = $2 AND guid = $3
+        SELECT article_id AS id FROM article_feeds WHERE feed_id = $2 AND guid = $3
     ) known
     ORDER BY id
+    LIMIT 1";
+
+// --- the feeds that list an article ---
+
+/// Feed `$1` lists article `$2` as `$3`..`$8` (guid, title, author, published, summary HTML,
+/// summary text) since `$9`; a feed that listed it before keeps what it said first. An empty
+/// title is the article's; a missing author or date the page's (not another feed's).
+pub(super) const INSERT_ARTICLE_FEED: &str = "
+    INSERT INTO article_feeds (feed_id, article_id, guid, title, author, published_at, summary,
+                               summary_text, listed_at)
+    SELECT $1, a.id, $3, CASE WHEN $4 = '' THEN a.title ELSE $4 END,
+           COALESCE($5, CASE WHEN a.author_source = 'feed' THEN NULL ELSE a.author END),
+           COALESCE($6, CASE WHEN a.published_source = 'feed' THEN NULL ELSE a.published_at END),
+           $7, $8, $9
+    FROM articles a WHERE a.id = $2
+    ON CONFLICT (feed_id, article_id) DO NOTHING";
+
+/// Article `$1`'s URL with its owner feed's host and trust, and feed `$2`'s: whether `$2`
+/// has a better claim to the article's own fields (`store::ownership`).
+pub(super) const SELECT_OWNERSHIP: &str = "
+    SELECT a.url, owner.id, owner.host, owner.trusted, claimant.host, claimant.trusted
+    FROM articles a
+    JOIN feeds owner ON owner.id = a.feed_id
+    JOIN feeds claimant ON claimant.id = $2
+    WHERE a.id = $1";
+
+/// Article `$1` takes feed `$2`'s fields as its own (that feed listed it: `article_feeds`).
+/// The GUID is dropped when the feed has another article under it; where author or date
+/// were read stays when the value does, and is the feed otherwise.
+pub(super) const TAKE_OWNERSHIP: &str = "
+    UPDATE articles SET
+        feed_id = m.feed_id,
+        guid = CASE WHEN EXISTS (SELECT 1 FROM articles o
+                                 WHERE o.feed_id = m.feed_id AND o.guid = m.guid
+                                   AND o.id <> articles.id)
+                    THEN NULL ELSE m.guid END,
+        title = m.title,
+        author = m.author,
+        author_source = CASE WHEN m.author IS NULL THEN NULL
+                             WHEN m.author = articles.author THEN articles.author_source
+                             ELSE 'feed' END,
+        published_at = m.published_at,
+        published_source = CASE WHEN m.published_at IS NULL THEN NULL
+                                WHEN m.published_at = articles.published_at
+                                THEN articles.published_source
+                                ELSE 'feed' END,
+        summary = m.summary,
+        summary_text = m.summary_text
+    FROM article_feeds m
+    WHERE articles.id = $1 AND m.article_id = $1 AND m.feed_id = $2";
+
+/// [`SELECT_KNOWN_ARTICLE`]'s article, and whether feed `$2` lists it.
+pub(super) const SELECT_KNOWN_LISTING: &str = "
+    SELECT known.id, EXISTS (SELECT 1 FROM article_feeds m
+                             WHERE m.feed_id = $2 AND m.article_id = known.id) AS listed
+    FROM (
+        SELECT id FROM articles WHERE url = $1
+        UNION ALL
+        SELECT article_id AS id FROM article_feeds WHERE feed_id = $2 AND guid = $3
+    ) known
+    ORDER BY known.id
     LIMIT 1";
 
 pub(super) const INSERT_IMAGE_BLOB: &str = "
@@ -468,6 +531,38 @@ pub(super) const DELETE_BAND_KEYS: &str = "DELETE FROM article_band_keys WHERE a
 /// point at it.
 pub(super) const SELECT_FEED_ID: &str = "SELECT id FROM feeds WHERE name = $1";
 
+/// The representative of the cluster that `$1` represents (or represented, before it was
+/// deleted): among its stored members, an article a trusted feed lists, then one that
+/// another member's page led to (its final URL after redirects), then the first stored.
+pub(super) const ELECT_REPRESENTATIVE: &str = "
+    SELECT c.id FROM articles c
+    WHERE c.id = $1 OR c.duplicate_of = $1
+    ORDER BY CASE WHEN EXISTS (SELECT 1 FROM article_feeds m JOIN feeds f ON f.id = m.feed_id
+                               WHERE m.article_id = c.id AND f.trusted)
+                  THEN 0 ELSE 1 END,
+             CASE WHEN EXISTS (SELECT 1 FROM articles o
+                               WHERE (o.id = $1 OR o.duplicate_of = $1) AND o.id <> c.id
+                                 AND o.canonical_url = c.url)
+                  THEN 0 ELSE 1 END,
+             c.id
+    LIMIT 1";
+
+/// The cluster that `$1` represented is represented by `$2`: every member points at it, and
+/// it at nothing.
+pub(super) const REPOINT_CLUSTER: &str = "
+    UPDATE articles SET duplicate_of = CASE WHEN id = $2 THEN NULL ELSE $2 END
+    WHERE id = $1 OR duplicate_of = $1 OR id = $2";
+
+/// The clusters whose representative is no longer stored: the id their members name.
+pub(super) const SELECT_ORPHANED_CLUSTERS: &str = "
+    SELECT DISTINCT a.duplicate_of FROM articles a
+    WHERE a.duplicate_of IS NOT NULL
+      AND NOT EXISTS (SELECT 1 FROM articles r WHERE r.id = a.duplicate_of)
+    ORDER BY a.duplicate_of";
+
+/// The representative of the cluster article `$1` repeats, if it repeats one.
+pub(super) const SELECT_DUPLICATE_OF: &str = "SELECT duplicate_of FROM articles WHERE id = $1";
+
 pub(super) const SELECT_CLUSTER_MEMBERS: &str = "
     SELECT id FROM articles WHERE id = $1
     UNION ALL
@@ -494,61 +589,78 @@ pub(super) const SELECT_RAW_PAGE: &str =
 /// NULL filter
 /// matches everything. Each order, with and without a feed, is a statement of its own, and
 /// the id bounds are ranges whatever their values, so that each is planned on its index (the
-/// primary key, or `articles_feed_idx`) and reads one page of rows. A row's
-/// `cluster_size` counts its cluster's stored articles: the first and those that point at it
-/// (two lookups on indexes, per listed row). Titles and authors are cut to
-/// `api_reads::LISTED_TITLE_CHARS` and `LISTED_AUTHOR_CHARS` characters.
+/// primary key, or `article_feeds`' (feed, article)) and reads one page of rows. A row's
+/// `cluster_size` counts its cluster's stored articles: the representative and those that
+/// point at it (two lookups on indexes, per listed row). `$rows` (`all`, `typed` or `feed`)
+/// names the rows: `list_from!` names the listed article `a` and `$own` the row whose title,
+/// author and date are shown; `$id` is the column the order and the id bounds read. Titles
+/// and authors are cut to `api_reads::LISTED_TITLE_CHARS` and `LISTED_AUTHOR_CHARS`
+/// characters.
 macro_rules! list_articles {
-    ($order:literal, $feed:literal) => {
+    ($order:literal, $own:literal, $rows:ident, $id:literal) => {
         concat!(
-            "SELECT a.id, f.name AS feed, a.url, substr(a.title, 1, 1024) AS title,
-                    substr(a.author, 1, 256) AS author, a.published_at, a.fetched_at,
-                    a.extractor, a.word_count, a.verdict, a.quality, a.duplicate_of,
+            "SELECT a.id, f.name AS feed, a.url, substr(",
+            $own,
+            ".title, 1, 1024) AS title, substr(",
+            $own,
+            ".author, 1, 256) AS author, ",
+            $own,
+            ".published_at,
+                    a.fetched_at, a.extractor, a.word_count, a.verdict, a.quality, a.duplicate_of,
                     (SELECT COUNT(*) FROM articles d
                      WHERE d.duplicate_of = COALESCE(a.duplicate_of, a.id))
                     + (SELECT COUNT(*) FROM articles d
                        WHERE d.id = COALESCE(a.duplicate_of, a.id)) AS cluster_size,
                     a.page_type
-             FROM articles a
-             JOIN feeds f ON f.id = a.feed_id
-             WHERE ",
-            $feed,
+             FROM ",
+            list_from!($rows),
             "
                AND ($2 IS NULL OR a.fetched_at >= $2)
-               AND a.id > COALESCE($3, 0)
+               AND ",
+            $id,
+            " > COALESCE($3, 0)
                AND ($5 IS NULL OR a.quality IS NULL OR a.quality >= $5)
-               AND a.id < COALESCE($6, 9223372036854775807)
+               AND ",
+            $id,
+            " < COALESCE($6, 9223372036854775807)
                AND ($7 IS NULL OR a.page_type = $7)
-             ORDER BY a.id ",
+             ORDER BY ",
+            $id,
+            " ",
             $order,
             " LIMIT $4"
         )
     };
 }
 
-pub(super) const LIST_ARTICLES_NEWEST_FIRST: &str = list_articles!("DESC", "$1 IS NULL");
-pub(super) const LIST_ARTICLES_ASCENDING: &str = list_articles!("ASC", "$1 IS NULL");
-/// Articles of one page type `$7`, of every feed: planned on `articles_page_type_idx
-/// (page_type, id)`, which the `OR` of the general statement hides, so that a page of a rare
-/// type does not scan the table.
+/// `all`: every article, with its own fields (its owner feed's). `typed`: the articles of
+/// one page type `$7`, planned on `articles_page_type_idx (page_type, id)`, which the `OR` of
+/// the general statement hides, so that a page of a rare type does not scan the table.
+/// `feed`: the articles feed `$1` lists (looked up first), with that feed's title, author and
+/// date, read on `article_feeds`' primary key (feed, article).
+macro_rules! list_from {
+    (all) => {
+        "articles a JOIN feeds f ON f.id = a.feed_id WHERE $1 IS NULL"
+    };
+    (typed) => {
+        "articles a JOIN feeds f ON f.id = a.feed_id WHERE $1 IS NULL AND a.page_type = $7"
+    };
+    (feed) => {
+        "article_feeds own JOIN articles a ON a.id = own.article_id
+         JOIN feeds f ON f.id = own.feed_id
+         WHERE own.feed_id = $1"
+    };
+}
+
+pub(super) const LIST_ARTICLES_NEWEST_FIRST: &str = list_articles!("DESC", "a", all, "a.id");
+pub(super) const LIST_ARTICLES_ASCENDING: &str = list_articles!("ASC", "a", all, "a.id");
 pub(super) const LIST_TYPE_ARTICLES_NEWEST_FIRST: &str =
-    list_articles!("DESC", "$1 IS NULL AND a.page_type = $7");
-pub(super) const LIST_TYPE_ARTICLES_ASCENDING: &str =
-    list_articles!("ASC", "$1 IS NULL AND a.page_type = $7");
-/// One feed's articles, its id `$1` (looked up first). SQLite plans `a.feed_id = $1` on
-/// `articles_feed_idx (feed_id, id)`. PostgreSQL, given the same condition, read every
-/// article of its busiest feed for a page of 50 (95 ms at 100,000 articles,
-/// docs/performance.md#web-view); the condition on the feed's side of the join, behind an
-/// `OR` it derives nothing from, keeps it on a backward scan of the primary key, which stops
-/// after the page.
-pub(super) const LIST_FEED_ARTICLES_NEWEST_FIRST: Dialects = Dialects {
-    sqlite: list_articles!("DESC", "a.feed_id = $1"),
-    postgres: list_articles!("DESC", "($1 IS NULL OR f.id = $1)"),
-};
-pub(super) const LIST_FEED_ARTICLES_ASCENDING: Dialects = Dialects {
-    sqlite: list_articles!("ASC", "a.feed_id = $1"),
-    postgres: list_articles!("ASC", "($1 IS NULL OR f.id = $1)"),
-};
+    list_articles!("DESC", "a", typed, "a.id");
+pub(super) const LIST_TYPE_ARTICLES_ASCENDING: &str = list_articles!("ASC", "a", typed, "a.id");
+pub(super) const LIST_FEED_ARTICLES_NEWEST_FIRST: &str =
+    list_articles!("DESC", "own", feed, "own.article_id");
+pub(super) const LIST_FEED_ARTICLES_ASCENDING: &str =
+    list_articles!("ASC", "own", feed, "own.article_id");
 
 pub(super) const SELECT_ARTICLE_IMAGES: &str = "
     SELECT position, url, alt, caption, width, height, mime, size, sha256
@@ -635,6 +747,21 @@ pub(super) const DELETE_ORPHAN_IMAGE_BLOBS: &str = "
     DELETE FROM image_blobs
     WHERE NOT EXISTS (SELECT 1 FROM images i WHERE i.sha256 = image_blobs.sha256)";
 
+/// Feed `$1` lists nothing any more.
+pub(super) const DELETE_FEED_LISTINGS: &str = "DELETE FROM article_feeds WHERE feed_id = $1";
+
+/// The articles feed `$1` owns that other feeds list, with each of those feeds (host, trust),
+/// the first to list it first: the candidates to own it next.
+pub(super) const SELECT_ADOPTERS: &str = "
+    SELECT a.id, a.url, m.feed_id, f.host, f.trusted
+    FROM articles a
+    JOIN article_feeds m ON m.article_id = a.id
+    JOIN feeds f ON f.id = m.feed_id
+    WHERE a.feed_id = $1 AND m.feed_id <> $1
+    ORDER BY a.id, m.listed_at, m.feed_id";
+
+/// The articles feed `$1` owns: after its listings went and the shared ones were adopted,
+/// those no other feed lists.
 pub(super) const DELETE_FEED_ARTICLES: &str = "DELETE FROM articles WHERE feed_id = $1";
 pub(super) const DELETE_FEED_ENTRIES: &str = "DELETE FROM feed_entries WHERE feed_id = $1";
 pub(super) const DELETE_FEED_FAILURES: &str = "DELETE FROM failures WHERE feed_id = $1";
@@ -666,17 +793,35 @@ pub(super) const INSERT_WEBHOOK_FEED: &str = "
     SELECT $1, id FROM feeds WHERE name = $2
     ON CONFLICT DO NOTHING";
 
-/// One delivery of article `$1` (of feed `$3`) per active webhook that takes the feed's
-/// articles, due at `$2`, in state `$4`: run in the article's own transaction. `$5`: the
-/// article repeats an earlier one, which a webhook with `skip_duplicates` does not take.
+/// One delivery of article `$1` (now listed by feed `$3`) per active webhook that takes the
+/// feed's articles, due at `$2`, in state `$4`: run in the transaction that stores the
+/// article, or that a feed starts listing it in. `$5`: the representative of the cluster the
+/// article repeats (NULL: none). A webhook with `skip_duplicates` leaves a copy out only when
+/// it takes the representative too: one limited to some feeds judges copies among the
+/// articles of those feeds, and never loses one of its feeds' stories to another feed's copy.
 pub(super) const ENQUEUE_DELIVERIES: &str = "
     INSERT INTO webhook_deliveries
         (webhook_id, article_id, state, attempts, next_attempt_at, created_at)
     SELECT w.id, $1, $4, 0, $2, $2 FROM webhooks w
     WHERE w.active
-      AND NOT ($5 AND w.skip_duplicates)
       AND (w.all_feeds OR EXISTS (
           SELECT 1 FROM webhook_feeds f WHERE f.webhook_id = w.id AND f.feed_id = $3))
+      AND NOT (w.skip_duplicates AND $5 IS NOT NULL AND (w.all_feeds OR EXISTS (
+          SELECT 1 FROM webhook_feeds f JOIN article_feeds m ON m.feed_id = f.feed_id
+          WHERE f.webhook_id = w.id AND m.article_id = $5)))
+    ON CONFLICT DO NOTHING";
+
+/// Article `$1` became its cluster's representative when the one before was deleted: one
+/// delivery, due at `$2` in state `$3`, per active webhook with `skip_duplicates` that takes
+/// one of the feeds listing it (and did not have it already).
+pub(super) const ENQUEUE_REPRESENTATIVE: &str = "
+    INSERT INTO webhook_deliveries
+        (webhook_id, article_id, state, attempts, next_attempt_at, created_at)
+    SELECT w.id, $1, $3, 0, $2, $2 FROM webhooks w
+    WHERE w.active AND w.skip_duplicates
+      AND (w.all_feeds OR EXISTS (
+          SELECT 1 FROM webhook_feeds f JOIN article_feeds m ON m.feed_id = f.feed_id
+          WHERE f.webhook_id = w.id AND m.article_id = $1))
     ON CONFLICT DO NOTHING";
 
 /// Deliveries in state `$1` due at `$2` of active webhooks, the most overdue first, at most `$3`.

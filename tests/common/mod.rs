@@ -37,6 +37,8 @@ pub const MIGRATIONS: &[&str] = &[
     "verdict quality",
     "forgetting",
     "near duplicates",
+    "article feeds",
+    "lease generations",
     "page types",
 ];
 
