@@ -216,6 +216,8 @@ async fn feeds_remove_purge_keeps_an_article_another_feed_lists(db: TestDb) -> a
         raw_content_type: None,
         images: Vec::new(),
         metadata: Default::default(),
+        page_type: Default::default(),
+        posts: Vec::new(),
     };
     let shared = db
         .store

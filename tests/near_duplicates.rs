@@ -539,12 +539,16 @@ async fn a_copier_publishing_first_does_not_hide_the_stories_it_copies(
     let filter = ClaimFilter {
         min_quality: None,
         skip_duplicates: true,
+        page_types: None,
     };
-    let claimed = |consumer: &'static str| async move {
-        let claims = store
-            .claim(consumer, 10, Duration::seconds(600), filter)
-            .await?;
-        anyhow::Ok(claims.into_iter().map(|c| c.article.id).collect::<Vec<_>>())
+    let claimed = |consumer: &'static str| {
+        let filter = filter.clone();
+        async move {
+            let claims = store
+                .claim(consumer, 10, Duration::seconds(600), filter)
+                .await?;
+            anyhow::Ok(claims.into_iter().map(|c| c.article.id).collect::<Vec<_>>())
+        }
     };
     assert_eq!(claimed("digest").await?, [copied_other, wire]);
 

@@ -62,7 +62,7 @@ fn is_unspaced_script(c: char) -> bool {
         | 0x3400..=0x4DBF    // CJK extension A
         | 0x4E00..=0x9FFF    // CJK unified ideographs
         | 0xAC00..=0xD7AF    // Hangul syllables
-        | 0xF900..=0xFAFF)   // CJK compatibility ideographs
+        | 0xF900..=0xFAFF) // CJK compatibility ideographs
 }
 
 /// How `page` relates to its entry's title, given its main text (`text`, what extraction

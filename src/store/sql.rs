@@ -654,8 +654,7 @@ macro_rules! list_from {
 
 pub(super) const LIST_ARTICLES_NEWEST_FIRST: &str = list_articles!("DESC", "a", all, "a.id");
 pub(super) const LIST_ARTICLES_ASCENDING: &str = list_articles!("ASC", "a", all, "a.id");
-pub(super) const LIST_TYPE_ARTICLES_NEWEST_FIRST: &str =
-    list_articles!("DESC", "a", typed, "a.id");
+pub(super) const LIST_TYPE_ARTICLES_NEWEST_FIRST: &str = list_articles!("DESC", "a", typed, "a.id");
 pub(super) const LIST_TYPE_ARTICLES_ASCENDING: &str = list_articles!("ASC", "a", typed, "a.id");
 pub(super) const LIST_FEED_ARTICLES_NEWEST_FIRST: &str =
     list_articles!("DESC", "own", feed, "own.article_id");
