@@ -65,7 +65,9 @@ impl fmt::Display for PageType {
 
 /// A name that is not a page type.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown page type {0:?} (expected one of: article, forum, product, collection, listing, documentation, service)")]
+#[error(
+    "unknown page type {0:?} (expected one of: article, forum, product, collection, listing, documentation, service)"
+)]
 pub struct UnknownPageType(pub String);
 
 impl FromStr for PageType {
