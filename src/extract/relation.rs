@@ -145,24 +145,28 @@ pub fn is_prose(paragraph: &str) -> bool {
 const OWN_TEXT: usize = 40;
 
 /// Whether the page says nothing beyond its `<title>`, the entry's title and its links
-/// (menus, a footer's links): a body left empty.
-pub fn nothing_beyond_titles(page: &Page) -> bool {
+/// (menus, a footer's links): a body left empty. `text` is what extraction kept (which a
+/// line algorithm may find where the DOM holds no block, in a page broken by a script).
+pub fn nothing_beyond_titles(page: &Page, text: &str) -> bool {
     let titles: Vec<String> = [page.title_hint.as_deref(), page.stats.page_title.as_deref()]
         .into_iter()
         .flatten()
         .map(super::verdict::collapse)
         .filter(|title| !title.is_empty())
         .collect();
+    let own_text = |text: &str| {
+        let mut rest = super::verdict::collapse(text);
+        for title in &titles {
+            rest = rest.replace(title.as_str(), " ");
+        }
+        rest.chars().filter(|c| c.is_alphanumeric()).count()
+    };
+    if own_text(text) >= OWN_TEXT {
+        return false;
+    }
     let mut own = 0;
-    for block in &page.stats.blocks {
-        if block.sa >= block.sl {
-            continue;
-        }
-        let text = super::verdict::collapse(&block.text);
-        if titles.iter().any(|title| *title == text) {
-            continue;
-        }
-        own += text.chars().filter(|c| c.is_alphanumeric()).count();
+    for block in page.stats.blocks.iter().filter(|block| block.sa < block.sl) {
+        own += own_text(&block.text);
         if own >= OWN_TEXT {
             return false;
         }

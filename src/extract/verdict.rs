@@ -135,7 +135,8 @@ pub fn judge(page: &Page, extraction: Option<&Extraction>) -> Verdict {
     if text.len() >= ARTICLE_TEXT {
         return Verdict::Article;
     }
-    let reading = Reading::new(page, text);
+    let mut reading = Reading::new(page, text);
+    reading.pictured = extraction.is_some_and(|e| !e.images.is_empty());
     let tells_the_story = reading.tells_the_story()
         || (related == Relation::Related && story_prose(text) >= relation::STORY_PROSE);
     if tells_the_story {
@@ -214,6 +215,8 @@ struct Reading<'a> {
     page: &'a Page,
     /// The main text.
     text: &'a str,
+    /// Extraction kept images: a page of pictures says something without words.
+    pictured: bool,
     /// Phrases in the main text, paragraph by paragraph.
     main: Cues,
     /// Phrases in the page's title.
@@ -240,6 +243,7 @@ impl<'a> Reading<'a> {
         Reading {
             page,
             text,
+            pictured: false,
             main,
             title,
             headings: OnceCell::new(),
@@ -328,7 +332,9 @@ impl<'a> Reading<'a> {
         if short && page_text < SMALL_PAGE && self.is_gate() {
             return Verdict::NotArticle;
         }
-        if self.text.is_empty() || relation::nothing_beyond_titles(self.page) {
+        if self.text.is_empty()
+            || (!self.pictured && relation::nothing_beyond_titles(self.page, self.text))
+        {
             return Verdict::NotArticle;
         }
         Verdict::Article
