@@ -315,6 +315,10 @@ pub struct Page {
     /// Set when the page was longer than extraction reads: `source` and `document` hold its
     /// start.
     pub cut: Option<PageCut>,
+    /// What kind of page this is: detected once from the parsed page
+    /// ([`page_type::detect`]), or the type the feed's configuration gives
+    /// ([`EntryHints::page_type`]).
+    pub page_type: page_type::PageType,
 }
 
 impl Page {
@@ -365,7 +369,9 @@ impl Page {
         let document = parsed.document;
         let base = tidy::base_url(&document, page_url);
         let stats = dom::analyze(&document, base.as_ref());
+        let page_type = page_type::detect::detect(&document, &stats, base.as_ref());
         Page {
+            page_type,
             source,
             encoding: decoded.encoding,
             document,

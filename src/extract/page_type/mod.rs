@@ -2,7 +2,10 @@
 //!
 //! Owns [`PageType`], the stored vocabulary of page types (an article, a forum thread,
 //! documentation, a product, a shop's collection, a listing of items, a service page), and
-//! [`Post`], one post of a forum thread as extraction hands it to the store.
+//! [`Post`], one post of a forum thread as extraction hands it to the store; the detector
+//! ([`detect`]).
+
+pub mod detect;
 
 use std::fmt;
 use std::str::FromStr;
@@ -65,7 +68,9 @@ impl fmt::Display for PageType {
 
 /// A name that is not a page type.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown page type {0:?} (expected one of: article, forum, product, collection, listing, documentation, service)")]
+#[error(
+    "unknown page type {0:?} (expected one of: article, forum, product, collection, listing, documentation, service)"
+)]
 pub struct UnknownPageType(pub String);
 
 impl FromStr for PageType {
