@@ -513,6 +513,7 @@ fn judged_with(
 ) -> Result<Extraction, ExtractError> {
     match extraction {
         Ok(mut extraction) if !extraction.text.trim().is_empty() => {
+            extraction.page_type = page.page_type;
             extraction.verdict = verdict::judge(page, Some(&extraction));
             extraction.quality = estimate(page, &extraction);
             Ok(extraction)
@@ -607,6 +608,9 @@ pub fn extract_site_page(
         tidy::ParsedAttributes::Read
     };
     let mut page = Page::parse_with(raw, http_charset, page_url, hints.title, attributes);
+    if let Some(configured) = hints.page_type {
+        page.page_type = configured;
+    }
     page.feed_text = hints
         .feed_text
         .map(str::trim)

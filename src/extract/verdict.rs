@@ -18,6 +18,7 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use scraper::{Html, Selector};
 
 use super::dom::TextBlock;
+use super::page_type::PageType;
 use super::{Extraction, Page};
 use crate::tidy;
 
@@ -132,7 +133,14 @@ pub fn judge(page: &Page, extraction: Option<&Extraction>) -> Verdict {
             Verdict::Article
         };
     }
-    reading.verdict()
+    match reading.verdict() {
+        // A thread, a documentation page or a product whose content was found is no failed
+        // article: `not_article` is kept for pages with no main content of any type.
+        Verdict::NotArticle if !text.is_empty() && page.page_type != PageType::Article => {
+            Verdict::Article
+        }
+        verdict => verdict,
+    }
 }
 
 /// Main text at least this long is an article: walls are short. 4,000 bytes: the longest
