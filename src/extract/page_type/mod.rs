@@ -108,13 +108,23 @@ pub struct Post {
     pub text: String,
 }
 
+/// The product reading ([`product::extract`]), for callers that choose it: the cascade does not
+/// yet, since it scores below the cascade on products.
+pub fn extract_product(page: &Page) -> Option<Extraction> {
+    let mut extraction = product::extract(page)?;
+    extraction.page_type = PageType::Product;
+    Some(extraction)
+}
+
 /// The extraction of `page` as its type defines it, when the type has a structure of its own
 /// and the page holds it; `None` leaves the page to the article cascade.
 pub fn extract_typed(page: &Page) -> Option<Extraction> {
     let mut extraction = match page.page_type {
         PageType::Forum => forum::extract(page)?,
         PageType::Documentation => documentation::extract(page)?,
-        PageType::Product => product::extract(page)?,
+        // Not dispatched: on wcxb's 57 products the panels and the structured description
+        // scored F1 0.530 against the cascade's 0.614 (docs/algorithms.md#page-types).
+        PageType::Product => return None,
         _ => return None,
     };
     extraction.page_type = page.page_type;
