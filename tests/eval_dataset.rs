@@ -287,3 +287,130 @@ fn no_title_hint_runs_without_the_pages_own_title() {
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// A set labelled by type: the two fixture pages as articles and a forum thread written here.
+fn write_typed_dataset(dir: &Path) {
+    write_dataset(dir);
+    let posts: String = (1..=4)
+        .map(|n| {
+            format!(
+                "<article class=\"message message--post\" id=\"post-{n}\"><div class=\"message-name\">member{n}</div>\
+                 <time datetime=\"2026-01-0{n}T10:00:00Z\">Jan {n}</time><div class=\"message-body\">\
+                 <div class=\"bbWrapper\">Reply number {n} says the lathe needs a new belt and some oil before winter comes.</div>\
+                 </div></article>"
+            )
+        })
+        .collect();
+    let thread = format!(
+        "<html><head><title>Lathe belt</title></head><body><div class=\"p-body-pageContent\">\
+         <h1>Lathe belt</h1><div class=\"block-body js-replyNewMessageContainer\">{posts}</div></div></body></html>"
+    );
+    std::fs::write(dir.join("html").join("thread.html"), thread)
+        .unwrap_or_else(|err| panic!("{err}"));
+    let truth_path = dir.join("ground-truth.json");
+    let text = std::fs::read_to_string(&truth_path).unwrap_or_else(|err| panic!("{err}"));
+    let mut truth: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|err| panic!("{err}"));
+    for id in ["bridge", "fete"] {
+        truth[id]["page_type"] = "article".into();
+    }
+    truth["thread"] = serde_json::json!({
+        "url": "https://forum.example.org/threads/lathe-belt.12/",
+        "page_type": "forum",
+        "articleBody": "Reply number 1 says the lathe needs a new belt and some oil before winter comes."
+    });
+    std::fs::write(&truth_path, truth.to_string()).unwrap_or_else(|err| panic!("{err}"));
+}
+
+#[test]
+fn a_set_labelled_by_type_gets_a_row_per_type_and_the_non_article_mean() {
+    let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
+    write_typed_dataset(dir.path());
+    let rows = dir.path().join("pages.jsonl");
+    let output = gleaner()
+        .args(["eval", "--json", "--pages"])
+        .arg(&rows)
+        .arg(dir.path())
+        .output()
+        .unwrap_or_else(|err| panic!("{err}"));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let reports: serde_json::Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|err| panic!("{err}"));
+    let reports = reports.as_array().cloned().unwrap_or_default();
+    let types: Vec<Option<&str>> = reports.iter().map(|r| r["page_type"].as_str()).collect();
+    assert_eq!(
+        types,
+        [
+            None,
+            Some("article"),
+            Some("forum"),
+            Some("non-article mean")
+        ],
+        "{reports:?}"
+    );
+    assert_eq!(reports[0]["pages"], 3);
+    assert_eq!(reports[1]["pages"], 2);
+    assert_eq!(reports[3]["f1"], reports[2]["f1"]);
+
+    let lines = std::fs::read_to_string(&rows).unwrap_or_else(|err| panic!("{err}"));
+    let thread = lines
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|row| row["id"] == "thread")
+        .unwrap_or_else(|| panic!("no row of the thread in {lines}"));
+    assert_eq!(thread["gold_page_type"], "forum");
+    assert!(thread["page_type"].is_string(), "{thread}");
+
+    let table = gleaner()
+        .args(["eval"])
+        .arg(dir.path())
+        .output()
+        .unwrap_or_else(|err| panic!("{err}"));
+    let table = String::from_utf8_lossy(&table.stdout);
+    assert!(table.starts_with("page_type"), "{table}");
+    assert!(table.contains("non-article mean"), "{table}");
+}
+
+#[test]
+fn eval_page_types_prints_the_confusion_matrix() {
+    let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
+    write_typed_dataset(dir.path());
+    let output = gleaner()
+        .args(["eval", "--page-types", "--json"])
+        .arg(dir.path())
+        .output()
+        .unwrap_or_else(|err| panic!("{err}"));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_slice(&output.stdout).unwrap_or_else(|err| panic!("{err}"));
+    let matrix = report["matrix"].as_array().cloned().unwrap_or_default();
+    let total: u64 = matrix
+        .iter()
+        .flat_map(|row| row.as_array().cloned().unwrap_or_default())
+        .filter_map(|cell| cell.as_u64())
+        .sum();
+    assert_eq!(total, 3, "{report}");
+    // Gold articles (row 0) are both counted.
+    let articles: u64 = matrix[0]
+        .as_array()
+        .map(|row| row.iter().filter_map(|c| c.as_u64()).sum())
+        .unwrap_or(0);
+    assert_eq!(articles, 2, "{report}");
+
+    let table = gleaner()
+        .args(["eval", "--page-types"])
+        .arg(dir.path())
+        .output()
+        .unwrap_or_else(|err| panic!("{err}"));
+    let table = String::from_utf8_lossy(&table.stdout);
+    assert!(table.contains("gold \\ detected"), "{table}");
+    assert!(table.contains("accuracy over all pages"), "{table}");
+}

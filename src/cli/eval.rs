@@ -8,7 +8,7 @@ use super::Context as _;
 use clap::Args;
 
 use crate::eval::dataset::{
-    AlgorithmReport, Dataset, DatasetError, TitleHint, site_templates, suite_members,
+    AlgorithmReport, Dataset, DatasetError, TitleHint, by_page_type, site_templates, suite_members,
 };
 use crate::extract::auto::{self, AutoParams};
 use crate::extract::template::{SiteTemplate, TemplateParams};
@@ -49,7 +49,7 @@ pub struct EvalArgs {
     #[arg(long, value_name = "KEY=VALUE", hide = true)]
     pub tune: Vec<String>,
     /// Write one JSON object per line and page: dataset, id, f1, precision, recall,
-    /// quality, verdict, algorithm.
+    /// quality, verdict, algorithm, gold_page_type, page_type (the detected one).
     #[arg(long, value_name = "FILE")]
     pub pages: Option<PathBuf>,
     /// Write the quality model's training rows to this file: one JSON object per line, page
@@ -62,12 +62,20 @@ pub struct EvalArgs {
     /// store clusters; prints precision, recall and the sweep behind the fingerprint's values.
     #[arg(long)]
     pub duplicates: bool,
+    /// Evaluate the page-type detector instead: its confusion matrix (gold type by detected
+    /// type; a set not labelled by type holds articles), its accuracy per type, and per set
+    /// the share of articles called something else.
+    #[arg(long)]
+    pub page_types: bool,
 }
 
 /// Runs `gleaner eval`.
 pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
     if args.duplicates {
         return run_duplicates(args);
+    }
+    if args.page_types {
+        return run_page_types(args);
     }
     let every = args.algorithm.trim().eq_ignore_ascii_case("all");
     let algorithms: Vec<Algorithm> = if every {
@@ -123,9 +131,11 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
                 report.dataset = Some(name.clone());
             }
             if let Some(file) = page_rows.as_mut() {
-                write_page_rows(file, &report)?;
+                write_page_rows(file, &dataset, &report)?;
             }
+            let typed = by_page_type(&dataset, &report);
             reports.push(report);
+            reports.extend(typed);
         }
         if let Some(file) = feature_rows.as_mut() {
             write_feature_rows(file, name, &dataset, &params)?;
@@ -162,6 +172,31 @@ fn run_duplicates(args: &EvalArgs) -> Result<(), super::CliError> {
         println!("{json}");
     } else {
         print!("{report}");
+    }
+    Ok(())
+}
+
+/// `gleaner eval --page-types`: the detector's confusion matrix over every set of the suite
+/// (or the one set), as a table or JSON.
+fn run_page_types(args: &EvalArgs) -> Result<(), super::CliError> {
+    use crate::eval::page_types::{Confusion, detect_all};
+    let members = suite_members(&args.dataset_dir).map_err(super::CliError::runtime)?;
+    let members = if members.is_empty() {
+        vec![(String::new(), args.dataset_dir.clone())]
+    } else {
+        members
+    };
+    let mut confusion = Confusion::default();
+    for (name, dir) in &members {
+        let dataset = load_dataset(dir)?;
+        let detected = detect_all(&dataset);
+        confusion.add(name, &dataset, &detected);
+    }
+    if args.output.is_json() {
+        let json = serde_json::to_string_pretty(&confusion).context("serializing the report")?;
+        println!("{json}");
+    } else {
+        print!("{confusion}");
     }
     Ok(())
 }
@@ -255,7 +290,7 @@ fn by_site(dataset: &Dataset, report: &AlgorithmReport) -> String {
 fn mean_row(reports: &[AlgorithmReport], algorithm: &str) -> AlgorithmReport {
     let rows: Vec<&AlgorithmReport> = reports
         .iter()
-        .filter(|r| r.algorithm == algorithm && r.dataset.is_some())
+        .filter(|r| r.algorithm == algorithm && r.dataset.is_some() && r.page_type.is_none())
         .collect();
     let n = rows.len().max(1) as f64;
     let mean = |field: fn(&AlgorithmReport) -> f64| rows.iter().map(|r| field(r)).sum::<f64>() / n;
@@ -271,6 +306,7 @@ fn mean_row(reports: &[AlgorithmReport], algorithm: &str) -> AlgorithmReport {
     }
     AlgorithmReport {
         dataset: Some(MEAN.to_string()),
+        page_type: None,
         algorithm: algorithm.to_string(),
         pages: rows.iter().map(|r| r.pages).sum(),
         precision: mean(|r| r.precision),
@@ -298,7 +334,8 @@ fn mean_row(reports: &[AlgorithmReport], algorithm: &str) -> AlgorithmReport {
 /// The `dataset` of the suite's summary rows.
 const MEAN: &str = "mean";
 
-/// The report as an aligned table; a suite's has a `dataset` column first.
+/// The report as an aligned table; a suite's has a `dataset` column first, and a set labelled
+/// by type a `page_type` column after it (empty on the whole set's row).
 fn table(reports: &[AlgorithmReport], suite: bool) -> String {
     let width = reports
         .iter()
@@ -306,9 +343,14 @@ fn table(reports: &[AlgorithmReport], suite: bool) -> String {
         .max()
         .unwrap_or(0)
         .max("dataset".len());
+    let typed = reports.iter().any(|r| r.page_type.is_some());
+    let type_width = crate::eval::dataset::NON_ARTICLE_MEAN.len();
     let mut out = String::new();
     if suite {
         let _ = write!(out, "{:<width$} ", "dataset");
+    }
+    if typed {
+        let _ = write!(out, "{:<type_width$} ", "page_type");
     }
     let _ = writeln!(
         out,
@@ -328,6 +370,13 @@ fn table(reports: &[AlgorithmReport], suite: bool) -> String {
     for r in reports {
         if suite {
             let _ = write!(out, "{:<width$} ", r.dataset.as_deref().unwrap_or(""));
+        }
+        if typed {
+            let _ = write!(
+                out,
+                "{:<type_width$} ",
+                r.page_type.as_deref().unwrap_or("")
+            );
         }
         let _ = writeln!(
             out,
@@ -352,9 +401,10 @@ fn table(reports: &[AlgorithmReport], suite: bool) -> String {
 /// One JSON line per page of `report` (`--pages`).
 fn write_page_rows(
     file: &mut impl std::io::Write,
+    dataset: &Dataset,
     report: &AlgorithmReport,
 ) -> Result<(), super::CliError> {
-    for result in &report.results {
+    for (page, result) in dataset.pages.iter().zip(&report.results) {
         let row = serde_json::json!({
             "dataset": report.dataset.as_deref().unwrap_or_default(),
             "id": result.id,
@@ -364,6 +414,8 @@ fn write_page_rows(
             "quality": result.quality,
             "verdict": result.verdict,
             "algorithm": result.produced_by.map(|a| a.name()),
+            "gold_page_type": page.gold_type(),
+            "page_type": result.detected,
         });
         writeln!(file, "{row}").context("writing the page rows")?;
     }

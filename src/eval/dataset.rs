@@ -18,6 +18,7 @@ use std::time::Instant;
 use rayon::prelude::*;
 
 use super::metric::{self, PageCounts, Summary};
+use crate::extract::page_type::PageType;
 use crate::extract::template::{self, SiteTemplate, TemplateParams};
 use crate::extract::{Algorithm, ExtractError, Extraction, Page, Verdict};
 
@@ -38,6 +39,11 @@ pub enum DatasetError {
     },
     #[error("page {id}: neither html/{id}.html.gz nor html/{id}.html exists")]
     MissingPage { id: String },
+    #[error("page {id}: {source}")]
+    PageType {
+        id: String,
+        source: crate::extract::page_type::UnknownPageType,
+    },
 }
 
 #[derive(serde::Deserialize)]
@@ -46,6 +52,9 @@ struct GroundTruthEntry {
     article_body: String,
     #[serde(default)]
     url: Option<String>,
+    /// The page's type, in a set labelled by type; a set without it holds articles.
+    #[serde(default)]
+    page_type: Option<String>,
 }
 
 /// One labelled page.
@@ -55,6 +64,15 @@ pub struct DatasetPage {
     pub url: Option<url::Url>,
     pub gold: String,
     pub html: Vec<u8>,
+    /// The gold page type; `None` in a set not labelled by type, whose pages are articles.
+    pub page_type: Option<PageType>,
+}
+
+impl DatasetPage {
+    /// The gold page type: a page of a set not labelled by type is an article.
+    pub fn gold_type(&self) -> PageType {
+        self.page_type.unwrap_or(PageType::Article)
+    }
 }
 
 /// The datasets of a suite directory: its subdirectories that hold `ground-truth.json`, in
@@ -87,6 +105,11 @@ pub struct Dataset {
 }
 
 impl Dataset {
+    /// Whether the set labels its pages by type (`page_type` in `ground-truth.json`).
+    pub fn is_typed(&self) -> bool {
+        self.pages.iter().any(|page| page.page_type.is_some())
+    }
+
     /// Bytes of input HTML.
     pub fn bytes(&self) -> usize {
         self.pages.iter().map(|p| p.html.len()).sum()
@@ -124,8 +147,21 @@ impl Dataset {
             } else {
                 return Err(DatasetError::MissingPage { id });
             };
+            let page_type = match entry.page_type.as_deref() {
+                Some(name) => {
+                    Some(
+                        name.parse::<PageType>()
+                            .map_err(|source| DatasetError::PageType {
+                                id: id.clone(),
+                                source,
+                            })?,
+                    )
+                }
+                None => None,
+            };
             pages.push(DatasetPage {
                 url: entry.url.as_deref().and_then(|u| url::Url::parse(u).ok()),
+                page_type,
                 id,
                 gold: entry.article_body,
                 html,
@@ -148,6 +184,8 @@ pub struct PageResult {
     pub quality: f64,
     /// What the page was judged to be.
     pub verdict: Verdict,
+    /// The page type extraction worked with (detected, or configured).
+    pub detected: PageType,
     pub counts: PageCounts,
     /// CPU seconds spent on this page.
     pub seconds: f64,
@@ -159,6 +197,10 @@ pub struct AlgorithmReport {
     /// The dataset's directory name, when `eval` ran over a directory of datasets.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dataset: Option<String>,
+    /// The gold page type of the pages of a row of a set labelled by type
+    /// ([`by_page_type`]); [`NON_ARTICLE_MEAN`] on the mean over the non-article types.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page_type: Option<String>,
     pub algorithm: String,
     pub pages: usize,
     pub precision: f64,
@@ -300,11 +342,7 @@ where
 
 /// Every page prepared (parsed, its site model applied) and extracted in parallel, with the
 /// CPU time each took.
-fn extract_timed<P, F>(
-    dataset: &Dataset,
-    prepare: P,
-    extract: F,
-) -> Vec<(Result<Extraction, ExtractError>, f64)>
+fn extract_timed<P, F>(dataset: &Dataset, prepare: P, extract: F) -> Vec<Extracted>
 where
     P: Fn(usize, &DatasetPage) -> Page + Sync,
     F: Fn(&Page) -> Result<Extraction, ExtractError> + Sync,
@@ -322,21 +360,25 @@ where
             let cpu = cpu_started
                 .and_then(|t| t.try_elapsed().ok())
                 .unwrap_or_else(|| wall_started.elapsed());
-            (extraction, cpu.as_secs_f64())
+            let detected = match &extraction {
+                Ok(extraction) => extraction.page_type,
+                Err(_) => parsed.page_type,
+            };
+            (extraction, cpu.as_secs_f64(), detected)
         })
         .collect()
 }
 
+/// One page's extraction, the CPU seconds it took and the page type it worked with.
+type Extracted = (Result<Extraction, ExtractError>, f64, PageType);
+
 /// Each page's extraction scored against its gold text.
-fn score(
-    dataset: &Dataset,
-    extracted: Vec<(Result<Extraction, ExtractError>, f64)>,
-) -> Vec<PageResult> {
+fn score(dataset: &Dataset, extracted: Vec<Extracted>) -> Vec<PageResult> {
     dataset
         .pages
         .par_iter()
         .zip(extracted)
-        .map(|(page, (extraction, seconds))| {
+        .map(|(page, (extraction, seconds, detected))| {
             let (produced_by, confidence, quality, verdict, text) = match extraction {
                 Ok(e) => (
                     Some(e.algorithm),
@@ -356,6 +398,7 @@ fn score(
                 confidence,
                 quality,
                 verdict,
+                detected,
                 text,
                 seconds,
             }
@@ -399,6 +442,7 @@ fn summarize(
     };
     AlgorithmReport {
         dataset: None,
+        page_type: None,
         algorithm: name.to_string(),
         pages,
         precision,
@@ -425,6 +469,76 @@ fn summarize(
         quality_auc: quality_auc(&results),
         results,
     }
+}
+
+/// The `page_type` of the row that averages the non-article types of a typed set.
+pub const NON_ARTICLE_MEAN: &str = "non-article mean";
+
+/// The rows of a set labelled by type ([`Dataset::is_typed`]): one per gold page type present,
+/// in [`PageType::ALL`] order, scored like the whole set (same metric, each type's pages
+/// alone; seconds are the set's, shared by CPU time), then the unweighted mean of the
+/// non-article types' figures ([`NON_ARTICLE_MEAN`]). Empty for a set not labelled by type.
+pub fn by_page_type(dataset: &Dataset, report: &AlgorithmReport) -> Vec<AlgorithmReport> {
+    if !dataset.is_typed() {
+        return Vec::new();
+    }
+    let mut rows = Vec::new();
+    for page_type in PageType::ALL {
+        let (pages, results): (Vec<DatasetPage>, Vec<PageResult>) = dataset
+            .pages
+            .iter()
+            .zip(&report.results)
+            .filter(|(page, _)| page.gold_type() == page_type)
+            .map(|(page, result)| (page.clone(), result.clone()))
+            .unzip();
+        if pages.is_empty() {
+            continue;
+        }
+        let cpu: f64 = results.iter().map(|r| r.seconds).sum();
+        let share = if report.cpu_seconds > 0.0 {
+            cpu / report.cpu_seconds
+        } else {
+            0.0
+        };
+        let subset = Dataset { pages };
+        let mut row = summarize(&subset, &report.algorithm, report.seconds * share, results);
+        row.dataset = report.dataset.clone();
+        row.page_type = Some(page_type.as_str().to_string());
+        row.results = Vec::new();
+        rows.push(row);
+    }
+    let others: Vec<&AlgorithmReport> = rows
+        .iter()
+        .filter(|r| r.page_type.as_deref() != Some(PageType::Article.as_str()))
+        .collect();
+    if !others.is_empty() {
+        let n = others.len() as f64;
+        let mean =
+            |field: fn(&AlgorithmReport) -> f64| others.iter().map(|r| field(r)).sum::<f64>() / n;
+        let mut row = AlgorithmReport {
+            pages: others.iter().map(|r| r.pages).sum(),
+            precision: mean(|r| r.precision),
+            recall: mean(|r| r.recall),
+            f1: mean(|r| r.f1),
+            accuracy: mean(|r| r.accuracy),
+            empty: others.iter().map(|r| r.empty).sum(),
+            flagged: others.iter().map(|r| r.flagged).sum(),
+            seconds: others.iter().map(|r| r.seconds).sum(),
+            cpu_seconds: others.iter().map(|r| r.cpu_seconds).sum(),
+            quality_auc: None,
+            page_type: Some(NON_ARTICLE_MEAN.to_string()),
+            ..others[0].clone()
+        };
+        let megabytes: f64 = others.iter().map(|r| r.mb_per_s * r.seconds).sum();
+        let per = |s: f64| if s > 0.0 { megabytes / s } else { 0.0 };
+        row.mb_per_s = per(row.seconds);
+        row.mb_per_s_per_core = per(row.cpu_seconds);
+        row.page_ms_p99 = others.iter().map(|r| r.page_ms_p99).fold(0.0, f64::max);
+        row.produced_by = BTreeMap::new();
+        row.fallbacks = others.iter().map(|r| r.fallbacks).sum();
+        rows.push(row);
+    }
+    rows
 }
 
 /// The `share` quantile (nearest rank) of the pages' CPU time, in milliseconds.

@@ -1,6 +1,8 @@
-//! Evaluation: the benchmark metric ([`metric`]), the dataset runner ([`dataset`]) and the
-//! near-duplicate evaluation ([`duplicates`]) behind `gleaner eval`.
+//! Evaluation: the benchmark metric ([`metric`]), the dataset runner ([`dataset`]), the
+//! near-duplicate evaluation ([`duplicates`]) and the page-type detector's ([`page_types`])
+//! behind `gleaner eval`.
 
 pub mod dataset;
 pub mod duplicates;
 pub mod metric;
+pub mod page_types;

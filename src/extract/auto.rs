@@ -343,6 +343,11 @@ fn first_opinion(
 /// [`AutoParams::quality_floor`], the other candidates are estimated too, and one whose
 /// estimate passes the cascade's by [`AutoParams::quality_margin`] is taken instead.
 pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, ExtractError> {
+    // A page of a type whose structure says where its content is (a thread's posts, a
+    // documentation framework's body, a product's panels) is read by that structure.
+    if let Some(extraction) = super::page_type::extract_typed(page) {
+        return Ok(extraction);
+    }
     let sums = quality::PageSums::of(page);
     let cuter = cuter::select_with_lead(
         &page.stats,

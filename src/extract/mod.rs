@@ -316,6 +316,10 @@ pub struct Page {
     /// Set when the page was longer than extraction reads: `source` and `document` hold its
     /// start.
     pub cut: Option<PageCut>,
+    /// What kind of page this is: detected once from the parsed page
+    /// ([`page_type::detect`]), or the type the feed's configuration gives
+    /// ([`EntryHints::page_type`]).
+    pub page_type: page_type::PageType,
 }
 
 impl Page {
@@ -366,7 +370,9 @@ impl Page {
         let document = parsed.document;
         let base = tidy::base_url(&document, page_url);
         let stats = dom::analyze(&document, base.as_ref());
+        let page_type = page_type::detect::detect(&document, &stats, base.as_ref());
         Page {
+            page_type,
             source,
             encoding: decoded.encoding,
             document,
@@ -508,6 +514,7 @@ fn judged_with(
 ) -> Result<Extraction, ExtractError> {
     match extraction {
         Ok(mut extraction) if !extraction.text.trim().is_empty() => {
+            extraction.page_type = page.page_type;
             extraction.verdict = verdict::judge(page, Some(&extraction));
             extraction.quality = estimate(page, &extraction);
             Ok(extraction)
@@ -602,6 +609,9 @@ pub fn extract_site_page(
         tidy::ParsedAttributes::Read
     };
     let mut page = Page::parse_with(raw, http_charset, page_url, hints.title, attributes);
+    if let Some(configured) = hints.page_type {
+        page.page_type = configured;
+    }
     page.feed_text = hints
         .feed_text
         .map(str::trim)

@@ -19,6 +19,7 @@ use scraper::{Html, Selector};
 
 use super::dom::TextBlock;
 use super::relation::{self, Relation};
+use super::page_type::PageType;
 use super::{Extraction, Page};
 use crate::tidy;
 
@@ -146,7 +147,14 @@ pub fn judge(page: &Page, extraction: Option<&Extraction>) -> Verdict {
             Verdict::Article
         };
     }
-    reading.verdict()
+    match reading.verdict() {
+        // A thread, a documentation page or a product whose content was found is no failed
+        // article: `not_article` is kept for pages with no main content of any type.
+        Verdict::NotArticle if !text.is_empty() && page.page_type != PageType::Article => {
+            Verdict::Article
+        }
+        verdict => verdict,
+    }
 }
 
 /// Bytes of the main text in paragraphs of prose ([`relation::is_prose`]) that are no

@@ -1,0 +1,560 @@
+//! The page-type detector: what kind of page a parsed page is, from the marks its markup
+//! leaves, read in one walk over the elements after the DOM statistics pass.
+//!
+//! Rules, not a model, each gated on positive evidence so that an unsure reading is
+//! [`PageType::Article`] (articles are extracted as they always were):
+//!
+//! 1. **Forum.** A thread declares itself in schema.org (`DiscussionForumPosting`, `QAPage`,
+//!    in JSON-LD or microdata); a Reddit comments page is a thread by its address; a forum
+//!    platform (XenForo, vBulletin, phpBB, Invision, Discourse, SMF, MyBB, NodeBB, Vanilla,
+//!    FluxBB, bbPress, StackExchange, Lemmy: generator or class vocabulary) or numbered post
+//!    elements (`post-123`, `msg_123`, three or more) on a thread-shaped address (`/threads/`,
+//!    `/topic/`, `/t/`, `viewtopic.php`, a `forum.` or `community.` host) make one too.
+//!    Articles with reader comments carry numbered comments but not a thread's address.
+//! 2. **Documentation.** A documentation framework (Sphinx, MkDocs, MediaWiki, devsite,
+//!    Docusaurus, mdBook, rustdoc: generator or class vocabulary) on a docs-shaped address or
+//!    without Article markup; schema.org `TechArticle`/`APIReference`; or a docs-shaped
+//!    address (`docs.` host, a `/docs/`, `/reference/`, `/manual/` segment) with no Article
+//!    markup. Wikipedia runs MediaWiki but holds encyclopedia articles and lists: not docs.
+//! 3. **Collection.** `og:type` `product.group`: a shop's category page says so.
+//! 4. Article markup (`Article`, `NewsArticle`, `BlogPosting`, … in JSON-LD or microdata)
+//!    without `og:type` `product` ends the search: an article.
+//! 5. **Product.** One product's structured data (`Product`/`ProductGroup`, at most three
+//!    Product objects, no `ItemList`: a grid of cards carries one per card), `og:type`
+//!    `product`, or a price item (`itemprop=price`, `product:price:amount`) beside at most
+//!    two Product objects.
+//! 6. **Collection.** A category-shaped address (`/collections/`, `/category/`, `/shop/`, …)
+//!    with a shop platform's assets, an `ItemList`/`CollectionPage`, or four or more Products.
+//!
+//! Listing and service pages leave no mark of their own (the structures that tell them apart
+//! are handled inside extraction), so the detector never names them. Figures:
+//! docs/algorithms.md#page-types.
+
+use std::collections::HashSet;
+
+use scraper::{Html, Node};
+use serde_json::Value;
+use url::Url;
+
+use super::PageType;
+use crate::extract::dom::DomStats;
+
+/// The page's type, from its DOM and its address (the statistics pass is not read yet: the
+/// marks above are all in the markup).
+pub fn detect(document: &Html, _stats: &DomStats, base: Option<&Url>) -> PageType {
+    let evidence = Evidence::gather(document);
+    let address = Address::of(base);
+    decide(&evidence, &address)
+}
+
+/// The rules, in the order of the module's list.
+fn decide(evidence: &Evidence, address: &Address) -> PageType {
+    if evidence.is_forum(address) {
+        return PageType::Forum;
+    }
+    if evidence.is_documentation(address) {
+        return PageType::Documentation;
+    }
+    if evidence.og_type.as_deref() == Some("product.group") {
+        return PageType::Collection;
+    }
+    let og_product = evidence.og_type.as_deref() == Some("product");
+    if evidence.has_any(ARTICLE_TYPES) && !og_product {
+        return PageType::Article;
+    }
+    if evidence.is_product(og_product) {
+        return PageType::Product;
+    }
+    if address.collection && evidence.is_shop_grid() {
+        return PageType::Collection;
+    }
+    PageType::Article
+}
+
+/// The schema.org types of an article.
+const ARTICLE_TYPES: &[&str] = &[
+    "Article",
+    "NewsArticle",
+    "BlogPosting",
+    "Report",
+    "ScholarlyArticle",
+    "OpinionNewsArticle",
+    "AnalysisNewsArticle",
+];
+
+/// Class and id tokens (lowercased) that forum platforms put around their posts.
+const FORUM_MARKS: &[&str] = &[
+    // XenForo
+    "xenforo",
+    "p-body-pagecontent",
+    "message--post",
+    "bbwrapper",
+    // phpBB
+    "phpbb",
+    "postprofile",
+    // Invision Community
+    "ipsapp",
+    "ipsentry__content",
+    "cpost",
+    "ipscomment",
+    // vBulletin
+    "vbulletin",
+    "postbit",
+    "postcontainer",
+    // Discourse
+    "discourse",
+    "topic-post",
+    // FluxBB, PunBB
+    "punbb",
+    "fluxbb",
+    "punviewtopic",
+    "brdmain",
+    // MyBB, SMF
+    "mybb",
+    "forumposts",
+    "post_wrapper",
+    // bbPress and WordPress forum plugins
+    "bbp-reply-content",
+    "forum-post-content",
+    // StackExchange
+    "js-post-body",
+    "question-hyperlink",
+    // Lemmy, NodeBB, Vanilla
+    "lemmy",
+    "nodebb",
+    "messagelist",
+];
+
+/// Generators (lowercased substrings of `<meta name=generator>`) of forum platforms.
+const FORUM_GENERATORS: &[&str] = &[
+    "vbulletin",
+    "phpbb",
+    "discourse",
+    "xenforo",
+    "mybb",
+    "smf",
+    "invision",
+    "nodebb",
+    "vanilla",
+];
+
+/// Class and id tokens (lowercased) of documentation frameworks' page bodies and navigation.
+const DOCS_MARKS: &[&str] = &[
+    // Sphinx and its themes
+    "sphinxsidebar",
+    "rst-content",
+    "wy-nav-side",
+    "bd-sidebar",
+    // MediaWiki
+    "mw-content-text",
+    "mw-parser-output",
+    // Google devsite
+    "devsite-article-body",
+    // MkDocs Material
+    "md-content",
+    // mdBook
+    "mdbook",
+    "sidebar-scrollbox",
+    // Docusaurus
+    "docusaurus",
+    "theme-doc-markdown",
+    // rustdoc
+    "rustdoc",
+];
+
+/// Generators of documentation frameworks.
+const DOCS_GENERATORS: &[&str] = &[
+    "sphinx",
+    "mediawiki",
+    "mkdocs",
+    "docusaurus",
+    "docsy",
+    "gitbook",
+    "vitepress",
+    "antora",
+];
+
+/// Asset addresses of shop platforms: support for a collection, never evidence alone.
+const SHOP_ASSETS: &[&str] = &[
+    "cdn.shopify.com",
+    "/wp-content/plugins/woocommerce",
+    "/static/version",
+    "prestashop",
+    "bigcommerce.com",
+    "demandware.static",
+];
+
+/// What the markup says about the page.
+#[derive(Debug, Default)]
+struct Evidence {
+    /// schema.org types in JSON-LD and microdata (the last path segment of an `itemtype`).
+    types: HashSet<String>,
+    /// Product objects: JSON-LD objects typed `Product` and microdata `Product` items.
+    products: usize,
+    og_type: Option<String>,
+    generator: String,
+    forum_marks: bool,
+    docs_marks: bool,
+    /// Distinct tokens naming one numbered post (`post-123`, `msg_123`, `comment-123`).
+    numbered_posts: usize,
+    price: bool,
+    shop_assets: bool,
+}
+
+impl Evidence {
+    /// One walk over the elements.
+    fn gather(document: &Html) -> Evidence {
+        let mut evidence = Evidence::default();
+        let mut numbered: HashSet<&str> = HashSet::new();
+        // One buffer for every token's lowercase form: a page has thousands of tokens.
+        let mut lower = String::new();
+        for node in document.tree.nodes() {
+            let Node::Element(element) = node.value() else {
+                continue;
+            };
+            for token in element.classes().chain(element.id()) {
+                lower.clear();
+                lower.extend(token.chars().map(|c| c.to_ascii_lowercase()));
+                evidence.read_token(token, &lower, &mut numbered);
+            }
+            match element.name() {
+                "meta" => evidence.read_meta(element),
+                "script" if element.attr("type") == Some("application/ld+json") => {
+                    let text: String = scraper::ElementRef::wrap(node)
+                        .map(|e| e.text().collect())
+                        .unwrap_or_default();
+                    evidence.read_json_ld(&text);
+                }
+                "script" | "link" => {
+                    let address = element.attr("src").or(element.attr("href"));
+                    if address.is_some_and(|a| SHOP_ASSETS.iter().any(|s| a.contains(s))) {
+                        evidence.shop_assets = true;
+                    }
+                }
+                _ => {}
+            }
+            if let Some(item_type) = element.attr("itemtype") {
+                for name in item_type.split_whitespace() {
+                    let name = name.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+                    evidence.products += usize::from(name == "Product");
+                    evidence.types.insert(name.to_string());
+                }
+            }
+            if element.attr("itemprop") == Some("price") {
+                evidence.price = true;
+            }
+        }
+        evidence.numbered_posts = numbered.len();
+        evidence
+    }
+
+    /// One class or id token, with its lowercase form.
+    fn read_token<'a>(&mut self, token: &'a str, lower: &str, numbered: &mut HashSet<&'a str>) {
+        if !self.forum_marks && FORUM_MARKS.contains(&lower) {
+            self.forum_marks = true;
+        }
+        if !self.docs_marks && DOCS_MARKS.contains(&lower) {
+            self.docs_marks = true;
+        }
+        if names_numbered_post(lower) {
+            numbered.insert(token);
+        }
+    }
+
+    fn read_meta(&mut self, element: &scraper::node::Element) {
+        let key = element.attr("property").or(element.attr("name"));
+        let content = element.attr("content").unwrap_or("");
+        match key.map(str::to_ascii_lowercase).as_deref() {
+            Some("og:type") => self.og_type = Some(content.trim().to_ascii_lowercase()),
+            Some("generator") => {
+                self.generator.push_str(&content.to_ascii_lowercase());
+                self.generator.push(' ');
+            }
+            Some("product:price:amount") => self.price = true,
+            _ => {}
+        }
+    }
+
+    fn read_json_ld(&mut self, text: &str) {
+        if let Ok(value) = serde_json::from_str::<Value>(text.trim()) {
+            self.read_json_value(&value, 0);
+        }
+    }
+
+    /// Every `@type` in the value, nested objects and `@graph` included (to a bounded depth).
+    fn read_json_value(&mut self, value: &Value, depth: usize) {
+        if depth > 12 {
+            return;
+        }
+        match value {
+            Value::Array(items) => items
+                .iter()
+                .for_each(|v| self.read_json_value(v, depth + 1)),
+            Value::Object(object) => {
+                let names: Vec<&str> = match object.get("@type") {
+                    Some(Value::String(name)) => vec![name.as_str()],
+                    Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
+                    _ => Vec::new(),
+                };
+                for name in names {
+                    let name = name.rsplit('/').next().unwrap_or(name);
+                    self.products += usize::from(name == "Product");
+                    self.types.insert(name.to_string());
+                }
+                object
+                    .values()
+                    .for_each(|v| self.read_json_value(v, depth + 1));
+            }
+            _ => {}
+        }
+    }
+
+    fn has_any(&self, names: &[&str]) -> bool {
+        names.iter().any(|name| self.types.contains(*name))
+    }
+
+    fn generator_is(&self, names: &[&str]) -> bool {
+        names.iter().any(|name| self.generator.contains(name))
+    }
+
+    fn is_forum(&self, address: &Address) -> bool {
+        if self.has_any(&["DiscussionForumPosting", "QAPage"]) || address.reddit_thread {
+            return true;
+        }
+        let platform = self.forum_marks || self.generator_is(FORUM_GENERATORS);
+        address.thread && (platform || self.numbered_posts >= MIN_NUMBERED_POSTS)
+    }
+
+    fn is_documentation(&self, address: &Address) -> bool {
+        if address.wikipedia {
+            return false;
+        }
+        let article = self.has_any(ARTICLE_TYPES);
+        let framework = self.docs_marks || self.generator_is(DOCS_GENERATORS);
+        (framework && (address.docs || !article))
+            || self.has_any(&["TechArticle", "APIReference"])
+            || (address.docs && !article)
+    }
+
+    fn is_product(&self, og_product: bool) -> bool {
+        let one_product = self.has_any(&["Product", "ProductGroup"])
+            && (self.products <= 3 || self.has_any(&["ProductGroup"]))
+            && !self.has_any(&["ItemList"]);
+        one_product || og_product || (self.price && self.products <= 2)
+    }
+
+    fn is_shop_grid(&self) -> bool {
+        self.shop_assets
+            || self.has_any(&["ItemList", "CollectionPage", "OfferCatalog"])
+            || self.products >= 4
+    }
+}
+
+/// Numbered post elements that make a forum on a thread-shaped address: three, so that a
+/// quoted permalink or two does not.
+const MIN_NUMBERED_POSTS: usize = 3;
+
+/// Whether a lowercased token names one numbered post: `post`, `msg`, `message`, `comment`
+/// or `reply`, an optional `-` or `_`, then digits only.
+fn names_numbered_post(token: &str) -> bool {
+    let rest = ["message", "comment", "reply", "post", "msg"]
+        .iter()
+        .find_map(|prefix| token.strip_prefix(prefix));
+    let Some(rest) = rest else {
+        return false;
+    };
+    let digits = rest
+        .strip_prefix('-')
+        .or_else(|| rest.strip_prefix('_'))
+        .unwrap_or(rest);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// What the page's address says.
+#[derive(Debug, Default)]
+struct Address {
+    /// A thread's address: `/threads/`, `/thread/`, `/topic/`, `/t/`, `/discussion(s)/`,
+    /// `/questions/`, `viewtopic`, `showthread`, `showtopic`, `/thread-N`, `?topic=`, or a
+    /// `forum(s).`, `community.`, `boards.`, `bbs.`, `discuss.`, `lemmy.` host.
+    thread: bool,
+    /// A Reddit comments page.
+    reddit_thread: bool,
+    /// A documentation address: a `docs.`, `developer(s).`, `learn.`, `wiki.`, `devdocs.`,
+    /// `api.` host, or a path segment `doc(s)`, `reference`, `api`, `manual`, `wiki`, `guide`,
+    /// `tutorial(s)`, `documentation`.
+    docs: bool,
+    wikipedia: bool,
+    /// A shop category's address: a path segment `collection(s)`, `c`, `category`,
+    /// `categories`, `shop`, `catalog`, `browse`.
+    collection: bool,
+}
+
+impl Address {
+    fn of(url: Option<&Url>) -> Address {
+        let Some(url) = url else {
+            return Address::default();
+        };
+        let host = url.host_str().unwrap_or("").to_ascii_lowercase();
+        let host = host.strip_prefix("www.").unwrap_or(&host);
+        let path = url.path().to_ascii_lowercase();
+        let query = url.query().unwrap_or("").to_ascii_lowercase();
+        let segments: Vec<&str> = path.split('/').collect();
+        // A segment followed by another: `/t/123`, not a path that ends in `t`.
+        let inner = &segments[..segments.len().saturating_sub(1)];
+        let inner_is = |names: &[&str]| inner.iter().any(|s| names.contains(s));
+        let segment_is = |names: &[&str]| segments.iter().any(|s| names.contains(s));
+        let host_starts = |names: &[&str]| names.iter().any(|n| host.starts_with(n));
+        let thread = inner_is(&[
+            "threads",
+            "thread",
+            "topic",
+            "t",
+            "discussion",
+            "discussions",
+        ]) || inner_is(&["questions"])
+            || ["viewtopic", "showthread", "showtopic"]
+                .iter()
+                .any(|n| path.contains(n))
+            || path.contains("/thread-")
+            || query.contains("topic=")
+            || host_starts(&[
+                "forum.",
+                "forums.",
+                "community.",
+                "boards.",
+                "bbs.",
+                "discuss.",
+                "lemmy.",
+            ]);
+        let reddit = host == "reddit.com" || host.ends_with(".reddit.com");
+        Address {
+            thread,
+            reddit_thread: reddit && path.contains("/comments/"),
+            docs: host_starts(&[
+                "docs.",
+                "developer.",
+                "developers.",
+                "learn.",
+                "wiki.",
+                "devdocs.",
+                "api.",
+            ]) || segment_is(&[
+                "doc",
+                "docs",
+                "reference",
+                "api",
+                "manual",
+                "wiki",
+                "guide",
+                "tutorial",
+                "tutorials",
+                "documentation",
+            ]),
+            wikipedia: host.ends_with("wikipedia.org"),
+            collection: segment_is(&[
+                "collection",
+                "collections",
+                "c",
+                "category",
+                "categories",
+                "shop",
+                "catalog",
+                "browse",
+            ]),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn detect_html(html: &str, url: &str) -> PageType {
+        let document = Html::parse_document(html);
+        let base = Url::parse(url).ok();
+        detect(&document, &DomStats::default(), base.as_ref())
+    }
+
+    #[test]
+    fn numbered_posts_are_told_from_other_tokens() {
+        assert!(names_numbered_post("post-1234"));
+        assert!(names_numbered_post("msg_99"));
+        assert!(names_numbered_post("comment42"));
+        assert!(!names_numbered_post("post-body"));
+        assert!(!names_numbered_post("post-"));
+        assert!(!names_numbered_post("postal"));
+    }
+
+    #[test]
+    fn a_plain_page_is_an_article() {
+        let html = "<html><body><article><h1>News</h1><p>Text.</p></article></body></html>";
+        assert_eq!(
+            detect_html(html, "https://news.example/2026/story"),
+            PageType::Article
+        );
+    }
+
+    #[test]
+    fn forum_schema_or_platform_on_a_thread_address_is_a_forum() {
+        let schema =
+            r#"<script type="application/ld+json">{"@type":"DiscussionForumPosting"}</script>"#;
+        assert_eq!(
+            detect_html(schema, "https://example.org/x"),
+            PageType::Forum
+        );
+        let platform =
+            r#"<div class="p-body-pageContent"><article class="message--post">Hi</article></div>"#;
+        assert_eq!(
+            detect_html(platform, "https://example.org/threads/a.1/"),
+            PageType::Forum
+        );
+        // The platform's vocabulary on an address that is no thread: not enough.
+        assert_eq!(
+            detect_html(platform, "https://example.org/news/a"),
+            PageType::Article
+        );
+    }
+
+    #[test]
+    fn comments_under_an_article_do_not_make_a_forum() {
+        let html = r#"<article><p>Story</p></article><ol><li id="comment-1">a</li>
+            <li id="comment-2">b</li><li id="comment-3">c</li></ol>"#;
+        assert_eq!(
+            detect_html(html, "https://blog.example/2026/post"),
+            PageType::Article
+        );
+        assert_eq!(
+            detect_html(html, "https://blog.example/t/123/post"),
+            PageType::Forum
+        );
+    }
+
+    #[test]
+    fn docs_products_and_collections() {
+        let sphinx = r#"<div class="sphinxsidebar"></div><div role="main">Body</div>"#;
+        assert_eq!(
+            detect_html(sphinx, "https://example.org/x"),
+            PageType::Documentation
+        );
+        let news_on_docs = r#"<script type="application/ld+json">{"@type":"NewsArticle"}</script>"#;
+        assert_eq!(
+            detect_html(news_on_docs, "https://example.org/docs/a"),
+            PageType::Article
+        );
+        let product = r#"<script type="application/ld+json">{"@type":"Product","offers":{"@type":"Offer"}}</script>"#;
+        assert_eq!(
+            detect_html(product, "https://shop.example/p/1"),
+            PageType::Product
+        );
+        let group = r#"<meta property="og:type" content="product.group">"#;
+        assert_eq!(
+            detect_html(group, "https://shop.example/c/1"),
+            PageType::Collection
+        );
+        let wiki = r#"<div id="mw-content-text">A</div>"#;
+        assert_eq!(
+            detect_html(wiki, "https://en.wikipedia.org/wiki/Rust"),
+            PageType::Article
+        );
+    }
+}

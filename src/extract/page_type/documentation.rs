@@ -1,0 +1,101 @@
+//! Documentation pages: the framework's body element whole, its chrome left out.
+//!
+//! A documentation framework lays every page out the same way: a navigation tree on one side,
+//! an on-page table of contents on the other, breadcrumbs and a version picker above, "edit
+//! this page", feedback and previous/next links below, and between them one element that holds
+//! the page's body (Sphinx `[role=main]`, MediaWiki `#mw-content-text`, devsite
+//! `.devsite-article-body`, Docusaurus `.theme-doc-markdown`, MkDocs `.md-content__inner`).
+//! That element is the content whole: its link lists and card grids are a landing page's
+//! content (the article cascade drops them as link-dense), its code blocks and tables the
+//! reference's. Inside it, the table of contents, breadcrumbs, edit and feedback widgets and
+//! prev/next links are still chrome.
+
+use std::sync::LazyLock;
+
+use scraper::Selector;
+
+use super::{blocks_within, marked, outermost, selectors, typed_extraction};
+use crate::extract::{Extraction, Page};
+
+/// The body elements of documentation frameworks, most specific first; the page's `main` or
+/// `article` last, for a framework this list does not name.
+static BODIES: LazyLock<Vec<Selector>> = LazyLock::new(|| {
+    selectors(&[
+        ".devsite-article-body",
+        "#mw-content-text",
+        ".theme-doc-markdown",
+        ".md-content__inner",
+        ".rst-content [role=\"main\"]",
+        "[role=\"main\"] [itemprop=\"articleBody\"]",
+        "div.body[role=\"main\"]",
+        "div.document [role=\"main\"]",
+        "#docContent",
+        "#main-content",
+        "#article-contents",
+        "main article",
+        "article",
+        "main",
+        "[role=\"main\"]",
+    ])
+});
+
+/// Class or id words of the chrome inside a body: the table of contents, breadcrumbs,
+/// pagination and prev/next, feedback, edit links, navigation bars.
+const CHROME_WORDS: &[&str] = &[
+    "toc",
+    "breadcrumb",
+    "breadcrumbs",
+    "pagination",
+    "pager",
+    "prevnext",
+    "feedback",
+    "navbar",
+    "sidebar",
+    "editsection",
+];
+
+/// Whole class or id tokens of chrome whose words alone would say too little.
+const CHROME_TOKENS: &[&str] = &[
+    "prev-next",
+    "edit-page",
+    "edit-this-page",
+    "theme-edit-this-page",
+    "md-source-file",
+    "devsite-page-rating",
+    "printfooter",
+    "catlinks",
+];
+
+/// The least text a body element holds: less is a wrapper the page fills by script.
+const MIN_TEXT_BYTES: usize = 200;
+
+/// The documentation page's body, when a body element holds it.
+pub fn extract(page: &Page) -> Option<Extraction> {
+    let chrome = |element: &scraper::node::Element| {
+        matches!(element.name(), "nav" | "aside" | "footer")
+            || marked(element, CHROME_WORDS)
+            || element
+                .classes()
+                .chain(element.id())
+                .any(|token| CHROME_TOKENS.contains(&token.to_ascii_lowercase().as_str()))
+    };
+    BODIES.iter().find_map(|selector| {
+        let roots = outermost(page, selector);
+        if roots.is_empty() {
+            return None;
+        }
+        let blocks = blocks_within(page, &roots, chrome);
+        let text_bytes: usize = blocks.iter().map(|&ix| page.stats.blocks[ix].sl).sum();
+        (text_bytes >= MIN_TEXT_BYTES).then(|| typed_extraction(page, &blocks))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_selector_parses() {
+        assert_eq!(BODIES.len(), 15);
+    }
+}

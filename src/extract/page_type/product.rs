@@ -1,0 +1,163 @@
+//! Product pages: the product's name, description and specifications, the content of tabs and
+//! accordions hidden until clicked included; the product's structured data where the visible
+//! page holds less.
+//!
+//! A product page is a main column (the product `h1`, the gallery, the buy box) followed by
+//! panels: description, details, specifications, often collapsed in tabs, accordions or
+//! `<details>`. Around them stand the shop's chrome: variant and quantity pickers, cart and
+//! wishlist buttons, delivery and returns text, reviews, "you may also like" carousels. The
+//! article cascade keeps whichever block is longest, often a returns banner or a legal
+//! footnote; here the panels are found by what they are named, and the name stays in front.
+
+use std::sync::LazyLock;
+
+use scraper::Selector;
+use serde_json::Value;
+
+use super::{marked, outermost, selectors, text_within};
+use crate::extract::auto;
+use crate::extract::{Algorithm, Extraction, Page};
+
+/// The description and specification panels of shop platforms and product pages.
+static PANELS: LazyLock<Vec<Selector>> = LazyLock::new(|| {
+    selectors(&[
+        "[itemprop=\"description\"]",
+        ".product-description, .product__description, .product-single__description, \
+         #product-description, #description, #tab-description, .woocommerce-Tabs-panel, \
+         .woocommerce-product-details__short-description, .product-details, #product-details, \
+         .product-info__description, .pdp-description, .product-specs, .specifications, \
+         #specifications, #specs, .product-features, .product-overview, #overview",
+    ])
+});
+
+/// Class or id words of a product page's chrome inside a panel.
+const CHROME_WORDS: &[&str] = &[
+    "review",
+    "reviews",
+    "rating",
+    "shipping",
+    "delivery",
+    "returns",
+    "recommendations",
+    "related",
+    "upsell",
+    "cart",
+    "wishlist",
+    "swatch",
+    "swatches",
+    "quantity",
+];
+
+/// The least text of the panels: less, and the structured data's description is the
+/// product's text.
+const MIN_PANEL_BYTES: usize = 200;
+
+/// The product's text, from its panels or its structured data.
+pub fn extract(page: &Page) -> Option<Extraction> {
+    let chrome = |element: &scraper::node::Element| {
+        matches!(
+            element.name(),
+            "nav" | "footer" | "form" | "select" | "button"
+        ) || marked(element, CHROME_WORDS)
+    };
+    let mut roots = Vec::new();
+    for selector in PANELS.iter() {
+        roots.extend(outermost(page, selector));
+    }
+    // The panels in page order, each once (a panel may match two selectors' lists).
+    roots.sort_unstable_by_key(|id| page_order(page, *id));
+    roots.dedup();
+    let all = roots.clone();
+    roots.retain(|&id| {
+        let parent = page.document.tree.get(id).and_then(|n| n.parent());
+        !std::iter::successors(parent, |n| n.parent()).any(|n| all.contains(&n.id()))
+    });
+    let panels = text_within(page, &roots, chrome);
+    let body = if panels.len() >= MIN_PANEL_BYTES {
+        panels
+    } else {
+        structured_description(page)?
+    };
+    // The product's name: the page's first `h1`, in front of its panels.
+    let text = match page.stats.blocks.iter().find(|b| &*b.tag == "h1") {
+        Some(name) if !body.starts_with(&name.text) => format!("{}\n\n{body}", name.text),
+        _ => body,
+    };
+    let mut extraction = auto::text_extraction(page, Algorithm::Auto, &text);
+    extraction.confidence = super::TYPED_CONFIDENCE;
+    extraction.quality = crate::extract::quality::estimate(page, &extraction);
+    Some(extraction)
+}
+
+/// An element's place in document order (its index among the tree's nodes follows the order
+/// the parser made them, which is document order for a parsed page).
+fn page_order(page: &Page, id: ego_tree::NodeId) -> usize {
+    page.document
+        .tree
+        .nodes()
+        .position(|node| node.id() == id)
+        .unwrap_or(usize::MAX)
+}
+
+/// The longest `description` of a JSON-LD `Product` or `ProductGroup`, as text.
+fn structured_description(page: &Page) -> Option<String> {
+    static SCRIPTS: LazyLock<Vec<Selector>> =
+        LazyLock::new(|| selectors(&["script[type=\"application/ld+json\"]"]));
+    let mut best: Option<String> = None;
+    for script in SCRIPTS.iter().flat_map(|s| page.document.select(s)) {
+        let text: String = script.text().collect();
+        let Ok(value) = serde_json::from_str::<Value>(text.trim()) else {
+            continue;
+        };
+        let mut found = Vec::new();
+        product_descriptions(&value, &mut found, 0);
+        for description in found {
+            let description = description.split_whitespace().collect::<Vec<_>>().join(" ");
+            if best.as_ref().is_none_or(|b| description.len() > b.len()) {
+                best = Some(description);
+            }
+        }
+    }
+    best.filter(|b| b.len() >= MIN_STRUCTURED_BYTES)
+}
+
+/// Less is a tagline, not a description.
+const MIN_STRUCTURED_BYTES: usize = 80;
+
+fn product_descriptions<'a>(value: &'a Value, found: &mut Vec<&'a str>, depth: usize) {
+    if depth > 12 {
+        return;
+    }
+    match value {
+        Value::Array(items) => items
+            .iter()
+            .for_each(|v| product_descriptions(v, found, depth + 1)),
+        Value::Object(object) => {
+            let is_product = match object.get("@type") {
+                Some(Value::String(t)) => t == "Product" || t == "ProductGroup",
+                Some(Value::Array(ts)) => ts.iter().any(|t| {
+                    t.as_str()
+                        .is_some_and(|t| t == "Product" || t == "ProductGroup")
+                }),
+                _ => false,
+            };
+            if is_product && let Some(Value::String(description)) = object.get("description") {
+                found.push(description);
+            }
+            object
+                .values()
+                .for_each(|v| product_descriptions(v, found, depth + 1));
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_selector_parses() {
+        assert_eq!(PANELS.len(), 2);
+    }
+}
