@@ -368,16 +368,14 @@ async fn start_due_polls(
     let free = ctx.config.fetch.concurrency.saturating_sub(polls.len());
     if free > 0 && !work.is_cancelled() {
         // A feed this process is polling is leased to it, so it is not handed out again.
-        match leases.take(free, false).await {
-            Ok(due) => {
-                for feed in due {
-                    let feed_id = feed.id;
-                    let task = spawn_poll(polls, ctx, feed, work);
-                    in_flight.insert(task, feed_id);
-                }
+        // A failed take is logged by the leases at a bounded rate and retried after a
+        // doubling wait.
+        if let Ok(due) = leases.take(free, false).await {
+            for feed in due {
+                let feed_id = feed.id;
+                let task = spawn_poll(polls, ctx, feed, work);
+                in_flight.insert(task, feed_id);
             }
-            // Logged by the leases at a bounded rate; retried after a doubling wait.
-            Err(_) => {}
         }
     }
     let wake_in = match ctx.store.next_due().await {

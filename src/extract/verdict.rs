@@ -18,8 +18,8 @@ use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use scraper::{Html, Selector};
 
 use super::dom::TextBlock;
-use super::relation::{self, Relation};
 use super::page_type::PageType;
+use super::relation::{self, Relation};
 use super::{Extraction, Page};
 use crate::tidy;
 
