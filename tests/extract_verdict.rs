@@ -303,7 +303,7 @@ fn walls() -> Vec<(&'static str, String, &'static str)> {
                 "en",
                 "Please wait",
                 &format!(
-                    "<h1>Please wait while we check your connection</h1>{}",
+                    "<h1>Checking your browser before you continue</h1>{}",
                     padding(30)
                 ),
             ),

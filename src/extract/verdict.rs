@@ -131,7 +131,13 @@ pub fn judge(page: &Page, extraction: Option<&Extraction>) -> Verdict {
     let text = extraction.map_or("", |e| e.text.trim());
     let related = relation::relation(page, text);
     if related == Relation::Unrelated {
-        return Reading::new(page, text).wall_kind();
+        // Not that entry's article: a wall by its words, or a page with no story to tell.
+        // A page that tells a story of its own is judged as any page is (a feed whose
+        // titles are its readers' words, not the page's).
+        let reading = Reading::new(page, text);
+        if story_prose(text) < relation::STORY_PROSE || reading.headed_as_wall() {
+            return reading.wall_kind();
+        }
     }
     if text.len() >= ARTICLE_TEXT {
         return Verdict::Article;
@@ -346,6 +352,25 @@ impl<'a> Reading<'a> {
             return Verdict::NotArticle;
         }
         Verdict::Article
+    }
+
+    /// Whether the page's title or headings name it a wall, or its source is a
+    /// bot-protection service's page: a wall padded with text of its own.
+    fn headed_as_wall(&self) -> bool {
+        const WALLS: [Cue; 9] = [
+            Cue::Challenge,
+            Cue::Denied,
+            Cue::GeoBlock,
+            Cue::Javascript,
+            Cue::Consent,
+            Cue::Login,
+            Cue::Paywall,
+            Cue::Parked,
+            Cue::AgeGate,
+        ];
+        self.headings().has_any(&WALLS)
+            || self.headings().names(Cue::NotFound)
+            || self.wall_marks().has(Mark::Challenge)
     }
 
     /// What a page that is not its entry's article stands in for, by its words and marks
