@@ -135,7 +135,9 @@ pub fn judge(page: &Page, extraction: Option<&Extraction>) -> Verdict {
         // A page that tells a story of its own is judged as any page is (a feed whose
         // titles are its readers' words, not the page's).
         let reading = Reading::new(page, text);
-        if story_prose(text) < relation::STORY_PROSE || reading.headed_as_wall() {
+        // A consent dialog's paragraphs are prose too, but about the site, not a story.
+        let own_story = story_prose(text, &[Cue::Consent]);
+        if own_story < relation::STORY_PROSE || reading.headed_as_wall() {
             return reading.wall_kind();
         }
     }
@@ -145,7 +147,7 @@ pub fn judge(page: &Page, extraction: Option<&Extraction>) -> Verdict {
     let mut reading = Reading::new(page, text);
     reading.pictured = extraction.is_some_and(|e| !e.images.is_empty());
     let tells_the_story = reading.tells_the_story()
-        || (related == Relation::Related && story_prose(text) >= relation::STORY_PROSE);
+        || (related == Relation::Related && story_prose(text, &[]) >= relation::STORY_PROSE);
     if tells_the_story {
         return if reading.is_teaser() {
             Verdict::Teaser
@@ -165,8 +167,8 @@ pub fn judge(page: &Page, extraction: Option<&Extraction>) -> Verdict {
 
 /// Bytes of the main text in paragraphs of prose ([`relation::is_prose`]) that are no
 /// prompt or notice: a paragraph asking to subscribe, sign in, prove one is human or turn
-/// JavaScript on is a wall's, however well written.
-fn story_prose(text: &str) -> usize {
+/// JavaScript on is a wall's, however well written; so is one with a cue of `also`.
+fn story_prose(text: &str, also: &[Cue]) -> usize {
     const NOTICES: [Cue; 6] = [
         Cue::Paywall,
         Cue::ReadOn,
@@ -178,7 +180,10 @@ fn story_prose(text: &str) -> usize {
     text.split("\n\n")
         .map(str::trim)
         .filter(|paragraph| relation::is_prose(paragraph))
-        .filter(|paragraph| !Cues::of(paragraph).has_any(&NOTICES))
+        .filter(|paragraph| {
+            let cues = Cues::of(paragraph);
+            !cues.has_any(&NOTICES) && !cues.has_any(also)
+        })
         .map(str::len)
         .sum()
 }
