@@ -5,7 +5,10 @@ use chrono::{DateTime, Utc};
 use super::duplicates::NearDuplicates as _;
 use super::model::*;
 use super::ownership::{Listing, Listings as _};
-use super::{Backend, QueryContext, Store, StoreError, WriteKind, db_time, now, on_pool, sql};
+use super::{
+    Backend, QueryContext, Store, StoreError, WriteKind, db_time, now, on_pool, sql,
+    update_entry_attempt,
+};
 use crate::fingerprint::Fingerprint;
 
 /// An image row as written: its bytes' identity when downloaded now or before.
@@ -490,14 +493,8 @@ impl Store {
         on_pool!(self, pool => {
             let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
             for (entry_id, attempt) in batch.iter().filter_map(|write| write.settled.as_ref()) {
-                sqlx::query(sql::UPDATE_FEED_ENTRY)
-                    .bind(entry_id)
-                    .bind(attempt.state.as_str())
-                    .bind(attempt.attempts)
-                    .bind(db_time(attempt.next_attempt_at))
-                    .bind(&attempt.error)
-                    .bind(attempt.state.is_waiting())
-                    .execute(&mut *tx)
+                update_entry_attempt!(entry_id, attempt)
+                                        .execute(&mut *tx)
                     .await
                     .context("recording an entry attempt")?;
             }

@@ -10,7 +10,9 @@
 use chrono::{DateTime, Utc};
 
 use super::model::*;
-use super::{QueryContext, Store, StoreError, WriteKind, db_time, on_pool, sql};
+use super::{
+    QueryContext, Store, StoreError, WriteKind, db_time, on_pool, sql, update_entry_attempt,
+};
 
 /// The states of an entry that still waits for its article ([`EntryState::is_waiting`]).
 const WAITING: [EntryState; 2] = [EntryState::Pending, EntryState::Retrying];
@@ -126,14 +128,8 @@ impl Store {
         attempt: &EntryAttempt,
     ) -> Result<(), StoreError> {
         let recorded = on_pool!(self, pool => {
-            sqlx::query(sql::UPDATE_FEED_ENTRY)
-                .bind(entry_id)
-                .bind(attempt.state.as_str())
-                .bind(attempt.attempts)
-                .bind(db_time(attempt.next_attempt_at))
-                .bind(&attempt.error)
-                .bind(attempt.state.is_waiting())
-                .execute(pool)
+            update_entry_attempt!(entry_id, attempt)
+                                .execute(pool)
                 .await
                 .map(drop)
         })

@@ -283,6 +283,22 @@ macro_rules! on_pool {
 }
 pub(crate) use on_pool;
 
+/// `sql::UPDATE_FEED_ENTRY` with one attempt at an entry bound, on either backend: the one
+/// write of an entry's outcome, alone or inside a transaction.
+macro_rules! update_entry_attempt {
+    ($entry_id:expr, $attempt:expr) => {{
+        let attempt: &$crate::store::EntryAttempt = $attempt;
+        sqlx::query($crate::store::sql::UPDATE_FEED_ENTRY)
+            .bind($entry_id)
+            .bind(attempt.state.as_str())
+            .bind(attempt.attempts)
+            .bind($crate::store::db_time(attempt.next_attempt_at))
+            .bind(&attempt.error)
+            .bind(attempt.state.is_waiting())
+    }};
+}
+pub(crate) use update_entry_attempt;
+
 impl Store {
     /// Connects (creating an SQLite file and its directory when missing) and runs the
     /// migrations.

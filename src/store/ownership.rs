@@ -16,7 +16,9 @@
 use chrono::{DateTime, Utc};
 
 use super::model::*;
-use super::{QueryContext, Store, StoreError, WriteKind, db_time, on_pool, sql};
+use super::{
+    QueryContext, Store, StoreError, WriteKind, db_time, on_pool, sql, update_entry_attempt,
+};
 
 /// One feed's listing of an article: what the feed's entry says of it.
 pub(super) struct Listing<'a> {
@@ -278,14 +280,8 @@ impl Store {
                     .context("queueing webhook deliveries")?;
             }
             if let Some((entry_id, attempt)) = settled {
-                sqlx::query(sql::UPDATE_FEED_ENTRY)
-                    .bind(entry_id)
-                    .bind(attempt.state.as_str())
-                    .bind(attempt.attempts)
-                    .bind(db_time(attempt.next_attempt_at))
-                    .bind(&attempt.error)
-                    .bind(attempt.state.is_waiting())
-                    .execute(&mut *tx)
+                update_entry_attempt!(entry_id, attempt)
+                                        .execute(&mut *tx)
                     .await
                     .context("recording an entry attempt")?;
             }
