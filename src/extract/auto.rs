@@ -395,6 +395,15 @@ pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, Extr
     let Some((choice, quality)) = best else {
         return Err(ExtractError::no_content(Algorithm::Auto));
     };
+    let chosen: &[usize] = match choice {
+        Choice::Cuter => candidates.cuter.as_ref().map_or(&[], |s| &s.blocks),
+        Choice::Econ => &candidates.econ,
+        Choice::Readability => &candidates.readability,
+        Choice::Cetr => &[],
+    };
+    if let Some(extraction) = super::page_type::widen(page, chosen) {
+        return Ok(extraction);
+    }
     let mut extraction = match (choice, &candidates.cuter) {
         (Choice::Cuter, Some(selection)) => cuter_extraction(page, selection),
         (Choice::Econ, _) => {

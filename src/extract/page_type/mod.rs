@@ -11,6 +11,7 @@
 pub mod detect;
 pub mod documentation;
 pub mod forum;
+pub mod items;
 pub mod product;
 
 use std::fmt;
@@ -130,6 +131,75 @@ pub fn extract_typed(page: &Page) -> Option<Extraction> {
     extraction.page_type = page.page_type;
     Some(extraction)
 }
+
+/// The cascade's `chosen` blocks widened by the page's item group ([`items`]), when the page
+/// is an index of items: a shop's category page the detector named, or a page whose chosen
+/// text is mostly not sentences (names, prices, labels: under [`INDEX_SENTENCE_SHARE`] of it
+/// in blocks that read as sentences) and whose item group holds more text than the choice.
+/// A story is written in sentences, so an article keeps its own text and its related-story
+/// lists stay out (docs/algorithms.md#page-types, "Items").
+pub fn widen(page: &Page, chosen: &[usize]) -> Option<Extraction> {
+    let group = items::find(page)?;
+    let blocks = &page.stats.blocks;
+    let chosen_bytes: usize = chosen.iter().map(|&ix| blocks[ix].sl).sum();
+    let sentence_bytes: usize = chosen
+        .iter()
+        .map(|&ix| &blocks[ix])
+        .filter(|b| reads_as_sentences(b))
+        .map(|b| b.sl)
+        .sum();
+    // An index's own text is names and prices; or a short intro above a list of links.
+    let labels = (sentence_bytes as f64) < INDEX_SENTENCE_SHARE * chosen_bytes as f64
+        && group.text_bytes > chosen_bytes;
+    let intro =
+        group.text_bytes > INTRO_RATIO * chosen_bytes && group.link_bytes * 2 >= group.text_bytes;
+    let index_like = chosen_bytes > 0 && (labels || intro);
+    if !(index_like || page.page_type == PageType::Collection) {
+        return None;
+    }
+    let title = blocks
+        .iter()
+        .position(|b| &*b.tag == "h1" && !items::in_chrome(page, b.node));
+    let mut widened: Vec<usize> = title.into_iter().collect();
+    widened.extend(group.blocks.iter().copied());
+    widened.extend(chosen.iter().copied());
+    widened.sort_unstable();
+    widened.dedup();
+    let mut extraction = typed_extraction(page, &widened);
+    extraction.page_type = page.page_type;
+    Some(extraction)
+}
+
+/// A choice this many times smaller than a group of links is the list's intro.
+pub const INTRO_RATIO: usize = 10;
+
+/// Below this share of text in sentences, a chosen text is an index's, not a story's.
+pub const INDEX_SENTENCE_SHARE: f64 = 0.5;
+
+/// Whether a block reads as sentences: [`SENTENCE_BYTES`] or more, mostly not link text, and
+/// ending as a sentence ends or holding a sentence's end inside. A product's name, a price or
+/// a label does neither. Chinese, Japanese and Korean prose often runs without a stop, so a
+/// run of [`SENTENCE_IDEOGRAPHS`] of their characters reads as sentences too.
+fn reads_as_sentences(block: &dom::TextBlock) -> bool {
+    if block.sl < SENTENCE_BYTES || block.sa * 2 >= block.sl {
+        return false;
+    }
+    let text = block.text.trim_end();
+    text.ends_with(['.', '!', '?', '"', ':', ')', '\u{201d}', '\u{3002}'])
+        || text.contains(". ")
+        || text.chars().filter(|&c| is_ideographic(c)).count() >= SENTENCE_IDEOGRAPHS
+}
+
+/// Han, kana and Hangul: scripts written without spaces between words.
+fn is_ideographic(c: char) -> bool {
+    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}' | '\u{ac00}'..='\u{d7af}')
+}
+
+/// The run of ideographic characters that reads as a sentence rather than a name.
+const SENTENCE_IDEOGRAPHS: usize = 20;
+
+/// The least length of a block read as sentences: a short sentence.
+const SENTENCE_BYTES: usize = 40;
 
 /// The blocks of the page inside one of `roots` (in block order) and outside every element
 /// `excluded` says is chrome between the block and its root.

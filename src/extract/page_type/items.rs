@@ -1,0 +1,170 @@
+//! Repeated items: the group of sibling elements built alike (a shop's product cards, a
+//! listing's story teasers, a chart's rows) that holds most of an index page's text.
+//!
+//! An index page is written by a template that repeats one element per item: the same tag with
+//! the same base class, side by side under one parent, each holding the item's link and a few
+//! words (its name, a teaser, a price). [`find`] reads that shape from the statistics pass:
+//! every text block votes for each of its nearest ancestors as an item of a group keyed by the
+//! ancestor's parent and its signature (tag and first class token, digits dropped so that
+//! `item-1`, `item-2` agree). A group of at least [`MIN_ITEMS`] items of which most carry a
+//! link, whose items are short enough to be cards and long enough not to be a menu's single
+//! words, and which lies outside the page's navigation and footer, is a candidate; the one
+//! with the most text is the page's item group.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+
+use ego_tree::NodeId;
+use scraper::node::Element;
+
+use crate::extract::Page;
+
+/// The fewest items a group holds: fewer is a row of a page's sections, not an index.
+pub const MIN_ITEMS: usize = 6;
+
+/// How many ancestors above a text block are read as its possible item element: a card's
+/// name sits a few levels inside it (`li > div > a > h3`).
+const ITEM_DEPTH: usize = 6;
+
+/// The least mean text of an item: a menu's entries are single words.
+const MIN_ITEM_BYTES: usize = 24;
+
+/// The most mean text of an item: more is a page's sections, each a text of its own.
+const MAX_ITEM_BYTES: usize = 1200;
+
+/// The least share of items that carry a link: a card opens its item's page.
+const MIN_LINKED_SHARE: f64 = 0.5;
+
+/// One group of repeated items.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemGroup {
+    /// The element the items are children of.
+    pub parent: NodeId,
+    /// The items, in page order.
+    pub items: Vec<NodeId>,
+    /// The text blocks inside the items, in block order.
+    pub blocks: Vec<usize>,
+    /// Bytes of text inside the items.
+    pub text_bytes: usize,
+    /// Bytes of link text inside the items.
+    pub link_bytes: usize,
+}
+
+#[derive(Default)]
+struct Tally {
+    items: Vec<NodeId>,
+    linked_items: usize,
+    item_has_link: bool,
+    blocks: Vec<usize>,
+    text_bytes: usize,
+    link_bytes: usize,
+}
+
+/// The page's item group: the qualifying group with the most text that follows the page's
+/// first heading of rank one (a menu's groups come before the page's own title).
+pub fn find(page: &Page) -> Option<ItemGroup> {
+    let blocks = &page.stats.blocks;
+    let title_at = blocks
+        .iter()
+        .find(|b| &*b.tag == "h1" && !in_chrome(page, b.node))
+        .map_or(0, |b| b.position);
+    candidates(page)
+        .into_iter()
+        .filter(|g| {
+            g.blocks
+                .first()
+                .is_some_and(|&ix| blocks[ix].position > title_at)
+        })
+        .max_by_key(|g| g.text_bytes)
+}
+
+/// Every qualifying group of the page, in no particular order.
+pub fn candidates(page: &Page) -> Vec<ItemGroup> {
+    let tree = &page.document.tree;
+    let mut tallies: HashMap<(NodeId, u64), Tally> = HashMap::new();
+    for (index, block) in page.stats.blocks.iter().enumerate() {
+        if block.sl == 0 || block.caption {
+            continue;
+        }
+        let Some(node) = tree.get(block.node) else {
+            continue;
+        };
+        let mut current = node;
+        for _ in 0..ITEM_DEPTH {
+            let Some(parent) = current.parent() else {
+                break;
+            };
+            let Some(element) = current.value().as_element() else {
+                break;
+            };
+            if matches!(element.name(), "body" | "html") {
+                break;
+            }
+            let tally = tallies
+                .entry((parent.id(), signature(element)))
+                .or_default();
+            if tally.items.last() != Some(&current.id()) {
+                if tally.item_has_link {
+                    tally.linked_items += 1;
+                }
+                tally.items.push(current.id());
+                tally.item_has_link = false;
+            }
+            tally.item_has_link |= block.sa > 0;
+            tally.blocks.push(index);
+            tally.text_bytes += block.sl;
+            tally.link_bytes += block.sa;
+            current = parent;
+        }
+    }
+    tallies
+        .into_iter()
+        .filter_map(|((parent, _), mut tally)| {
+            if tally.item_has_link {
+                tally.linked_items += 1;
+            }
+            let count = tally.items.len();
+            if count < MIN_ITEMS {
+                return None;
+            }
+            let mean = tally.text_bytes / count;
+            let linked = tally.linked_items as f64 / count as f64;
+            let qualifies = (MIN_ITEM_BYTES..=MAX_ITEM_BYTES).contains(&mean)
+                && linked >= MIN_LINKED_SHARE
+                && !in_chrome(page, parent);
+            qualifies.then(|| ItemGroup {
+                parent,
+                items: tally.items,
+                blocks: tally.blocks,
+                text_bytes: tally.text_bytes,
+                link_bytes: tally.link_bytes,
+            })
+        })
+        .collect()
+}
+
+/// An element's place in a template: its tag and first class token, digits left out.
+fn signature(element: &Element) -> u64 {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    element.name().hash(&mut hasher);
+    if let Some(class) = element.classes().next() {
+        for c in class.chars().filter(|c| !c.is_ascii_digit()) {
+            c.hash(&mut hasher);
+        }
+    }
+    hasher.finish()
+}
+
+/// Whether `node` lies in the page's navigation, header or footer.
+pub(crate) fn in_chrome(page: &Page, node: NodeId) -> bool {
+    let mut current = page.document.tree.get(node);
+    while let Some(element) = current {
+        if let Some(value) = element.value().as_element()
+            && matches!(value.name(), "nav" | "header" | "footer")
+        {
+            return true;
+        }
+        current = element.parent();
+    }
+    false
+}
