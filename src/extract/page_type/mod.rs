@@ -13,6 +13,7 @@ pub mod documentation;
 pub mod forum;
 pub mod items;
 pub mod product;
+pub mod sections;
 
 use std::fmt;
 use std::str::FromStr;
@@ -139,6 +140,49 @@ pub fn extract_typed(page: &Page) -> Option<Extraction> {
 /// A story is written in sentences, so an article keeps its own text and its related-story
 /// lists stay out (docs/algorithms.md#page-types, "Items").
 pub fn widen(page: &Page, chosen: &[usize]) -> Option<Extraction> {
+    widen_by_items(page, chosen).or_else(|| widen_by_sections(page, chosen))
+}
+
+/// The cascade's `chosen` blocks widened to the page's stack of sections ([`sections`]), when
+/// the page is its sections: at least [`STACK_SECTIONS`] headed sections of prose rather than
+/// links (under [`STACK_LINK_SHARE`] link text), none holding [`STACK_LARGEST_SHARE`] of
+/// their text, of which the choice kept under [`STACK_CHOSEN_SHARE`]. An article is one
+/// section that holds most of the text, beside its related lists, which are links.
+fn widen_by_sections(page: &Page, chosen: &[usize]) -> Option<Extraction> {
+    let stack = sections::find(page)?;
+    let blocks = &page.stats.blocks;
+    let chosen_bytes: usize = chosen.iter().map(|&ix| blocks[ix].sl).sum();
+    let stack_bytes: usize = stack.blocks.iter().map(|&ix| blocks[ix].sl).sum();
+    let stack_links: usize = stack.blocks.iter().map(|&ix| blocks[ix].sa).sum();
+    let is_stack = stack.headed >= STACK_SECTIONS
+        && (stack.largest_bytes as f64) < STACK_LARGEST_SHARE * stack.headed_bytes as f64
+        && (stack_links as f64) < STACK_LINK_SHARE * stack_bytes as f64
+        && (chosen_bytes as f64) < STACK_CHOSEN_SHARE * stack_bytes as f64;
+    if !is_stack {
+        return None;
+    }
+    let mut widened = stack.blocks;
+    widened.extend(chosen.iter().copied());
+    widened.sort_unstable();
+    widened.dedup();
+    let mut extraction = typed_extraction(page, &widened);
+    extraction.page_type = page.page_type;
+    Some(extraction)
+}
+
+/// The fewest headed sections of a page that is its sections.
+pub const STACK_SECTIONS: usize = 4;
+
+/// The share of the sections' text one section stays under: more, and it is the page's text.
+pub const STACK_LARGEST_SHARE: f64 = 0.7;
+
+/// The share of link text a stack of sections stays under: more is a list of links.
+pub const STACK_LINK_SHARE: f64 = 0.3;
+
+/// The share of the sections' text under which the cascade's choice kept only a part.
+pub const STACK_CHOSEN_SHARE: f64 = 0.3;
+
+fn widen_by_items(page: &Page, chosen: &[usize]) -> Option<Extraction> {
     let group = items::find(page)?;
     let blocks = &page.stats.blocks;
     let chosen_bytes: usize = chosen.iter().map(|&ix| blocks[ix].sl).sum();
