@@ -11,10 +11,8 @@
 //! words, and which lies outside the page's navigation and footer, is a candidate; the one
 //! with the most text is the page's item group.
 
-use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
-
 use ego_tree::NodeId;
+use foldhash::HashMap;
 use scraper::node::Element;
 
 use crate::extract::Page;
@@ -53,9 +51,10 @@ pub struct ItemGroup {
 #[derive(Default)]
 struct Tally {
     items: Vec<NodeId>,
+    /// The first and last block of each item (blocks of one element are consecutive).
+    spans: Vec<(usize, usize)>,
     linked_items: usize,
     item_has_link: bool,
-    blocks: Vec<usize>,
     text_bytes: usize,
     link_bytes: usize,
 }
@@ -81,7 +80,7 @@ pub fn find(page: &Page) -> Option<ItemGroup> {
 /// Every qualifying group of the page, in no particular order.
 pub fn candidates(page: &Page) -> Vec<ItemGroup> {
     let tree = &page.document.tree;
-    let mut tallies: HashMap<(NodeId, u64), Tally> = HashMap::new();
+    let mut tallies: HashMap<(NodeId, u64), Tally> = HashMap::default();
     for (index, block) in page.stats.blocks.iter().enumerate() {
         if block.sl == 0 || block.caption {
             continue;
@@ -108,10 +107,13 @@ pub fn candidates(page: &Page) -> Vec<ItemGroup> {
                     tally.linked_items += 1;
                 }
                 tally.items.push(current.id());
+                tally.spans.push((index, index));
                 tally.item_has_link = false;
             }
+            if let Some(span) = tally.spans.last_mut() {
+                span.1 = index;
+            }
             tally.item_has_link |= block.sa > 0;
-            tally.blocks.push(index);
             tally.text_bytes += block.sl;
             tally.link_bytes += block.sa;
             current = parent;
@@ -135,7 +137,7 @@ pub fn candidates(page: &Page) -> Vec<ItemGroup> {
             qualifies.then(|| ItemGroup {
                 parent,
                 items: tally.items,
-                blocks: tally.blocks,
+                blocks: spanned_blocks(page, &tally.spans),
                 text_bytes: tally.text_bytes,
                 link_bytes: tally.link_bytes,
             })
@@ -143,16 +145,33 @@ pub fn candidates(page: &Page) -> Vec<ItemGroup> {
         .collect()
 }
 
-/// An element's place in a template: its tag and first class token, digits left out.
+/// The text blocks of `spans` (first and last block of each element), captions and empty
+/// blocks left out.
+pub(crate) fn spanned_blocks(page: &Page, spans: &[(usize, usize)]) -> Vec<usize> {
+    spans
+        .iter()
+        .flat_map(|&(first, last)| first..=last)
+        .filter(|&ix| {
+            page.stats
+                .blocks
+                .get(ix)
+                .is_some_and(|b| b.sl > 0 && !b.caption)
+        })
+        .collect()
+}
+
+/// An element's place in a template: its tag and first class token, digits left out
+/// (FNV-1a: a few bytes per element, hashed for every ancestor of every block).
 fn signature(element: &Element) -> u64 {
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    element.name().hash(&mut hasher);
-    if let Some(class) = element.classes().next() {
-        for c in class.chars().filter(|c| !c.is_ascii_digit()) {
-            c.hash(&mut hasher);
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let class = element.classes().next().unwrap_or("");
+    for byte in element.name().bytes().chain([b' ']).chain(class.bytes()) {
+        if !byte.is_ascii_digit() {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(PRIME);
         }
     }
-    hasher.finish()
+    hash
 }
 
 /// Whether `node` lies in the page's navigation, header or footer.

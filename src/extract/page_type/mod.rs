@@ -149,9 +149,13 @@ pub fn widen(page: &Page, chosen: &[usize]) -> Option<Extraction> {
 /// their text, of which the choice kept under [`STACK_CHOSEN_SHARE`]. An article is one
 /// section that holds most of the text, beside its related lists, which are links.
 fn widen_by_sections(page: &Page, chosen: &[usize]) -> Option<Extraction> {
-    let stack = sections::find(page)?;
     let blocks = &page.stats.blocks;
     let chosen_bytes: usize = chosen.iter().map(|&ix| blocks[ix].sl).sum();
+    if (chosen_bytes as f64) >= STACK_CHOSEN_SHARE * page.stats.sh as f64 {
+        // The choice holds too much of the page for any stack to hold three times as much.
+        return None;
+    }
+    let stack = sections::find(page)?;
     let stack_bytes: usize = stack.blocks.iter().map(|&ix| blocks[ix].sl).sum();
     let stack_links: usize = stack.blocks.iter().map(|&ix| blocks[ix].sa).sum();
     let is_stack = stack.headed >= STACK_SECTIONS
@@ -183,7 +187,6 @@ pub const STACK_LINK_SHARE: f64 = 0.3;
 pub const STACK_CHOSEN_SHARE: f64 = 0.3;
 
 fn widen_by_items(page: &Page, chosen: &[usize]) -> Option<Extraction> {
-    let group = items::find(page)?;
     let blocks = &page.stats.blocks;
     let chosen_bytes: usize = chosen.iter().map(|&ix| blocks[ix].sl).sum();
     let sentence_bytes: usize = chosen
@@ -193,12 +196,18 @@ fn widen_by_items(page: &Page, chosen: &[usize]) -> Option<Extraction> {
         .map(|b| b.sl)
         .sum();
     // An index's own text is names and prices; or a short intro above a list of links.
-    let labels = (sentence_bytes as f64) < INDEX_SENTENCE_SHARE * chosen_bytes as f64
-        && group.text_bytes > chosen_bytes;
+    let reads_as_labels = (sentence_bytes as f64) < INDEX_SENTENCE_SHARE * chosen_bytes as f64;
+    let may_be_intro = INTRO_RATIO * chosen_bytes < page.stats.sh;
+    let named = page.page_type == PageType::Collection;
+    if chosen_bytes == 0 && !named || !(reads_as_labels || may_be_intro || named) {
+        // No item group can make this page an index: the group is not looked for.
+        return None;
+    }
+    let group = items::find(page)?;
+    let labels = reads_as_labels && group.text_bytes > chosen_bytes;
     let intro =
         group.text_bytes > INTRO_RATIO * chosen_bytes && group.link_bytes * 2 >= group.text_bytes;
-    let index_like = chosen_bytes > 0 && (labels || intro);
-    if !(index_like || page.page_type == PageType::Collection) {
+    if !(chosen_bytes > 0 && (labels || intro) || named) {
         return None;
     }
     let title = blocks

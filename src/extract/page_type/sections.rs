@@ -8,11 +8,10 @@
 //! least [`MIN_SECTIONS`] headed children outside the page's navigation, header and footer is
 //! a candidate; the one whose headed children hold the most text is the page's stack.
 
-use std::collections::HashMap;
-
 use ego_tree::NodeId;
+use foldhash::HashMap;
 
-use super::items::in_chrome;
+use super::items::{in_chrome, spanned_blocks};
 use crate::extract::Page;
 
 /// The fewest headed sections a stack holds.
@@ -36,17 +35,17 @@ pub struct SectionStack {
     pub largest_bytes: usize,
 }
 
-#[derive(Default)]
 struct Child {
     text_bytes: usize,
     headed: bool,
-    blocks: Vec<usize>,
+    /// The child's first and last block (blocks of one element are consecutive).
+    span: (usize, usize),
 }
 
 /// The page's stack of sections: the candidate whose headed sections hold the most text.
 pub fn find(page: &Page) -> Option<SectionStack> {
     let tree = &page.document.tree;
-    let mut parents: HashMap<NodeId, Vec<(NodeId, Child)>> = HashMap::new();
+    let mut parents: HashMap<NodeId, Vec<(NodeId, Child)>> = HashMap::default();
     for (index, block) in page.stats.blocks.iter().enumerate() {
         if block.sl == 0 || block.caption {
             continue;
@@ -67,12 +66,17 @@ pub fn find(page: &Page) -> Option<SectionStack> {
             }
             let children = parents.entry(parent.id()).or_default();
             if children.last().is_none_or(|(id, _)| *id != current.id()) {
-                children.push((current.id(), Child::default()));
+                let child = Child {
+                    text_bytes: 0,
+                    headed: false,
+                    span: (index, index),
+                };
+                children.push((current.id(), child));
             }
             if let Some((_, child)) = children.last_mut() {
                 child.text_bytes += block.sl;
                 child.headed |= block.is_heading();
-                child.blocks.push(index);
+                child.span.1 = index;
             }
             current = parent;
         }
@@ -103,11 +107,10 @@ fn stack(page: &Page, parent: NodeId, children: Vec<(NodeId, Child)>) -> Option<
     }
     let headed_bytes = headed.iter().map(|c| c.text_bytes).sum();
     let largest_bytes = headed.iter().map(|c| c.text_bytes).max().unwrap_or(0);
-    let mut blocks: Vec<usize> = kept.iter().flat_map(|c| c.blocks.iter().copied()).collect();
-    blocks.sort_unstable();
+    let spans: Vec<(usize, usize)> = kept.iter().map(|c| c.span).collect();
     Some(SectionStack {
         parent,
-        blocks,
+        blocks: spanned_blocks(page, &spans),
         headed: headed.len(),
         headed_bytes,
         largest_bytes,
