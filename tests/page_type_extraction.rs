@@ -315,3 +315,255 @@ fn a_product_page_without_panels_falls_back_to_its_structured_description() {
     );
     assert_contains_none(&extraction.text, &["Free returns within 60 days"]);
 }
+
+/// A page with the site's header, a menu of twelve links and a footer around `main`.
+fn framed(title: &str, main: &str) -> String {
+    let menu: String = [
+        "Home",
+        "Shop",
+        "Journal",
+        "About us",
+        "Stores",
+        "Careers",
+        "Press",
+        "Gift cards",
+        "Help centre",
+        "Delivery",
+        "Returns",
+        "Contact",
+    ]
+    .iter()
+    .map(|name| format!("<li class=\"menu-item\"><a href=\"/{name}\">{name}</a></li>"))
+    .collect();
+    format!(
+        "<!DOCTYPE html><html><head><title>{title}</title></head><body>\
+         <header><nav><ul class=\"menu\">{menu}</ul></nav></header>\
+         <main>{main}</main>\
+         <footer><p>Sign up for our newsletter and get ten percent off your first order.</p>\
+         <p>© Hearth and Pan Ltd. All rights reserved.</p></footer></body></html>"
+    )
+}
+
+const PANS: [&str; 8] = [
+    "Classic Skillet 26 cm",
+    "Deep Skillet 30 cm",
+    "Grill Pan Square",
+    "Dutch Oven 5.5 L",
+    "Griddle Reversible",
+    "Mini Skillet 15 cm",
+    "Braiser 3.6 L",
+    "Wok Flat Base",
+];
+
+/// A shop's category page as a Shopify theme lays it out: the category's heading and one line
+/// of description, a filter column, and a grid of product cards, each a linked name, a vendor,
+/// a price and an add-to-cart button.
+fn collection_page() -> String {
+    let cards: String = PANS
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            format!(
+                "<div class=\"product-card product-card--{i}\"><a href=\"/products/{i}\">\
+                 <img src=\"/img/{i}.jpg\" alt=\"\"></a><div class=\"product-card__info\">\
+                 <span class=\"vendor\">Hearth</span><h3><a href=\"/products/{i}\">{name}</a></h3>\
+                 <span class=\"price\">${}.00</span></div>\
+                 <button class=\"add-to-cart\">Add to cart</button></div>",
+                30 + 5 * i
+            )
+        })
+        .collect();
+    framed(
+        "Cast Iron | Hearth and Pan",
+        &format!(
+            "<h1>Cast Iron</h1><div class=\"collection-description\">Pans that outlive their cooks.</div>\
+             <aside class=\"filters\"><h2>Filter</h2><ul><li>In stock (8)</li><li>On sale (2)</li></ul></aside>\
+             <div class=\"product-grid\">{cards}</div>"
+        ),
+    )
+}
+
+#[test]
+fn a_category_page_keeps_every_card_name_and_price() {
+    let extraction = extract_at(
+        &collection_page(),
+        "https://hearth.example/collections/cast-iron",
+    );
+    assert_contains_all(&extraction.text, &["Cast Iron"]);
+    assert_contains_all(&extraction.text, &PANS);
+    assert_contains_all(&extraction.text, &["$30.00", "$65.00"]);
+    assert_contains_none(&extraction.text, &["Journal", "ten percent off"]);
+}
+
+const RECIPES: [&str; 9] = [
+    "Slow-roasted tomato sauce",
+    "Marinara in twenty minutes",
+    "Vodka sauce for a crowd",
+    "Puttanesca with capers and olives",
+    "Arrabbiata with dried chilies",
+    "Tomato butter sauce",
+    "Roasted cherry tomato pasta",
+    "Sunday gravy with meatballs",
+    "Raw tomato sauce for summer",
+];
+
+/// A recipe site's index as its cards lay it out: a heading and one sentence of intro, then a
+/// list of cards, each a link around the recipe's title and its rating count.
+fn listing_page() -> String {
+    let cards: String = RECIPES
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            format!(
+                "<li class=\"card-list__item\"><a class=\"card\" href=\"/recipes/{i}\">\
+                 <span class=\"card__title\">{name}</span>\
+                 <span class=\"card__meta\">{} ratings</span></a></li>",
+                12 + 7 * i
+            )
+        })
+        .collect();
+    framed(
+        "Tomato sauce recipes",
+        &format!(
+            "<h1>Tomato Sauce Recipes</h1><p>Our best sauces.</p>\
+             <ul class=\"card-list\">{cards}</ul>"
+        ),
+    )
+}
+
+#[test]
+fn a_listing_keeps_every_item_after_its_intro() {
+    let extraction = extract_at(
+        &listing_page(),
+        "https://recipes.example/tomato-sauce-recipes",
+    );
+    assert_contains_all(&extraction.text, &RECIPES);
+    assert_contains_none(&extraction.text, &["Journal", "ten percent off"]);
+}
+
+/// A news story followed by a list of related stories: the list is longer than no part of
+/// the story and holds links only.
+fn story_with_related_list() -> String {
+    let paragraphs: String = (1..=6)
+        .map(|n| {
+            format!(
+                "<p>Paragraph {n} of the story. The council met on Tuesday evening to vote on the \
+                 harbour plan, and the debate ran past midnight as residents queued to speak \
+                 about parking, the ferry timetable and the cost of dredging the channel.</p>"
+            )
+        })
+        .collect();
+    let related: String = (1..=10)
+        .map(|n| format!("<li class=\"related__item\"><a href=\"/news/{n}\">Related headline number {n} about the town</a></li>"))
+        .collect();
+    framed(
+        "Council approves harbour plan",
+        &format!(
+            "<article><h1>Council approves harbour plan</h1>{paragraphs}</article>\
+             <section class=\"more\"><h2>More from the town</h2><ul class=\"related\">{related}</ul></section>"
+        ),
+    )
+}
+
+#[test]
+fn an_article_keeps_its_story_and_not_its_related_list() {
+    let extraction = extract_at(
+        &story_with_related_list(),
+        "https://news.example/2026/11/council-approves-harbour-plan",
+    );
+    assert_eq!(extraction.page_type, PageType::Article);
+    assert_contains_all(
+        &extraction.text,
+        &["Paragraph 1 of the story", "Paragraph 6 of the story"],
+    );
+    assert_contains_none(&extraction.text, &["Related headline number"]);
+}
+
+const SERVICE_SECTIONS: [(&str, &str); 5] = [
+    (
+        "Roof repairs",
+        "Slipped tiles, leaking valleys and storm damage fixed within the week.",
+    ),
+    (
+        "Gutter cleaning",
+        "We clear, flush and check every gutter and downpipe, twice a year if you like.",
+    ),
+    (
+        "Chimney work",
+        "Repointing, flashing and cowls fitted by crews who work at height every day.",
+    ),
+    (
+        "Free surveys",
+        "A roofer visits, takes photographs and sends you a written quote in two days.",
+    ),
+    (
+        "Our guarantee",
+        "Every repair is covered for ten years, and the guarantee passes to a buyer.",
+    ),
+];
+
+/// A tradesman's landing page as a page builder lays it out: a hero with a paragraph, then one
+/// `section` per service, each a heading, one sentence and a button in a column beside a
+/// picture, none of them the page's one text.
+fn service_page() -> String {
+    let sections: String = SERVICE_SECTIONS
+        .iter()
+        .map(|(heading, text)| {
+            format!(
+                "<section class=\"blade\"><div class=\"container\"><div class=\"row\">\
+                 <div class=\"col-text\"><h2>{heading}</h2><p>{text}</p>\
+                 <a class=\"button\" href=\"/quote\">Get a quote</a></div>\
+                 <div class=\"col-media\"><img src=\"/img/{heading}.jpg\" alt=\"\"></div>\
+                 </div></div></section>"
+            )
+        })
+        .collect();
+    framed(
+        "Ridgeline Roofing",
+        &format!(
+            "<section class=\"hero\"><h1>Roofing you never think about again</h1>\
+             <p>Family roofers serving the valley since 1987, with over four thousand roofs \
+             repaired and replaced, every one of them still dry, and a crew on call through \
+             every storm season from October to March for emergency tarping and repairs.</p></section>\
+             {sections}"
+        ),
+    )
+}
+
+/// The blocks of `page` whose text holds one of `needles`: a choice the cascade could make.
+fn blocks_holding(page: &gleaner::extract::Page, needles: &[&str]) -> Vec<usize> {
+    page.stats
+        .blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, block)| needles.iter().any(|needle| block.text.contains(needle)))
+        .map(|(index, _)| index)
+        .collect()
+}
+
+#[test]
+fn a_service_page_where_one_section_was_chosen_keeps_every_section() {
+    let url = url::Url::parse("https://ridgeline.example/").ok();
+    let html = service_page();
+    let page = gleaner::extract::Page::parse(html.as_bytes(), None, url.as_ref(), None);
+    // Builders' sections differ in depth and markup, and the cascade often keeps one of them.
+    let (heading, text) = SERVICE_SECTIONS[2];
+    let chosen = blocks_holding(&page, &[heading, text]);
+    assert_eq!(chosen.len(), 2);
+    let widened = gleaner::extract::page_type::widen(&page, &chosen)
+        .unwrap_or_else(|| panic!("the sections were not read as the page's content"));
+    for (heading, text) in SERVICE_SECTIONS {
+        assert_contains_all(&widened.text, &[heading, text]);
+    }
+    assert_contains_none(&widened.text, &["Journal", "ten percent off"]);
+}
+
+#[test]
+fn a_story_that_was_chosen_is_not_widened_to_its_page() {
+    let url = url::Url::parse("https://news.example/2026/11/council-approves-harbour-plan").ok();
+    let html = story_with_related_list();
+    let page = gleaner::extract::Page::parse(html.as_bytes(), None, url.as_ref(), None);
+    let chosen = blocks_holding(&page, &["of the story"]);
+    assert_eq!(chosen.len(), 6);
+    assert!(gleaner::extract::page_type::widen(&page, &chosen).is_none());
+}
