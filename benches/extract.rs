@@ -167,14 +167,34 @@ fn escaped_text_page(unit: &str, bytes: usize) -> String {
     format!("<p>{}", unit.repeat(bytes / unit.len()))
 }
 
+/// Marks the case of [`escaped_attribute_page`].
+const ATTRIBUTE: &str = "attribute";
+
+/// A paragraph of a few words whose link's title is `bytes` of `&amp;`.
+fn escaped_attribute_page(bytes: usize) -> String {
+    format!(
+        "<p>A few words of a story, with <a href=\"/next\" title=\"{}\">a link</a> in them.</p>",
+        "&amp;".repeat(bytes / 5)
+    )
+}
+
 /// Extraction of a text of characters written as references, 64 KiB to 8 MiB: the time per
 /// byte must stay the same at every size (serialization linear in the text, not quadratic).
 fn escaped_text(c: &mut Criterion) {
     let mut group = c.benchmark_group("escaped-text");
     group.sample_size(10);
-    for (name, unit) in [("amp", "&"), ("deg", "&deg;"), ("nbsp", "\u{a0}")] {
+    for (name, unit) in [
+        ("amp", "&"),
+        ("deg", "&deg;"),
+        ("nbsp", "\u{a0}"),
+        ("attribute-amp", ATTRIBUTE),
+    ] {
         for kib in [64, 512, 2048, 8192] {
-            let page = escaped_text_page(unit, kib << 10);
+            let page = if unit == ATTRIBUTE {
+                escaped_attribute_page(kib << 10)
+            } else {
+                escaped_text_page(unit, kib << 10)
+            };
             let raw = page.as_bytes();
             group.throughput(Throughput::Bytes(raw.len() as u64));
             let id = BenchmarkId::new(name, format!("{kib}KiB"));

@@ -422,6 +422,9 @@ impl<'a> Walk<'a> {
         if self.drop_unread_attributes && self.dropped_open == 0 && self.open.len() < MAX_DEPTH {
             self.drop_unread_attributes(&tag);
         }
+        if self.split_text && self.dropped_open == 0 && self.open.len() < MAX_DEPTH {
+            self.drop_escape_heavy_attributes(&tag);
+        }
         if is_void(&tag.name) || (tag.self_closing && self.foreign > 0) {
             if self.dropped_open > 0 {
                 self.drop_text(tag.start, tag.stop);
@@ -597,14 +600,34 @@ impl<'a> Walk<'a> {
         self.at = bytes.len();
     }
 
-    /// Leaves out of a start tag its attributes that no reader looks at, reading the
-    /// attributes as the tokenizer does ("before attribute name" to "attribute value" states):
-    /// a name runs to whitespace, `/`, `>` or `=`; a value is quoted, or runs to whitespace or
-    /// `>`. What separates attributes stays, so the tag's other attributes read the same.
+    /// Leaves out of a start tag its attributes that no reader looks at.
     fn drop_unread_attributes(&mut self, tag: &Tag<'a>) {
         if !tag.unread_attribute {
             return;
         }
+        self.drop_attributes(tag, |name, _| is_unread_attribute(name));
+    }
+
+    /// Leaves out of a start tag every attribute whose value holds more than
+    /// [`SPLIT_TEXT_BYTES`] of the characters from which the serializer searches to the end of
+    /// the value (`&`, and the `0xC2` lead byte of `°`, `£`, no-break space, …): a value cannot
+    /// be split as text is, and no address, alternative text or title holds so many.
+    fn drop_escape_heavy_attributes(&mut self, tag: &Tag<'a>) {
+        let escape_heavy = |bytes: &[u8]| {
+            bytes.iter().filter(|&&b| b == b'&' || b == 0xC2).count() > SPLIT_TEXT_BYTES
+        };
+        if !escape_heavy(&self.text.as_bytes()[tag.start..tag.stop]) {
+            return;
+        }
+        self.drop_attributes(tag, |_, value| escape_heavy(value));
+    }
+
+    /// Leaves out of a start tag the attributes `drop` names (given the name and the raw
+    /// value), reading the attributes as the tokenizer does ("before attribute name" to
+    /// "attribute value" states): a name runs to whitespace, `/`, `>` or `=`; a value is
+    /// quoted, or runs to whitespace or `>`. What separates attributes stays, so the tag's
+    /// other attributes read the same.
+    fn drop_attributes(&mut self, tag: &Tag<'a>, drop: impl Fn(&[u8], &[u8]) -> bool) {
         let bytes = &self.text.as_bytes()[..tag.stop];
         let mut at = tag.start + 1 + tag.name.len();
         loop {
@@ -619,6 +642,7 @@ impl<'a> Walk<'a> {
             });
             let name_end = at;
             let equals = skip_while(bytes, at, is_tag_space);
+            let mut value_range = at..at;
             if bytes.get(equals) == Some(&b'=') {
                 let value = skip_while(bytes, equals + 1, is_tag_space);
                 at = match bytes.get(value) {
@@ -629,8 +653,9 @@ impl<'a> Walk<'a> {
                     },
                     _ => skip_while(bytes, value, |b| b != b'>' && !is_tag_space(b)),
                 };
+                value_range = value..at;
             }
-            if is_unread_attribute(&bytes[name_start..name_end]) {
+            if drop(&bytes[name_start..name_end], &bytes[value_range]) {
                 self.drop_text(name_start, at);
             }
         }

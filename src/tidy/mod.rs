@@ -1070,6 +1070,31 @@ mod tests {
     }
 
     #[test]
+    fn an_attribute_value_of_many_references_is_left_out_and_its_neighbours_kept() {
+        // 40,000 `&` in one title: the serializer searches to the end of the value from each.
+        let heavy = "&amp;".repeat(40_000);
+        let fragment = format!(
+            "<p><a href=\"https://news.example/a?x=1&amp;y=2\" title=\"{heavy}\">story</a> \
+             <img alt=\"Caf\u{e9} &amp; bar\" src=\"https://news.example/i.jpg\"></p>"
+        );
+        let sanitized = sanitize(&fragment);
+        assert!(
+            !sanitized.contains("title="),
+            "{}",
+            &sanitized[..200.min(sanitized.len())]
+        );
+        assert!(sanitized.contains("href=\"https://news.example/a?x=1&amp;y=2\""));
+        assert!(sanitized.contains("alt=\"Caf\u{e9} &amp; bar\""));
+        assert!(sanitized.contains(">story</a>"));
+        // A value with a few references, as every address with a query has, stays whole.
+        let light = format!(
+            "<a title=\"{}\">x</a>",
+            "&amp;".repeat(depth::SPLIT_TEXT_BYTES)
+        );
+        assert!(sanitize(&light).contains("title="));
+    }
+
+    #[test]
     fn a_page_with_escape_bytes_reaches_the_detector_whole() {
         // ISO-2022-JP text is ASCII between escapes; read in stretches it would vanish.
         let mut raw = b"<p>\x1b$B$3$s$K$A$O\x1b(B</p><p>".to_vec();
