@@ -134,9 +134,10 @@ pub fn extract_typed(page: &Page) -> Option<Extraction> {
 }
 
 /// The cascade's `chosen` blocks widened by the page's item group ([`items`]), when the page
-/// is an index of items: a shop's category page the detector named, or a page whose chosen
-/// text is mostly not sentences (names, prices, labels: under [`INDEX_SENTENCE_SHARE`] of it
-/// in blocks that read as sentences) and whose item group holds more text than the choice.
+/// is an index of items: a shop's category page the detector named, a collection or listing
+/// the feed's configuration names, or a page whose chosen text is mostly not sentences
+/// (names, prices, labels: under [`INDEX_SENTENCE_SHARE`] of it in blocks that read as
+/// sentences) and whose item group holds more text than the choice, or is a list's intro.
 /// A story is written in sentences, so an article keeps its own text and its related-story
 /// lists stay out (docs/algorithms.md#page-types, "Items").
 pub fn widen(page: &Page, chosen: &[usize]) -> Option<Extraction> {
@@ -144,25 +145,28 @@ pub fn widen(page: &Page, chosen: &[usize]) -> Option<Extraction> {
 }
 
 /// The cascade's `chosen` blocks widened to the page's stack of sections ([`sections`]), when
-/// the page is its sections: at least [`STACK_SECTIONS`] headed sections of prose rather than
+/// the page is configured as a service page and has a stack of prose, or when it is its
+/// sections: at least [`STACK_SECTIONS`] headed sections of prose rather than
 /// links (under [`STACK_LINK_SHARE`] link text), none holding [`STACK_LARGEST_SHARE`] of
 /// their text, of which the choice kept under [`STACK_CHOSEN_SHARE`]. An article is one
 /// section that holds most of the text, beside its related lists, which are links.
 fn widen_by_sections(page: &Page, chosen: &[usize]) -> Option<Extraction> {
     let blocks = &page.stats.blocks;
     let chosen_bytes: usize = chosen.iter().map(|&ix| blocks[ix].sl).sum();
-    if (chosen_bytes as f64) >= STACK_CHOSEN_SHARE * page.stats.sh as f64 {
+    // A service page by the user's word needs no evidence that the choice missed sections.
+    let named = page.page_type == PageType::Service;
+    if !named && (chosen_bytes as f64) >= STACK_CHOSEN_SHARE * page.stats.sh as f64 {
         // The choice holds too much of the page for any stack to hold three times as much.
         return None;
     }
     let stack = sections::find(page)?;
     let stack_bytes: usize = stack.blocks.iter().map(|&ix| blocks[ix].sl).sum();
     let stack_links: usize = stack.blocks.iter().map(|&ix| blocks[ix].sa).sum();
+    let prose_stack = (stack_links as f64) < STACK_LINK_SHARE * stack_bytes as f64;
     let is_stack = stack.headed >= STACK_SECTIONS
         && (stack.largest_bytes as f64) < STACK_LARGEST_SHARE * stack.headed_bytes as f64
-        && (stack_links as f64) < STACK_LINK_SHARE * stack_bytes as f64
         && (chosen_bytes as f64) < STACK_CHOSEN_SHARE * stack_bytes as f64;
-    if !is_stack {
+    if !(prose_stack && (is_stack || named)) {
         return None;
     }
     let mut widened = stack.blocks;
@@ -198,7 +202,8 @@ fn widen_by_items(page: &Page, chosen: &[usize]) -> Option<Extraction> {
     // An index's own text is names and prices; or a short intro above a list of links.
     let reads_as_labels = (sentence_bytes as f64) < INDEX_SENTENCE_SHARE * chosen_bytes as f64;
     let may_be_intro = INTRO_RATIO * chosen_bytes < page.stats.sh;
-    let named = page.page_type == PageType::Collection;
+    // A collection the detector or the user named, a listing the user named.
+    let named = matches!(page.page_type, PageType::Collection | PageType::Listing);
     if chosen_bytes == 0 && !named || !(reads_as_labels || may_be_intro || named) {
         // No item group can make this page an index: the group is not looked for.
         return None;
