@@ -514,7 +514,8 @@ fn convert_entry(
     let summary = entry
         .summary
         .as_ref()
-        .and_then(|text| html_of(&text.content, text.content_type.as_ref(), feed_type));
+        .and_then(|text| html_of(&text.content, text.content_type.as_ref(), feed_type))
+        .or_else(|| media_description(&entry));
     let content = entry.content.as_ref().and_then(|content| {
         html_of(
             content.body.as_deref()?,
@@ -532,6 +533,31 @@ fn convert_entry(
         content,
         enclosures,
     })
+}
+
+/// The longest description among the entry's media (Media RSS `media:description`, alone or
+/// in a `media:group`; iTunes `itunes:summary`), as HTML: a video's or an episode's text is
+/// often there and nowhere else (YouTube's Atom feeds, many podcasts). Plain text, as these
+/// tags usually hold whatever the feed's format, is escaped and its blank lines made
+/// paragraphs.
+fn media_description(entry: &feed_rs::model::Entry) -> Option<String> {
+    let text = entry
+        .media
+        .iter()
+        .filter_map(|media| media.description.as_ref())
+        .max_by_key(|text| text.content.trim().len())?;
+    let content = text.content.trim();
+    if content.is_empty() {
+        return None;
+    }
+    let media_type = text.content_type.as_ref().to_ascii_lowercase();
+    Some(
+        if media_type.starts_with("text/html") || media_type.contains("xhtml") {
+            content.to_string()
+        } else {
+            text_as_html(content)
+        },
+    )
 }
 
 /// A summary's or content's text as HTML: HTML and XHTML as given; plain text escaped, its
@@ -857,6 +883,59 @@ mod tests {
         for (raw, expected) in cases {
             assert_eq!(normalize_url(&url(raw)).as_str(), expected, "{raw}");
         }
+    }
+
+    const VIDEO_DESCRIPTION: &str = "Twelve minutes on truing a wheel at home.\n\nWe start \
+        with the spoke wrench & the stand, then work round the rim.";
+
+    #[test]
+    fn a_video_entry_s_media_description_is_its_summary() {
+        let feed = format!(
+            "<?xml version=\"1.0\"?><feed xmlns=\"http://www.w3.org/2005/Atom\" \
+             xmlns:yt=\"http://www.youtube.com/xml/schemas/2015\" \
+             xmlns:media=\"http://search.yahoo.com/mrss/\"><title>Wheel Shop</title>\
+             <entry><id>yt:video:abc123</id><yt:videoId>abc123</yt:videoId>\
+             <title>Truing a wheel</title>\
+             <link rel=\"alternate\" href=\"https://video.example/watch?v=abc123\"/>\
+             <published>2026-11-01T10:00:00+00:00</published>\
+             <media:group><media:title>Truing a wheel</media:title>\
+             <media:content url=\"https://video.example/v/abc123\" \
+             type=\"application/x-shockwave-flash\" width=\"640\" height=\"390\"/>\
+             <media:thumbnail url=\"https://img.example/abc123.jpg\" width=\"480\" height=\"360\"/>\
+             <media:description>{}</media:description></media:group></entry></feed>",
+            VIDEO_DESCRIPTION.replace('&', "&amp;")
+        );
+        let parsed = parse_feed(feed.as_bytes(), None, &url("https://video.example/feed"))
+            .unwrap_or_else(|err| panic!("{err}"));
+        let summary = parsed.entries[0].summary.as_deref().unwrap_or_default();
+        assert!(
+            summary.contains("<p>Twelve minutes on truing a wheel at home.</p>"),
+            "{summary}"
+        );
+        assert!(
+            summary.contains("the spoke wrench &amp; the stand"),
+            "{summary}"
+        );
+    }
+
+    #[test]
+    fn an_episode_s_itunes_summary_is_its_summary_when_it_has_no_description() {
+        let feed = "<?xml version=\"1.0\"?><rss version=\"2.0\" \
+             xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel>\
+             <title>Shop Talk</title><link>https://pod.example/</link><item>\
+             <title>Episode 12: wheels</title><link>https://pod.example/12</link>\
+             <guid>pod-12</guid><itunes:duration>00:42:10</itunes:duration>\
+             <itunes:summary>Show notes: spokes, rims and the tension meter.</itunes:summary>\
+             <enclosure url=\"https://pod.example/12.mp3\" type=\"audio/mpeg\" length=\"1234\"/>\
+             </item></channel></rss>";
+        let parsed = parse_feed(feed.as_bytes(), None, &url("https://pod.example/feed"))
+            .unwrap_or_else(|err| panic!("{err}"));
+        let entry = &parsed.entries[0];
+        assert_eq!(
+            entry.summary.as_deref(),
+            Some("Show notes: spokes, rims and the tension meter.")
+        );
+        assert_eq!(entry.enclosures.len(), 1);
     }
 
     #[test]
