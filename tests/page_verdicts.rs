@@ -18,6 +18,7 @@ on_both_databases!(
     a_page_never_had_is_stored_from_the_feeds_text_once_given_up,
     a_bot_challenge_is_retried_and_its_feed_text_stored_as_blocked,
     a_teaser_is_marked_and_gives_way_to_a_longer_feed_text,
+    a_video_entry_whose_watch_page_needs_javascript_is_stored_from_its_media_description,
 );
 
 /// Verdicts that are not an article: what a failure's kind or a feed-stored article's verdict
@@ -482,5 +483,43 @@ async fn a_teaser_is_marked_and_gives_way_to_a_longer_feed_text(db: TestDb) -> a
         .context("stored")?;
     assert_ne!(bare.extractor, "feed");
     assert_eq!(bare.verdict, "teaser");
+    Ok(())
+}
+
+/// A video feed in YouTube's form: each entry's text is only in its `media:group`'s
+/// `media:description` (204 words), and its watch page needs JavaScript.
+async fn a_video_entry_whose_watch_page_needs_javascript_is_stored_from_its_media_description(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    farm.html("/watch/v1", APP_SHELL);
+    let words: String = (0..204).map(|w| format!("videoword{w} ")).collect();
+    let feed = format!(
+        "<?xml version=\"1.0\"?><feed xmlns=\"http://www.w3.org/2005/Atom\" \
+         xmlns:yt=\"http://www.youtube.com/xml/schemas/2015\" \
+         xmlns:media=\"http://search.yahoo.com/mrss/\"><title>A channel</title>\
+         <entry><id>yt:video:v1</id><yt:videoId>v1</yt:videoId><title>Truing a wheel</title>\
+         <link rel=\"alternate\" href=\"{url}\"/><published>2026-11-01T10:00:00+00:00</published>\
+         <media:group><media:title>Truing a wheel</media:title>\
+         <media:content url=\"{url}/embed\" type=\"application/x-shockwave-flash\"/>\
+         <media:thumbnail url=\"{url}/thumb.jpg\" width=\"480\" height=\"360\"/>\
+         <media:description>{text}</media:description></media:group></entry></feed>",
+        url = farm.url("/watch/v1"),
+        text = words.trim_end(),
+    );
+    farm.route("/rss.xml", farm::ok("application/atom+xml", feed.into()));
+    let ctx = daemon::prepare(config(&db, &farm).parse()?).await?;
+    poll(&ctx).await?;
+    let video = article_at(&db.store, &farm, "/watch/v1")
+        .await?
+        .context("stored from the entry's media description")?;
+    assert_eq!(video.extractor.as_str(), "feed");
+    assert!(
+        video.text.contains("videoword0 videoword1"),
+        "{}",
+        video.text
+    );
+    assert!(video.text.contains("videoword203"), "{}", video.text);
+    assert!(failures_of(&db.store, &farm, "/watch/v1").await?.is_empty());
     Ok(())
 }
