@@ -26,7 +26,9 @@ use crate::filter::Filters;
 use crate::schedule::CronSchedule;
 
 mod feed;
-pub use feed::{BasicAuth, FeedRequest, FiltersConfig, Secret, check_feed_name, is_bidi_control};
+pub use feed::{
+    BasicAuth, ContentSource, FeedRequest, FiltersConfig, Secret, check_feed_name, is_bidi_control,
+};
 mod sites;
 mod webhooks;
 pub use sites::{SitePageType, SiteRulesConfig};
@@ -326,6 +328,9 @@ pub struct FeedConfig {
     /// `trusted = true`: the feed's articles represent their near-duplicate clusters, and
     /// its fields are the article's own wherever it lists one.
     pub trusted: bool,
+    /// `content`: where the feed's articles come from (the page, the entry's own text, or
+    /// either by the rule of `auto`).
+    pub content: ContentSource,
 }
 
 impl FeedConfig {
@@ -342,6 +347,7 @@ impl FeedConfig {
             request: FeedRequest::default(),
             filters: Filters::default(),
             trusted: false,
+            content: ContentSource::Auto,
         }
     }
 }
@@ -533,6 +539,7 @@ fn validate_feeds(
             request: controls.request,
             filters: controls.filters,
             trusted: controls.trusted,
+            content: controls.content,
         });
     }
     Ok((feeds, names))

@@ -19,6 +19,8 @@ on_both_databases!(
     a_bot_challenge_is_retried_and_its_feed_text_stored_as_blocked,
     a_teaser_is_marked_and_gives_way_to_a_longer_feed_text,
     a_video_entry_whose_watch_page_needs_javascript_is_stored_from_its_media_description,
+    a_feed_whose_content_is_the_feed_stores_short_posts_without_reading_their_pages,
+    a_feed_whose_content_is_the_page_never_stores_the_entry_text_in_its_place,
 );
 
 /// Verdicts that are not an article: what a failure's kind or a feed-stored article's verdict
@@ -521,5 +523,68 @@ async fn a_video_entry_whose_watch_page_needs_javascript_is_stored_from_its_medi
     );
     assert!(video.text.contains("videoword203"), "{}", video.text);
     assert!(failures_of(&db.store, &farm, "/watch/v1").await?.is_empty());
+    Ok(())
+}
+
+async fn a_feed_whose_content_is_the_feed_stores_short_posts_without_reading_their_pages(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    farm.html("/post/1", APP_SHELL);
+    let entries = [Entry {
+        path: "/post/1",
+        content: Some("<p>Twelve words are a whole post on a site of short posts.</p>".into()),
+    }];
+    farm.route(
+        "/rss.xml",
+        farm::ok("application/rss+xml", rss(&farm, &entries).into()),
+    );
+    let ctx = daemon::prepare(config(&db, &farm).feed_set("content", "feed").parse()?).await?;
+    poll(&ctx).await?;
+    let post = article_at(&db.store, &farm, "/post/1")
+        .await?
+        .context("stored from the entry")?;
+    assert_eq!(
+        (post.extractor.as_str(), post.verdict.as_str()),
+        ("feed", "article")
+    );
+    assert!(
+        post.text.contains("a whole post on a site of short posts"),
+        "{}",
+        post.text
+    );
+    assert_eq!(farm.hits("/post/1"), 0, "the page is never read");
+    Ok(())
+}
+
+async fn a_feed_whose_content_is_the_page_never_stores_the_entry_text_in_its_place(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    farm.html("/a/shell", APP_SHELL);
+    farm.route("/img/shell.png", farm::ok("image/png", farm::png()));
+    let entries = [Entry {
+        path: "/a/shell",
+        content: Some(full_text("shell", 200)),
+    }];
+    farm.route(
+        "/rss.xml",
+        farm::ok("application/rss+xml", rss(&farm, &entries).into()),
+    );
+    let ctx = daemon::prepare(config(&db, &farm).feed_set("content", "page").parse()?).await?;
+    for _ in 0..4 {
+        poll(&ctx).await?;
+    }
+    assert!(article_at(&db.store, &farm, "/a/shell").await?.is_none());
+    let kinds: Vec<String> = failures_of(&db.store, &farm, "/a/shell")
+        .await?
+        .into_iter()
+        .map(|failure| failure.kind)
+        .collect();
+    assert!(
+        kinds.iter().any(|kind| kind == "needs_javascript"),
+        "{kinds:?}"
+    );
+    assert!(kinds.iter().any(|kind| kind == "given_up"), "{kinds:?}");
     Ok(())
 }

@@ -133,6 +133,46 @@ pub struct FiltersConfig {
     pub filters: Filters,
 }
 
+/// Where a feed's articles come from (`content` on a `[[feeds]]` entry).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ContentSource {
+    /// The page, or the entry's own text where the page is no article (or cannot be had) and
+    /// the entry has enough words of its own: what suits most feeds.
+    #[default]
+    Auto,
+    /// The entry's own text, at any length; the pages are never downloaded (a feed that
+    /// carries each article whole, or short posts).
+    Feed,
+    /// The page only; the entry's text is never stored in its place.
+    Page,
+}
+
+impl ContentSource {
+    /// The configured name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContentSource::Auto => "auto",
+            ContentSource::Feed => "feed",
+            ContentSource::Page => "page",
+        }
+    }
+}
+
+impl std::str::FromStr for ContentSource {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<ContentSource, String> {
+        match text.trim() {
+            "auto" => Ok(ContentSource::Auto),
+            "feed" => Ok(ContentSource::Feed),
+            "page" => Ok(ContentSource::Page),
+            other => Err(format!(
+                "unknown content source {other:?} (expected one of: auto, feed, page)"
+            )),
+        }
+    }
+}
+
 /// The controls of one `[[feeds]]` entry, validated.
 pub(super) struct FeedControls {
     pub(super) enabled: bool,
@@ -142,6 +182,7 @@ pub(super) struct FeedControls {
     pub(super) request: FeedRequest,
     pub(super) filters: Filters,
     pub(super) trusted: bool,
+    pub(super) content: ContentSource,
 }
 
 /// `[filters]` as written.
@@ -182,6 +223,7 @@ pub(super) struct RawFeed {
     pub(super) images: Option<bool>,
     pub(super) enabled: Option<bool>,
     pub(super) trusted: Option<bool>,
+    pub(super) content: Option<Spanned<String>>,
     pub(super) keep: Option<Vec<Spanned<String>>>,
     pub(super) block: Option<Vec<Spanned<String>>>,
 }
@@ -221,6 +263,13 @@ impl RawFeed {
             None => None,
         };
         let page_type = page_type(self.page_type.as_ref(), &key("page_type"), &at)?;
+        let content = match &self.content {
+            Some(text) => text
+                .get_ref()
+                .parse::<ContentSource>()
+                .map_err(|e| at(text.span(), format!("{}: {e}", key("content"))))?,
+            None => ContentSource::Auto,
+        };
         let filters = Filters {
             keep: match &self.keep {
                 Some(list) => rules(list, &key("keep"), &at)?,
@@ -240,6 +289,7 @@ impl RawFeed {
             request,
             filters,
             trusted: self.trusted.unwrap_or(false),
+            content,
         })
     }
 

@@ -6,8 +6,8 @@ use chrono::{DateTime, Utc};
 
 use super::context::{Context, FeedSettings};
 use super::failure::{StepFailure, record};
-use super::page::{PageOutcome, download_and_store, store_instead_of_page};
-use crate::config::EntriesConfig;
+use super::page::{PageOutcome, download_and_store, store_feed_entry, store_instead_of_page};
+use crate::config::{ContentSource, EntriesConfig};
 use crate::extract::Verdict as PageVerdict;
 use crate::filter::{Blocked, Candidate, Decision};
 use crate::metrics;
@@ -54,6 +54,10 @@ pub(super) async fn process_entry(
         .await
     {
         Ok(Some(id)) => return list_known(ctx, entry, id).await,
+        // `content = "feed"`: the entry's own text is the article, and the page is not read.
+        Ok(None) if settings.config.content == ContentSource::Feed => {
+            store_feed_entry(ctx, settings, entry).await
+        }
         Ok(None) => download_and_store(ctx, settings, entry).await,
         Err(error) => Err(StepFailure::database(error)),
     };
@@ -76,7 +80,8 @@ async fn entry_failed(
     tracing::warn!(url = %entry.url, stage = failure.stage.as_str(), kind = %failure.kind, error = %failure.message, "article failed");
     record(ctx, Some(entry.feed_id), Some(&entry.url), &failure).await;
     let mut attempt = after_failure(&ctx.config.entries, entry, &failure, now());
-    if attempt.state == EntryState::GivenUp {
+    // `content = "page"`: the entry's text never stands in for the page.
+    if attempt.state == EntryState::GivenUp && settings.config.content != ContentSource::Page {
         let verdict = failure.verdict.unwrap_or(PageVerdict::Blocked);
         match store_instead_of_page(ctx, settings, entry, verdict).await {
             Some(Ok(page)) => return page_outcome(ctx, entry, page).await,

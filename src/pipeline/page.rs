@@ -29,6 +29,7 @@ use super::extraction::{
 };
 use super::failure::{StepFailure, record};
 use super::feed_text::{self, FeedText, Source};
+use crate::config::ContentSource;
 use crate::extract::Verdict as PageVerdict;
 use crate::extract::metadata::PageMetadata;
 use crate::extract::template::{self, Applied, PageObservation, SiteTemplate};
@@ -106,9 +107,10 @@ pub(super) async fn download_and_store(
         None => None,
     };
     let page_type = settings.page_type_for(ctx, &page.final_url);
+    let page_only = settings.config.content == ContentSource::Page;
     let (extracted, raw_page, page) = extract_off_runtime(
         ctx,
-        (settings.algorithm, page_type),
+        (settings.algorithm, page_type, page_only),
         entry,
         page,
         model,
@@ -157,6 +159,29 @@ pub(super) async fn download_and_store(
     Ok(PageOutcome::Stored(outcome, failed_images))
 }
 
+/// Stores the entry's own text as its article without reading its page (`content = "feed"`),
+/// at any length; an entry with no text of its own fails as `no_content`.
+pub(super) async fn store_feed_entry(
+    ctx: &Context,
+    settings: &FeedSettings<'_>,
+    entry: &PendingEntry,
+) -> Result<PageOutcome, StepFailure> {
+    let has_words = |feed: &FeedText| feed.words > 0;
+    store_entry_text(ctx, settings, entry, PageVerdict::Article, has_words)
+        .await
+        .unwrap_or_else(|| {
+            Err(StepFailure::own(
+                Stage::Extract,
+                OwnKind::NoContent,
+                format!(
+                    "{}: the feed entry carries no text of its own, and the feed's content \
+                     is \"feed\" (its pages are not read)",
+                    entry.url
+                ),
+            ))
+        })
+}
+
 /// Stores the entry's own text in place of a page that could not be had at all (given up
 /// after its retries), when it has [`feed_text::MIN_FEED_WORDS`]; `verdict` says what the
 /// failures told of the page. `None` when the entry has no such text.
@@ -166,6 +191,18 @@ pub(super) async fn store_instead_of_page(
     entry: &PendingEntry,
     verdict: PageVerdict,
 ) -> Option<Result<PageOutcome, StepFailure>> {
+    store_entry_text(ctx, settings, entry, verdict, FeedText::is_enough).await
+}
+
+/// Stores the entry's own text as its article with `verdict`, when `enough` takes it; `None`
+/// when the entry has no text or not enough.
+async fn store_entry_text(
+    ctx: &Context,
+    settings: &FeedSettings<'_>,
+    entry: &PendingEntry,
+    verdict: PageVerdict,
+    enough: fn(&FeedText) -> bool,
+) -> Option<Result<PageOutcome, StepFailure>> {
     if entry.content.is_none() && entry.summary.is_none() {
         return None;
     }
@@ -173,7 +210,7 @@ pub(super) async fn store_instead_of_page(
     let base = Url::parse(&entry.url).ok();
     let job = move || {
         let feed = FeedText::of_entry(content.as_deref(), summary.as_deref(), base.as_ref());
-        let feed = feed.filter(FeedText::is_enough)?;
+        let feed = feed.filter(enough)?;
         Some((feed, feed_text::stored_summary(summary.as_deref())))
     };
     let (feed, summary) = match off_runtime(&ctx.in_flight, ctx.config.extract.timeout, job).await {
@@ -468,7 +505,7 @@ fn looks_like_text(bytes: &[u8], charset: Option<&str>) -> bool {
 /// ([`feed_text::choose`]).
 async fn extract_off_runtime(
     ctx: &Context,
-    (algorithm, page_type): (Algorithm, Option<PageType>),
+    (algorithm, page_type, page_only): (Algorithm, Option<PageType>, bool),
     entry: &PendingEntry,
     page: Fetched,
     model: Option<std::sync::Arc<SiteTemplate>>,
@@ -510,6 +547,8 @@ async fn extract_off_runtime(
                 };
                 StepFailure::own(Stage::Extract, kind, format!("{}: {error}", entry.url))
             })?;
+    // `content = "page"`: the entry's text is the extraction's hint, never the article.
+    let feed = feed.filter(|_| !page_only);
     let source = feed_text::choose(site_page.extraction, feed, &entry.url)?;
     let compressed =
         compressed.map_err(|e| StepFailure::own(Stage::Store, OwnKind::Compress, e))?;
