@@ -21,6 +21,7 @@ on_both_databases!(
     a_video_entry_whose_watch_page_needs_javascript_is_stored_from_its_media_description,
     a_feed_whose_content_is_the_feed_stores_short_posts_without_reading_their_pages,
     a_feed_whose_content_is_the_page_never_stores_the_entry_text_in_its_place,
+    a_titleless_post_whose_page_needs_javascript_is_stored_from_its_text,
 );
 
 /// Verdicts that are not an article: what a failure's kind or a feed-stored article's verdict
@@ -586,5 +587,37 @@ async fn a_feed_whose_content_is_the_page_never_stores_the_entry_text_in_its_pla
         "{kinds:?}"
     );
     assert!(kinds.iter().any(|kind| kind == "given_up"), "{kinds:?}");
+    Ok(())
+}
+
+/// A microblog's feed, as Mastodon writes it: items without a title, each description the
+/// whole post, each link a page that needs JavaScript.
+async fn a_titleless_post_whose_page_needs_javascript_is_stored_from_its_text(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    farm.html("/@ann/1", APP_SHELL);
+    let feed = format!(
+        "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>ann</title>\
+         <link>{home}</link><item><guid>{url}</guid><link>{url}</link>\
+         <pubDate>Sun, 01 Nov 2026 10:00:00 +0000</pubDate>\
+         <description>&lt;p&gt;Trued the rear wheel tonight: three spokes were loose by a \
+         half turn.&lt;/p&gt;</description></item></channel></rss>",
+        home = farm.url("/@ann"),
+        url = farm.url("/@ann/1"),
+    );
+    farm.route("/rss.xml", farm::ok("application/rss+xml", feed.into()));
+    let ctx = daemon::prepare(config(&db, &farm).parse()?).await?;
+    poll(&ctx).await?;
+    let post = article_at(&db.store, &farm, "/@ann/1")
+        .await?
+        .context("the post is stored from its own text")?;
+    assert_eq!(post.extractor.as_str(), "feed");
+    assert!(
+        post.text.contains("three spokes were loose"),
+        "{}",
+        post.text
+    );
+    assert!(failures_of(&db.store, &farm, "/@ann/1").await?.is_empty());
     Ok(())
 }

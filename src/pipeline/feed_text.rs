@@ -50,6 +50,8 @@ pub(super) struct FeedText {
     pub(super) images: Vec<Image>,
     pub(super) language: Option<String>,
     pub(super) words: i64,
+    /// The entry has no title: its text is a whole post (a microblog's), whatever its length.
+    pub(super) whole_post: bool,
 }
 
 impl FeedText {
@@ -91,12 +93,22 @@ impl FeedText {
             text: rendered.text,
             html: rendered.html,
             images: rendered.images,
+            whole_post: false,
         }
     }
 
-    /// Long enough to be stored instead of the page.
+    /// The text of an entry without a title: a post, told whole ([`FeedText::whole_post`]).
+    pub(super) fn of_titleless_entry(self, title: &str) -> FeedText {
+        FeedText {
+            whole_post: title.trim().is_empty(),
+            ..self
+        }
+    }
+
+    /// Long enough to be stored instead of the page: [`MIN_FEED_WORDS`], or any words of a
+    /// whole post (a titleless entry's text is the post, not an excerpt of a page).
     pub(super) fn is_enough(&self) -> bool {
-        self.words >= MIN_FEED_WORDS
+        self.words >= MIN_FEED_WORDS || (self.whole_post && self.words > 0)
     }
 }
 
