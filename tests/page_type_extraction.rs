@@ -389,6 +389,8 @@ fn a_category_page_keeps_every_card_name_and_price() {
         &collection_page(),
         "https://hearth.example/collections/cast-iron",
     );
+    // No shop platform's marks: its priced cards make it a collection.
+    assert_eq!(extraction.page_type, PageType::Collection);
     assert_contains_all(&extraction.text, &["Cast Iron"]);
     assert_contains_all(&extraction.text, &PANS);
     assert_contains_all(&extraction.text, &["$30.00", "$65.00"]);
@@ -437,6 +439,7 @@ fn a_listing_keeps_every_item_after_its_intro() {
         &listing_page(),
         "https://recipes.example/tomato-sauce-recipes",
     );
+    assert_eq!(extraction.page_type, PageType::Listing);
     assert_contains_all(&extraction.text, &RECIPES);
     assert_contains_none(&extraction.text, &["Journal", "ten percent off"]);
 }

@@ -514,7 +514,11 @@ fn judged_with(
 ) -> Result<Extraction, ExtractError> {
     match extraction {
         Ok(mut extraction) if !extraction.text.trim().is_empty() => {
-            extraction.page_type = page.page_type;
+            // A type the extraction found by structure (an index's items, a stack of
+            // sections) stands where the detector saw no mark.
+            if extraction.page_type == page_type::PageType::Article {
+                extraction.page_type = page.page_type;
+            }
             extraction.verdict = verdict::judge(page, Some(&extraction));
             extraction.quality = estimate(page, &extraction);
             Ok(extraction)

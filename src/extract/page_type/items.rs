@@ -46,6 +46,15 @@ pub struct ItemGroup {
     pub text_bytes: usize,
     /// Bytes of link text inside the items.
     pub link_bytes: usize,
+    /// How many items show a price: a shop's cards do, a listing's teasers do not.
+    pub priced_items: usize,
+}
+
+impl ItemGroup {
+    /// Whether the items are a shop's products: at least half of them show a price.
+    pub fn is_for_sale(&self) -> bool {
+        self.priced_items * 2 >= self.items.len()
+    }
 }
 
 #[derive(Default)]
@@ -55,6 +64,8 @@ struct Tally {
     spans: Vec<(usize, usize)>,
     linked_items: usize,
     item_has_link: bool,
+    priced_items: usize,
+    item_has_price: bool,
     text_bytes: usize,
     link_bytes: usize,
 }
@@ -106,14 +117,19 @@ pub fn candidates(page: &Page) -> Vec<ItemGroup> {
                 if tally.item_has_link {
                     tally.linked_items += 1;
                 }
+                if tally.item_has_price {
+                    tally.priced_items += 1;
+                }
                 tally.items.push(current.id());
                 tally.spans.push((index, index));
                 tally.item_has_link = false;
+                tally.item_has_price = false;
             }
             if let Some(span) = tally.spans.last_mut() {
                 span.1 = index;
             }
             tally.item_has_link |= block.sa > 0;
+            tally.item_has_price |= shows_price(&block.text);
             tally.text_bytes += block.sl;
             tally.link_bytes += block.sa;
             current = parent;
@@ -124,6 +140,9 @@ pub fn candidates(page: &Page) -> Vec<ItemGroup> {
         .filter_map(|((parent, _), mut tally)| {
             if tally.item_has_link {
                 tally.linked_items += 1;
+            }
+            if tally.item_has_price {
+                tally.priced_items += 1;
             }
             let count = tally.items.len();
             if count < MIN_ITEMS {
@@ -140,6 +159,7 @@ pub fn candidates(page: &Page) -> Vec<ItemGroup> {
                 blocks: spanned_blocks(page, &tally.spans),
                 text_bytes: tally.text_bytes,
                 link_bytes: tally.link_bytes,
+                priced_items: tally.priced_items,
             })
         })
         .collect()
@@ -186,4 +206,23 @@ pub(crate) fn in_chrome(page: &Page, node: NodeId) -> bool {
         current = element.parent();
     }
     false
+}
+
+/// Whether a short text shows a price: a currency sign or code beside a number
+/// (`$30.00`, `49,95 €`, `CHF 120`). Long texts are prose that may mention money.
+fn shows_price(text: &str) -> bool {
+    const SIGNS: &[char] = &[
+        '$', '\u{20ac}', '\u{a3}', '\u{a5}', '\u{20b9}', '\u{20a9}', '\u{20bd}',
+    ];
+    const CODES: &[&str] = &[
+        "USD", "EUR", "GBP", "CHF", "JPY", "CAD", "AUD", "SEK", "NOK", "DKK", "PLN", "CZK", "kr",
+        "z\u{142}",
+    ];
+    if text.len() > 80 || !text.bytes().any(|b| b.is_ascii_digit()) {
+        return false;
+    }
+    text.contains(SIGNS)
+        || text
+            .split(|c: char| c.is_whitespace() || c.is_ascii_digit() || c == '.' || c == ',')
+            .any(|word| CODES.contains(&word))
 }

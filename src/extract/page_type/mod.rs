@@ -174,6 +174,8 @@ fn widen_by_sections(page: &Page, chosen: &[usize]) -> Option<Extraction> {
     widened.sort_unstable();
     widened.dedup();
     let mut extraction = typed_extraction(page, &widened);
+    // Not named a service page: long articles are stacks of headed sections too (on wcxb,
+    // naming them so called 5 articles service pages for 6 service pages found).
     extraction.page_type = page.page_type;
     Some(extraction)
 }
@@ -224,7 +226,12 @@ fn widen_by_items(page: &Page, chosen: &[usize]) -> Option<Extraction> {
     widened.sort_unstable();
     widened.dedup();
     let mut extraction = typed_extraction(page, &widened);
-    extraction.page_type = page.page_type;
+    // An index the detector had no mark for is a shop's collection or a listing by its items.
+    extraction.page_type = match page.page_type {
+        PageType::Article if group.is_for_sale() => PageType::Collection,
+        PageType::Article => PageType::Listing,
+        named => named,
+    };
     Some(extraction)
 }
 
