@@ -146,10 +146,11 @@ pub fn widen(page: &Page, chosen: &[usize]) -> Option<Extraction> {
 
 /// The cascade's `chosen` blocks widened to the page's stack of sections ([`sections`]), when
 /// the page is configured as a service page and has a stack of prose, or when it is its
-/// sections: at least [`STACK_SECTIONS`] headed sections of prose rather than
-/// links (under [`STACK_LINK_SHARE`] link text), none holding [`STACK_LARGEST_SHARE`] of
-/// their text, of which the choice kept under [`STACK_CHOSEN_SHARE`]. An article is one
-/// section that holds most of the text, beside its related lists, which are links.
+/// sections: at least [`STACK_SECTIONS`] headed sections of prose rather than links (under
+/// [`STACK_LINK_SHARE`] link text), none holding [`STACK_LARGEST_SHARE`] of their text, among
+/// which the choice lies and of which it kept under [`STACK_CHOSEN_SHARE`]. An article is one
+/// section that holds most of the text, beside its related lists (links) and its sidebar's
+/// widgets (a stack beside the choice, not around it).
 fn widen_by_sections(page: &Page, chosen: &[usize]) -> Option<Extraction> {
     let blocks = &page.stats.blocks;
     let chosen_bytes: usize = chosen.iter().map(|&ix| blocks[ix].sl).sum();
@@ -163,7 +164,13 @@ fn widen_by_sections(page: &Page, chosen: &[usize]) -> Option<Extraction> {
     let stack_bytes: usize = stack.blocks.iter().map(|&ix| blocks[ix].sl).sum();
     let stack_links: usize = stack.blocks.iter().map(|&ix| blocks[ix].sa).sum();
     let prose_stack = (stack_links as f64) < STACK_LINK_SHARE * stack_bytes as f64;
+    // The choice is one of the sections: a stack beside it (a sidebar's widgets) is not the
+    // page's content.
+    let holds_choice = chosen
+        .iter()
+        .any(|ix| stack.blocks.binary_search(ix).is_ok());
     let is_stack = stack.headed >= STACK_SECTIONS
+        && holds_choice
         && (stack.largest_bytes as f64) < STACK_LARGEST_SHARE * stack.headed_bytes as f64
         && (chosen_bytes as f64) < STACK_CHOSEN_SHARE * stack_bytes as f64;
     if !(prose_stack && (is_stack || named)) {
