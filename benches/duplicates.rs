@@ -674,6 +674,8 @@ fn new_article(feed_id: i64, url: String, text: String) -> NewArticle {
         metadata: ArticleMetadata::default(),
         page_type: Default::default(),
         posts: Vec::new(),
+        enclosures: Vec::new(),
+        kind: gleaner::store::EntryKind::Article,
     }
 }
 

@@ -330,6 +330,17 @@ fn new_entry(entry: FeedEntry) -> NewEntry {
         summary: entry.summary.as_deref().map(strip_controls),
         content: entry.content.as_deref().map(strip_controls),
         published_at: entry.published,
+        enclosures: entry
+            .enclosures
+            .into_iter()
+            .map(|enclosure| crate::store::Enclosure {
+                url: enclosure.url.to_string(),
+                media_type: enclosure.media_type,
+                length: enclosure.length,
+                duration_seconds: enclosure.duration_seconds,
+                thumbnail_url: enclosure.thumbnail.map(|url| url.to_string()),
+            })
+            .collect(),
     }
 }
 

@@ -124,6 +124,8 @@ async fn seed(db: &TestDb) -> anyhow::Result<(tempfile::TempDir, Vec<i64>)> {
             metadata: Default::default(),
             page_type: Default::default(),
             posts: Vec::new(),
+            enclosures: Vec::new(),
+            kind: gleaner::store::EntryKind::Article,
         };
         ids.push(db.store.insert_article(&article).await?.id());
     }
@@ -717,6 +719,8 @@ async fn stored_text_prints_inert_and_a_closed_pipe_ends_quietly(db: TestDb) -> 
         metadata: Default::default(),
         page_type: Default::default(),
         posts: Vec::new(),
+        enclosures: Vec::new(),
+        kind: gleaner::store::EntryKind::Article,
     };
     let id = db.store.insert_article(&article).await?.id().to_string();
     for args in [

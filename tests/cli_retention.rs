@@ -100,6 +100,8 @@ async fn seed(store: &Store) -> anyhow::Result<(tempfile::TempDir, Vec<i64>)> {
             metadata: Default::default(),
             page_type: Default::default(),
             posts: Vec::new(),
+            enclosures: Vec::new(),
+            kind: gleaner::store::EntryKind::Article,
         };
         ids.push(store.insert_article(&article).await?.id());
     }
@@ -218,6 +220,8 @@ async fn feeds_remove_purge_keeps_an_article_another_feed_lists(db: TestDb) -> a
         metadata: Default::default(),
         page_type: Default::default(),
         posts: Vec::new(),
+        enclosures: Vec::new(),
+        kind: gleaner::store::EntryKind::Article,
     };
     let shared = db
         .store

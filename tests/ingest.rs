@@ -923,6 +923,7 @@ async fn entries_an_older_version_folded_into_one_guid_are_stored_after_the_upgr
             summary: None,
             content: None,
             published_at: None,
+            enclosures: Vec::new(),
         })
         .collect();
     db.store

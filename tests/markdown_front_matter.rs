@@ -120,6 +120,8 @@ async fn every_output_path_opens_with_front_matter_a_yaml_parser_reads(
         metadata: Default::default(),
         page_type: Default::default(),
         posts: Vec::new(),
+        enclosures: Vec::new(),
+        kind: gleaner::store::EntryKind::Article,
     };
     let id = db.store.insert_article(&article).await?.id();
     let check = |markdown: &str, path: &str| -> anyhow::Result<()> {

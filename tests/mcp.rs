@@ -57,6 +57,8 @@ async fn fill(db: &TestDb, config: &common::TestConfig) -> anyhow::Result<i64> {
             metadata: Default::default(),
             page_type: Default::default(),
             posts: Vec::new(),
+            enclosures: Vec::new(),
+            kind: gleaner::store::EntryKind::Article,
         })
         .await?
         .id();

@@ -106,6 +106,8 @@ fn article(feed_id: i64, slug: &str, text: &str, fetched_at: DateTime<Utc>) -> N
         metadata: ArticleMetadata::default(),
         page_type: Default::default(),
         posts: Vec::new(),
+        enclosures: Vec::new(),
+        kind: gleaner::store::EntryKind::Article,
     }
 }
 

@@ -80,6 +80,8 @@ fn article(feed_id: i64, slug: &str, page_type: PageType) -> NewArticle {
         metadata: Default::default(),
         page_type,
         posts,
+        enclosures: Vec::new(),
+        kind: gleaner::store::EntryKind::Article,
     }
 }
 

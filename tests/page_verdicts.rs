@@ -22,6 +22,7 @@ on_both_databases!(
     a_feed_whose_content_is_the_feed_stores_short_posts_without_reading_their_pages,
     a_feed_whose_content_is_the_page_never_stores_the_entry_text_in_its_place,
     a_titleless_post_whose_page_needs_javascript_is_stored_from_its_text,
+    a_podcast_episode_keeps_its_audio_enclosure_duration_and_image,
 );
 
 /// Verdicts that are not an article: what a failure's kind or a feed-stored article's verdict
@@ -517,6 +518,12 @@ async fn a_video_entry_whose_watch_page_needs_javascript_is_stored_from_its_medi
         .await?
         .context("stored from the entry's media description")?;
     assert_eq!(video.extractor.as_str(), "feed");
+    assert_eq!(video.kind, "video");
+    assert_eq!(video.enclosures.len(), 1, "{:?}", video.enclosures);
+    assert_eq!(
+        video.enclosures[0].thumbnail_url.as_deref(),
+        Some(format!("{}/thumb.jpg", farm.url("/watch/v1")).as_str())
+    );
     assert!(
         video.text.contains("videoword0 videoword1"),
         "{}",
@@ -613,11 +620,55 @@ async fn a_titleless_post_whose_page_needs_javascript_is_stored_from_its_text(
         .await?
         .context("the post is stored from its own text")?;
     assert_eq!(post.extractor.as_str(), "feed");
+    assert_eq!(post.kind, "post");
     assert!(
         post.text.contains("three spokes were loose"),
         "{}",
         post.text
     );
     assert!(failures_of(&db.store, &farm, "/@ann/1").await?.is_empty());
+    Ok(())
+}
+
+/// A podcast's RSS: the episode's audio `<enclosure>`, its `itunes:duration` and
+/// `itunes:image`, and show notes long enough to stand in for a page that needs JavaScript.
+/// (`feed-rs` keeps an item's iTunes tags only beside an `itunes:summary`, which most
+/// podcasts write.)
+async fn a_podcast_episode_keeps_its_audio_enclosure_duration_and_image(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    farm.html("/episodes/12", APP_SHELL);
+    let notes: String = (0..120).map(|w| format!("noteword{w} ")).collect();
+    let feed = format!(
+        "<?xml version=\"1.0\"?><rss version=\"2.0\" \
+         xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel>\
+         <title>Shop Talk</title><link>{home}</link><item><title>Episode 12: wheels</title>\
+         <link>{url}</link><guid>{url}</guid><description>{notes}</description>\
+         <itunes:summary>{notes}</itunes:summary>\
+         <enclosure url=\"{url}.mp3\" type=\"audio/mpeg\" length=\"31415926\"/>\
+         <itunes:duration>00:42:10</itunes:duration>\
+         <itunes:image href=\"{url}.jpg\"/></item></channel></rss>",
+        home = farm.url("/"),
+        url = farm.url("/episodes/12"),
+        notes = notes.trim_end(),
+    );
+    farm.route("/rss.xml", farm::ok("application/rss+xml", feed.into()));
+    let ctx = daemon::prepare(config(&db, &farm).parse()?).await?;
+    poll(&ctx).await?;
+    let episode = article_at(&db.store, &farm, "/episodes/12")
+        .await?
+        .context("stored from its show notes")?;
+    assert_eq!(episode.kind, "audio");
+    let audio = episode.enclosures.first().context("its enclosure")?;
+    assert_eq!(audio.url, format!("{}.mp3", farm.url("/episodes/12")));
+    assert_eq!(audio.media_type.as_deref(), Some("audio/mpeg"));
+    assert_eq!(audio.length, Some(31_415_926));
+    assert_eq!(
+        audio.duration_seconds,
+        Some(42 * 60 + 10),
+        "{:?}",
+        episode.enclosures
+    );
     Ok(())
 }

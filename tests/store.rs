@@ -75,6 +75,8 @@ fn article(feed_id: i64, n: u32) -> NewArticle {
         metadata: Default::default(),
         page_type: Default::default(),
         posts: Vec::new(),
+        enclosures: Vec::new(),
+        kind: gleaner::store::EntryKind::Article,
     }
 }
 
@@ -976,6 +978,7 @@ async fn settled_entries_their_feed_stopped_listing_are_forgotten(
         summary: None,
         content: None,
         published_at: None,
+        enclosures: Vec::new(),
     };
     let first = db_time(Utc::now()) - chrono::Duration::days(40);
     store
@@ -1076,6 +1079,7 @@ async fn failing_entry_writes_show_in_the_write_health() -> anyhow::Result<()> {
             summary: Some("A summary that takes room. ".repeat(200)),
             content: None,
             published_at: None,
+            enclosures: Vec::new(),
         })
         .collect();
     store.cap_sqlite_size(SizeCap::AtCurrentSize).await?;

@@ -56,6 +56,8 @@ fn article(feed_id: i64, n: u32, verdict: Verdict, quality: f64) -> NewArticle {
         metadata: ArticleMetadata::default(),
         page_type: Default::default(),
         posts: Vec::new(),
+        enclosures: Vec::new(),
+        kind: gleaner::store::EntryKind::Article,
     }
 }
 
@@ -271,6 +273,7 @@ async fn an_entrys_content_is_kept_while_it_waits_and_dropped_once_settled(
         summary: Some("A summary.".into()),
         content: Some(format!("<p>The whole of story {n}.</p>")),
         published_at: None,
+        enclosures: Vec::new(),
     };
     let now = Utc::now();
     store

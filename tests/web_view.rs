@@ -124,6 +124,8 @@ async fn fill(store: &Store) -> anyhow::Result<Vec<i64>> {
             metadata: ArticleMetadata::default(),
             page_type: Default::default(),
             posts: Vec::new(),
+            enclosures: Vec::new(),
+            kind: gleaner::store::EntryKind::Article,
         };
         ids.push(store.insert_article(&article).await?.id());
     }

@@ -145,6 +145,10 @@ pub struct Enclosure {
     pub url: Url,
     pub media_type: Option<String>,
     pub length: Option<u64>,
+    /// Its playing time (Media RSS `duration`, iTunes `itunes:duration`).
+    pub duration_seconds: Option<u64>,
+    /// A still of it (Media RSS `media:thumbnail`, iTunes `itunes:image`).
+    pub thumbnail: Option<Url>,
 }
 
 /// Why bytes are not a feed.
@@ -721,6 +725,15 @@ fn resolve(base: &Url, reference: &str) -> Option<Url> {
 }
 
 fn entry_enclosures(entry: &feed_rs::model::Entry, base: &Url) -> Vec<Enclosure> {
+    let thumbnail_of = |media: &feed_rs::model::MediaObject| {
+        media
+            .thumbnails
+            .first()
+            .and_then(|thumbnail| resolve(base, &thumbnail.image.uri))
+    };
+    // What the entry's media say of all of it: an episode's duration and image.
+    let entry_duration = entry.media.iter().find_map(|media| media.duration);
+    let entry_thumbnail = entry.media.iter().find_map(thumbnail_of);
     let mut enclosures: Vec<Enclosure> = entry
         .links
         .iter()
@@ -730,6 +743,8 @@ fn entry_enclosures(entry: &feed_rs::model::Entry, base: &Url) -> Vec<Enclosure>
                 url: resolve(base, &link.href)?,
                 media_type: link.media_type.clone(),
                 length: link.length,
+                duration_seconds: entry_duration.map(|d| d.as_secs()),
+                thumbnail: entry_thumbnail.clone(),
             })
         })
         .collect();
@@ -738,13 +753,21 @@ fn entry_enclosures(entry: &feed_rs::model::Entry, base: &Url) -> Vec<Enclosure>
             let Some(url) = content.url.as_ref().and_then(|u| resolve(base, u.as_str())) else {
                 continue;
             };
-            if enclosures.iter().any(|known| known.url == url) {
+            let duration = content.duration.or(media.duration).or(entry_duration);
+            let thumbnail = thumbnail_of(media).or_else(|| entry_thumbnail.clone());
+            if let Some(known) = enclosures.iter_mut().find(|known| known.url == url) {
+                // The same file as an `<enclosure>` and a media object: one, with what each
+                // tells of it.
+                known.duration_seconds = known.duration_seconds.or(duration.map(|d| d.as_secs()));
+                known.thumbnail = known.thumbnail.take().or(thumbnail);
                 continue;
             }
             enclosures.push(Enclosure {
                 url,
                 media_type: content.content_type.as_ref().map(|t| t.to_string()),
                 length: content.size,
+                duration_seconds: duration.map(|d| d.as_secs()),
+                thumbnail,
             });
         }
     }
@@ -924,9 +947,11 @@ mod tests {
              xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel>\
              <title>Shop Talk</title><link>https://pod.example/</link><item>\
              <title>Episode 12: wheels</title><link>https://pod.example/12</link>\
-             <guid>pod-12</guid><itunes:duration>00:42:10</itunes:duration>\
+             <guid>pod-12</guid>\
              <itunes:summary>Show notes: spokes, rims and the tension meter.</itunes:summary>\
              <enclosure url=\"https://pod.example/12.mp3\" type=\"audio/mpeg\" length=\"1234\"/>\
+             <itunes:duration>00:42:10</itunes:duration>\
+             <itunes:image href=\"https://pod.example/12.jpg\"/>\
              </item></channel></rss>";
         let parsed = parse_feed(feed.as_bytes(), None, &url("https://pod.example/feed"))
             .unwrap_or_else(|err| panic!("{err}"));
@@ -936,6 +961,11 @@ mod tests {
             Some("Show notes: spokes, rims and the tension meter.")
         );
         assert_eq!(entry.enclosures.len(), 1);
+        assert_eq!(entry.enclosures[0].duration_seconds, Some(42 * 60 + 10));
+        assert_eq!(
+            entry.enclosures[0].thumbnail.as_ref().map(Url::as_str),
+            Some("https://pod.example/12.jpg")
+        );
     }
 
     #[test]

@@ -246,6 +246,7 @@ mod tests {
             content: None,
             published_at: None,
             attempts,
+            enclosures: Vec::new(),
         }
     }
 

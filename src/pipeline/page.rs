@@ -39,8 +39,8 @@ use crate::fetch::{FetchOutcome, FetchRequest, Fetched, ResourceKind};
 use crate::filter::{Blocked, Decision};
 use crate::metrics;
 use crate::store::{
-    CompressedPage, EntryAttempt, FEED_EXTRACTOR, ImageContent, InsertOutcome, NewArticle,
-    NewImage, PageEncoding, PageType, PendingEntry, StoredSummary, now,
+    CompressedPage, EntryAttempt, EntryKind, FEED_EXTRACTOR, ImageContent, InsertOutcome,
+    NewArticle, NewImage, PageEncoding, PageType, PendingEntry, StoredSummary, now,
 };
 use crate::store::{OwnKind, Stage};
 
@@ -296,6 +296,8 @@ async fn store_feed_text(
         // The feed's text holds no thread's structure.
         page_type,
         posts: Vec::new(),
+        enclosures: entry.enclosures.clone(),
+        kind: EntryKind::of_entry(&entry.title, &entry.enclosures),
     };
     tracing::info!(url = %entry.url, verdict = verdict.as_str(), words = feed.words, "article stored from the feed's text");
     metrics::article_from_feed_text(verdict.as_str());
@@ -345,6 +347,8 @@ fn page_article(
         metadata: fields.metadata,
         page_type: fields.page_type,
         posts: fields.posts,
+        enclosures: entry.enclosures.clone(),
+        kind: EntryKind::of_entry(&entry.title, &entry.enclosures),
     }
 }
 

@@ -374,6 +374,8 @@ macro_rules! article_rows_on {
                     .bind(duplicate_of)
                     .bind(article.page_type.as_str())
                     .bind(sqlx::types::Json(&article.posts))
+                    .bind(sqlx::types::Json(&article.enclosures))
+                    .bind(article.kind.as_str())
                     .fetch_optional(&mut *self)
                     .await
                     .context("inserting an article")?;

@@ -47,6 +47,7 @@ impl Store {
                     .bind(EntryState::Retrying.as_str())
                     .bind(EntryState::Stored.as_str())
                     .bind(&entry.content)
+                    .bind(sqlx::types::Json(&entry.enclosures))
                     .execute(&mut *tx)
                     .await
                     .context("remembering a feed entry")?

@@ -102,6 +102,62 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex::encode(Sha256::digest(bytes))
 }
 
+/// One of an entry's enclosures or media files (a podcast's audio, a video), as stored and
+/// served: `{url, media_type, length, duration_seconds, thumbnail_url}`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
+pub struct Enclosure {
+    pub url: String,
+    pub media_type: Option<String>,
+    /// Bytes, as the feed gives them.
+    pub length: Option<u64>,
+    pub duration_seconds: Option<u64>,
+    pub thumbnail_url: Option<String>,
+}
+
+/// What a feed entry is: a story on a page, a video, an episode of audio, or a short post
+/// that is its own text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum EntryKind {
+    #[default]
+    Article,
+    Video,
+    Audio,
+    Post,
+}
+
+impl EntryKind {
+    /// The stored and shown name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EntryKind::Article => "article",
+            EntryKind::Video => "video",
+            EntryKind::Audio => "audio",
+            EntryKind::Post => "post",
+        }
+    }
+
+    /// The kind of an entry: a video or audio file among its enclosures (by media type, the
+    /// first that says) makes a video or an episode; an entry without a title is a post;
+    /// else an article.
+    pub fn of_entry(title: &str, enclosures: &[Enclosure]) -> EntryKind {
+        let media = enclosures.iter().find_map(|enclosure| {
+            let media_type = enclosure.media_type.as_deref()?.to_ascii_lowercase();
+            if media_type.starts_with("video/") || media_type == "application/x-shockwave-flash" {
+                Some(EntryKind::Video)
+            } else if media_type.starts_with("audio/") {
+                Some(EntryKind::Audio)
+            } else {
+                None
+            }
+        });
+        match media {
+            Some(kind) => kind,
+            None if title.trim().is_empty() => EntryKind::Post,
+            None => EntryKind::Article,
+        }
+    }
+}
+
 /// An article to store, with its images in document order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewArticle {
@@ -140,6 +196,10 @@ pub struct NewArticle {
     pub page_type: PageType,
     /// A forum thread's posts in page order; empty on every other page type.
     pub posts: Vec<Post>,
+    /// The entry's enclosures and media, in the feed's order.
+    pub enclosures: Vec<Enclosure>,
+    /// What the feed entry is.
+    pub kind: EntryKind,
 }
 
 /// An entry's summary as stored: its HTML sanitized like an article's (`tidy::sanitize`),
@@ -270,6 +330,11 @@ pub struct Article {
     /// A forum thread's posts in page order (`[]` on other pages).
     #[sqlx(json)]
     pub posts: Vec<Post>,
+    /// The entry's enclosures and media (`[]` when none, and on rows stored before them).
+    #[sqlx(json)]
+    pub enclosures: Vec<Enclosure>,
+    /// An [`EntryKind`] name, as stored (`article` on rows stored before kinds).
+    pub kind: String,
 }
 
 /// One row of an article listing.
@@ -501,6 +566,8 @@ pub struct NewEntry {
     /// settled: what is stored when the page is not an article.
     pub content: Option<String>,
     pub published_at: Option<DateTime<Utc>>,
+    /// Its enclosures and media, kept until the entry is settled.
+    pub enclosures: Vec<Enclosure>,
 }
 
 /// A remembered entry that is waiting to be processed.
@@ -517,6 +584,9 @@ pub struct PendingEntry {
     pub published_at: Option<DateTime<Utc>>,
     /// How many times it failed so far.
     pub attempts: i64,
+    /// Its enclosures and media.
+    #[sqlx(json)]
+    pub enclosures: Vec<Enclosure>,
 }
 
 /// What an attempt at an entry changed: its new state, failure count, next attempt time and

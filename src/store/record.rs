@@ -49,6 +49,11 @@ pub struct ArticleRecord {
     /// A forum thread's posts in page order, `{author, published_at, text}` each; `[]` on
     /// every other page.
     pub posts: Vec<Post>,
+    /// What the feed entry is (`article`, `video`, `audio`, `post`).
+    pub kind: String,
+    /// The entry's enclosures and media, `{url, media_type, length, duration_seconds,
+    /// thumbnail_url}` each; `[]` when none.
+    pub enclosures: Vec<super::Enclosure>,
 }
 
 impl ArticleRecord {
@@ -131,6 +136,8 @@ impl ArticleRecord {
             metadata: article.metadata,
             page_type: article.page_type,
             posts: article.posts,
+            kind: article.kind,
+            enclosures: article.enclosures,
         }
     }
 }

@@ -226,8 +226,8 @@ pub(super) const SET_FEED_NEXT_DUE: &str = "UPDATE feeds SET next_due_at = $2 WH
 
 // --- feed entries ---
 
-/// Remembers entry `$2`..`$7` (guid, url, title, author, summary, published) and `$12` (its
-/// content) of feed `$1` in state `$8` (pending), due at `$9`. An entry the feed already has
+/// Remembers entry `$2`..`$7` (guid, url, title, author, summary, published), `$12` (its
+/// content) and `$13` (its enclosures, JSON) of feed `$1` in state `$8` (pending), due at `$9`. An entry the feed already has
 /// (same URL) keeps its state, with one exception: while it waits (`$8`, `$10`: retrying) or
 /// was settled as stored (`$11`) under a GUID that its new one (`$2`) extends with its URL.
 /// Older versions took entries that share a GUID but not a link for one entry, and stored
@@ -235,15 +235,17 @@ pub(super) const SET_FEED_NEXT_DUE: &str = "UPDATE feeds SET next_due_at = $2 WH
 /// already stored is found by its URL, and not downloaded again).
 pub(super) const INSERT_FEED_ENTRY: &str = "
     INSERT INTO feed_entries (feed_id, guid, url, title, author, summary, published_at, state,
-                              attempts, next_attempt_at, first_seen_at, content, last_seen_at)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $9, $12, $9)
+                              attempts, next_attempt_at, first_seen_at, content, last_seen_at,
+                              enclosures)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $9, $12, $9, $13)
     ON CONFLICT (feed_id, url) DO UPDATE SET
         guid = excluded.guid,
         state = excluded.state,
         attempts = 0,
         next_attempt_at = excluded.next_attempt_at,
         last_error = NULL,
-        content = excluded.content
+        content = excluded.content,
+        enclosures = excluded.enclosures
     WHERE feed_entries.state IN ($8, $10, $11)
       AND excluded.guid = feed_entries.guid || ' ' || feed_entries.url";
 
@@ -272,7 +274,8 @@ pub(super) const FORGET_ENTRIES: &str = "
 /// Feed `$1`'s entries in state `$2` or `$3` whose attempt time has come by `$4`, in the
 /// order they were first seen (oldest first), at most `$5`.
 pub(super) const SELECT_DUE_ENTRIES: &str = "
-    SELECT id, feed_id, guid, url, title, author, summary, content, published_at, attempts
+    SELECT id, feed_id, guid, url, title, author, summary, content, published_at, attempts,
+           enclosures
     FROM feed_entries
     WHERE feed_id = $1 AND state IN ($2, $3) AND next_attempt_at <= $4
     ORDER BY id
@@ -339,7 +342,7 @@ pub(super) const SELECT_MATCHING_FAILURES: &str = "
 
 /// The columns and values of a new article; `$19` is how `raw_page` is compressed, `$29` the
 /// text's fingerprint, `$30` the representative of the cluster it repeats, `$31` the page
-/// type and `$32` a thread's posts (JSON).
+/// type, `$32` a thread's posts (JSON), `$33` the entry's enclosures (JSON) and `$34` its kind.
 macro_rules! insert_article {
     () => {
         "INSERT INTO articles (feed_id, guid, url, canonical_url, title, author, summary,
@@ -348,10 +351,10 @@ macro_rules! insert_article {
                                raw_encoding, author_source, published_source, lead_image_url,
                                lead_image_source, site_name, site_name_source, summary_text,
                                verdict, quality, fingerprint, duplicate_of,
-                               page_type, posts)
+                               page_type, posts, enclosures, kind)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
                  $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30,
-                 $31, $32)
+                 $31, $32, $33, $34)
          ON CONFLICT DO NOTHING
          RETURNING id"
     };
@@ -575,7 +578,7 @@ pub(super) const SELECT_ARTICLE: &str = "
            a.confidence, a.verdict, a.quality, a.text, a.html, a.word_count, a.content_hash,
            a.author_source, a.published_source, a.lead_image_url, a.lead_image_source,
            a.site_name, a.site_name_source, a.duplicate_of,
-           a.page_type, a.posts
+           a.page_type, a.posts, a.enclosures, a.kind
     FROM articles a
     JOIN feeds f ON f.id = a.feed_id
     WHERE a.id = $1";

@@ -211,6 +211,8 @@ pub async fn seed(store: &Store, count: u32) -> anyhow::Result<Seeded> {
             metadata: Default::default(),
             page_type: Default::default(),
             posts: Vec::new(),
+            enclosures: Vec::new(),
+            kind: gleaner::store::EntryKind::Article,
         };
         if n == 0 {
             article.text.push_str("\n\nA rare word: xylographer.");
@@ -296,5 +298,7 @@ pub fn dense_article(feed_id: i64, n: u32) -> NewArticle {
         metadata: Default::default(),
         page_type: Default::default(),
         posts: Vec::new(),
+        enclosures: Vec::new(),
+        kind: gleaner::store::EntryKind::Article,
     }
 }

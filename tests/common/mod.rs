@@ -40,6 +40,7 @@ pub const MIGRATIONS: &[&str] = &[
     "article feeds",
     "lease generations",
     "page types",
+    "enclosures and kinds",
 ];
 
 /// The `gleaner` binary, run in `dir` with none of the caller's settings: no
