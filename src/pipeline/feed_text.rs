@@ -97,8 +97,9 @@ impl FeedText {
         }
     }
 
-    /// The text of an entry without a title: a post, told whole ([`FeedText::whole_post`]).
-    pub(super) fn of_titleless_entry(self, title: &str) -> FeedText {
+    /// The text of an entry titled `title`: without a title, a post told whole
+    /// ([`FeedText::whole_post`]).
+    pub(super) fn for_entry_titled(self, title: &str) -> FeedText {
         FeedText {
             whole_post: title.trim().is_empty(),
             ..self

@@ -211,7 +211,7 @@ async fn store_entry_text(
     let base = Url::parse(&entry.url).ok();
     let job = move || {
         let feed = FeedText::of_entry(content.as_deref(), summary.as_deref(), base.as_ref())
-            .map(|feed| feed.of_titleless_entry(&title));
+            .map(|feed| feed.for_entry_titled(&title));
         let feed = feed.filter(enough)?;
         Some((feed, feed_text::stored_summary(summary.as_deref())))
     };
@@ -527,7 +527,7 @@ async fn extract_off_runtime(
     };
     let job = move || {
         let feed = FeedText::of_entry(content.as_deref(), summary.as_deref(), entry_url.as_ref())
-            .map(|feed| feed.of_titleless_entry(&title));
+            .map(|feed| feed.for_entry_titled(&title));
         let hints = EntryHints {
             title: Some(title.as_str()).filter(|t| !t.is_empty()),
             feed_text: feed.as_ref().map(|feed| feed.text.as_str()),

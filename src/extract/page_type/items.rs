@@ -16,6 +16,7 @@ use foldhash::HashMap;
 use scraper::node::Element;
 
 use crate::extract::Page;
+use crate::extract::dom::TextBlock;
 
 /// The fewest items a group holds: fewer is a row of a page's sections, not an index.
 pub const MIN_ITEMS: usize = 6;
@@ -88,53 +89,62 @@ pub fn find(page: &Page) -> Option<ItemGroup> {
         .max_by_key(|g| g.text_bytes)
 }
 
-/// Every qualifying group of the page, in no particular order.
-pub fn candidates(page: &Page) -> Vec<ItemGroup> {
+/// Calls `visit` with every text block (its index and itself; empty blocks and captions
+/// left out) and each of its `depth` nearest ancestor elements below `body`, with that
+/// element's parent: the walk by which items and sections tally their text. Blocks come in
+/// page order, so the blocks of one element are consecutive.
+pub(crate) fn for_each_ancestor(
+    page: &Page,
+    depth: usize,
+    mut visit: impl FnMut(usize, &TextBlock, NodeId, &Element, NodeId),
+) {
     let tree = &page.document.tree;
-    let mut tallies: HashMap<(NodeId, u64), Tally> = HashMap::default();
     for (index, block) in page.stats.blocks.iter().enumerate() {
         if block.sl == 0 || block.caption {
             continue;
         }
-        let Some(node) = tree.get(block.node) else {
+        let Some(mut current) = tree.get(block.node) else {
             continue;
         };
-        let mut current = node;
-        for _ in 0..ITEM_DEPTH {
-            let Some(parent) = current.parent() else {
-                break;
-            };
-            let Some(element) = current.value().as_element() else {
+        for _ in 0..depth {
+            let (Some(parent), Some(element)) = (current.parent(), current.value().as_element())
+            else {
                 break;
             };
             if matches!(element.name(), "body" | "html") {
                 break;
             }
-            let tally = tallies
-                .entry((parent.id(), signature(element)))
-                .or_default();
-            if tally.items.last() != Some(&current.id()) {
-                if tally.item_has_link {
-                    tally.linked_items += 1;
-                }
-                if tally.item_has_price {
-                    tally.priced_items += 1;
-                }
-                tally.items.push(current.id());
-                tally.spans.push((index, index));
-                tally.item_has_link = false;
-                tally.item_has_price = false;
-            }
-            if let Some(span) = tally.spans.last_mut() {
-                span.1 = index;
-            }
-            tally.item_has_link |= block.sa > 0;
-            tally.item_has_price |= shows_price(&block.text);
-            tally.text_bytes += block.sl;
-            tally.link_bytes += block.sa;
+            visit(index, block, current.id(), element, parent.id());
             current = parent;
         }
     }
+}
+
+/// Every qualifying group of the page, in no particular order.
+pub fn candidates(page: &Page) -> Vec<ItemGroup> {
+    let mut tallies: HashMap<(NodeId, u64), Tally> = HashMap::default();
+    for_each_ancestor(page, ITEM_DEPTH, |index, block, item, element, parent| {
+        let tally = tallies.entry((parent, signature(element))).or_default();
+        if tally.items.last() != Some(&item) {
+            if tally.item_has_link {
+                tally.linked_items += 1;
+            }
+            if tally.item_has_price {
+                tally.priced_items += 1;
+            }
+            tally.items.push(item);
+            tally.spans.push((index, index));
+            tally.item_has_link = false;
+            tally.item_has_price = false;
+        }
+        if let Some(span) = tally.spans.last_mut() {
+            span.1 = index;
+        }
+        tally.item_has_link |= block.sa > 0;
+        tally.item_has_price |= shows_price(&block.text);
+        tally.text_bytes += block.sl;
+        tally.link_bytes += block.sa;
+    });
     tallies
         .into_iter()
         .filter_map(|((parent, _), mut tally)| {

@@ -11,7 +11,7 @@
 use ego_tree::NodeId;
 use foldhash::HashMap;
 
-use super::items::{in_chrome, spanned_blocks};
+use super::items::{for_each_ancestor, in_chrome, spanned_blocks};
 use crate::extract::Page;
 
 /// The fewest headed sections a stack holds.
@@ -44,43 +44,23 @@ struct Child {
 
 /// The page's stack of sections: the candidate whose headed sections hold the most text.
 pub fn find(page: &Page) -> Option<SectionStack> {
-    let tree = &page.document.tree;
     let mut parents: HashMap<NodeId, Vec<(NodeId, Child)>> = HashMap::default();
-    for (index, block) in page.stats.blocks.iter().enumerate() {
-        if block.sl == 0 || block.caption {
-            continue;
-        }
-        let Some(node) = tree.get(block.node) else {
-            continue;
-        };
-        let mut current = node;
-        for _ in 0..SECTION_DEPTH {
-            let Some(parent) = current.parent() else {
-                break;
+    for_each_ancestor(page, SECTION_DEPTH, |index, block, section, _, parent| {
+        let children = parents.entry(parent).or_default();
+        if children.last().is_none_or(|(id, _)| *id != section) {
+            let child = Child {
+                text_bytes: 0,
+                headed: false,
+                span: (index, index),
             };
-            let Some(element) = current.value().as_element() else {
-                break;
-            };
-            if matches!(element.name(), "body" | "html") {
-                break;
-            }
-            let children = parents.entry(parent.id()).or_default();
-            if children.last().is_none_or(|(id, _)| *id != current.id()) {
-                let child = Child {
-                    text_bytes: 0,
-                    headed: false,
-                    span: (index, index),
-                };
-                children.push((current.id(), child));
-            }
-            if let Some((_, child)) = children.last_mut() {
-                child.text_bytes += block.sl;
-                child.headed |= block.is_heading();
-                child.span.1 = index;
-            }
-            current = parent;
+            children.push((section, child));
         }
-    }
+        if let Some((_, child)) = children.last_mut() {
+            child.text_bytes += block.sl;
+            child.headed |= block.is_heading();
+            child.span.1 = index;
+        }
+    });
     parents
         .into_iter()
         .filter_map(|(parent, children)| stack(page, parent, children))
