@@ -3,8 +3,8 @@
 //! Owns [`FeedRequest`] (the user agent, headers, cookie and basic-auth credentials sent for
 //! one feed), [`Secret`] (a value whose `Debug` and `Display` never show it) and the
 //! validation of the keys `user_agent`, `headers`, `cookie`, `username`, `password`,
-//! `algorithm`, `page_type`, `images`, `enabled`, `trusted`, `content`, `keep` and `block`, each error
-//! pointing at its value.
+//! `algorithm`, `page_type`, `images`, `enabled`, `trusted`, `content` ([`ContentSource`]),
+//! `keep` and `block`, each error pointing at its value.
 //! Filter rules themselves are [`crate::filter`]'s; a feed's own `keep` or `block` list
 //! replaces the `[filters]` one of the same name.
 
