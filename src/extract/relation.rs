@@ -55,7 +55,7 @@ fn title_words(title: &str) -> Vec<String> {
 }
 
 /// Characters of scripts written without spaces between words (Han, kana, Hangul, Thai).
-fn is_unspaced_script(c: char) -> bool {
+pub(crate) fn is_unspaced_script(c: char) -> bool {
     matches!(c as u32,
         0x0E00..=0x0E7F      // Thai
         | 0x3040..=0x30FF    // Hiragana, Katakana

@@ -25,6 +25,7 @@ use ego_tree::iter::Edge;
 use scraper::{Node, Selector};
 use serde::{Deserialize, Serialize};
 
+use super::relation::is_unspaced_script;
 use super::{Algorithm, Extraction, Page, auto, dom, quality};
 
 /// What kind of page this is; an unsure reading is [`PageType::Article`], so that article
@@ -141,7 +142,25 @@ pub fn extract_typed(page: &Page) -> Option<Extraction> {
 /// A story is written in sentences, so an article keeps its own text and its related-story
 /// lists stay out (docs/algorithms.md#page-types, "Items").
 pub fn widen(page: &Page, chosen: &[usize]) -> Option<Extraction> {
-    widen_by_items(page, chosen).or_else(|| widen_by_sections(page, chosen))
+    let chosen_bytes: usize = chosen.iter().map(|&ix| page.stats.blocks[ix].sl).sum();
+    widen_by_items(page, chosen, chosen_bytes)
+        .or_else(|| widen_by_sections(page, chosen, chosen_bytes))
+}
+
+/// The extraction of the `chosen` blocks and the `added` ones, in block order, stored as
+/// `page_type`.
+fn widened_extraction(
+    page: &Page,
+    chosen: &[usize],
+    mut added: Vec<usize>,
+    page_type: PageType,
+) -> Extraction {
+    added.extend_from_slice(chosen);
+    added.sort_unstable();
+    added.dedup();
+    let mut extraction = typed_extraction(page, &added);
+    extraction.page_type = page_type;
+    extraction
 }
 
 /// The cascade's `chosen` blocks widened to the page's stack of sections ([`sections`]), when
@@ -151,9 +170,8 @@ pub fn widen(page: &Page, chosen: &[usize]) -> Option<Extraction> {
 /// which the choice lies and of which it kept under [`STACK_CHOSEN_SHARE`]. An article is one
 /// section that holds most of the text, beside its related lists (links) and its sidebar's
 /// widgets (a stack beside the choice, not around it).
-fn widen_by_sections(page: &Page, chosen: &[usize]) -> Option<Extraction> {
+fn widen_by_sections(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Option<Extraction> {
     let blocks = &page.stats.blocks;
-    let chosen_bytes: usize = chosen.iter().map(|&ix| blocks[ix].sl).sum();
     // A service page by the user's word needs no evidence that the choice missed sections.
     let named = page.page_type == PageType::Service;
     if !named && (chosen_bytes as f64) >= STACK_CHOSEN_SHARE * page.stats.sh as f64 {
@@ -176,15 +194,14 @@ fn widen_by_sections(page: &Page, chosen: &[usize]) -> Option<Extraction> {
     if !(prose_stack && (is_stack || named)) {
         return None;
     }
-    let mut widened = stack.blocks;
-    widened.extend(chosen.iter().copied());
-    widened.sort_unstable();
-    widened.dedup();
-    let mut extraction = typed_extraction(page, &widened);
     // Not named a service page: long articles are stacks of headed sections too (on wcxb,
     // naming them so called 5 articles service pages for 6 service pages found).
-    extraction.page_type = page.page_type;
-    Some(extraction)
+    Some(widened_extraction(
+        page,
+        chosen,
+        stack.blocks,
+        page.page_type,
+    ))
 }
 
 /// The fewest headed sections of a page that is its sections.
@@ -199,9 +216,8 @@ pub const STACK_LINK_SHARE: f64 = 0.3;
 /// The share of the sections' text under which the cascade's choice kept only a part.
 pub const STACK_CHOSEN_SHARE: f64 = 0.3;
 
-fn widen_by_items(page: &Page, chosen: &[usize]) -> Option<Extraction> {
+fn widen_by_items(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Option<Extraction> {
     let blocks = &page.stats.blocks;
-    let chosen_bytes: usize = chosen.iter().map(|&ix| blocks[ix].sl).sum();
     let sentence_bytes: usize = chosen
         .iter()
         .map(|&ix| &blocks[ix])
@@ -227,19 +243,14 @@ fn widen_by_items(page: &Page, chosen: &[usize]) -> Option<Extraction> {
     let title = blocks
         .iter()
         .position(|b| &*b.tag == "h1" && !items::in_chrome(page, b.node));
-    let mut widened: Vec<usize> = title.into_iter().collect();
-    widened.extend(group.blocks.iter().copied());
-    widened.extend(chosen.iter().copied());
-    widened.sort_unstable();
-    widened.dedup();
-    let mut extraction = typed_extraction(page, &widened);
     // An index the detector had no mark for is a shop's collection or a listing by its items.
-    extraction.page_type = match page.page_type {
+    let page_type = match page.page_type {
         PageType::Article if group.is_for_sale() => PageType::Collection,
         PageType::Article => PageType::Listing,
         named => named,
     };
-    Some(extraction)
+    let added: Vec<usize> = title.into_iter().chain(group.blocks).collect();
+    Some(widened_extraction(page, chosen, added, page_type))
 }
 
 /// A choice this many times smaller than a group of links is the list's intro.
@@ -250,8 +261,8 @@ pub const INDEX_SENTENCE_SHARE: f64 = 0.5;
 
 /// Whether a block reads as sentences: [`SENTENCE_BYTES`] or more, mostly not link text, and
 /// ending as a sentence ends or holding a sentence's end inside. A product's name, a price or
-/// a label does neither. Chinese, Japanese and Korean prose often runs without a stop, so a
-/// run of [`SENTENCE_IDEOGRAPHS`] of their characters reads as sentences too.
+/// a label does neither. Chinese, Japanese, Korean and Thai prose often runs without a stop,
+/// so a run of [`SENTENCE_IDEOGRAPHS`] of their characters reads as sentences too.
 fn reads_as_sentences(block: &dom::TextBlock) -> bool {
     if block.sl < SENTENCE_BYTES || block.sa * 2 >= block.sl {
         return false;
@@ -259,12 +270,7 @@ fn reads_as_sentences(block: &dom::TextBlock) -> bool {
     let text = block.text.trim_end();
     text.ends_with(['.', '!', '?', '"', ':', ')', '\u{201d}', '\u{3002}'])
         || text.contains(". ")
-        || text.chars().filter(|&c| is_ideographic(c)).count() >= SENTENCE_IDEOGRAPHS
-}
-
-/// Han, kana and Hangul: scripts written without spaces between words.
-fn is_ideographic(c: char) -> bool {
-    matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}' | '\u{ac00}'..='\u{d7af}')
+        || text.chars().filter(|&c| is_unspaced_script(c)).count() >= SENTENCE_IDEOGRAPHS
 }
 
 /// The run of ideographic characters that reads as a sentence rather than a name.
