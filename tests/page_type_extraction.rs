@@ -570,3 +570,84 @@ fn a_story_that_was_chosen_is_not_widened_to_its_page() {
     assert_eq!(chosen.len(), 6);
     assert!(gleaner::extract::page_type::widen(&page, &chosen).is_none());
 }
+
+/// A shoe's page as a headless shop renders it: `main` holds the product's name and its short
+/// feature sections; after the footer, outside `main`, stand the returns policy and the privacy
+/// notice the shop opens in a dialog, the longest prose of the page.
+fn shop_page_with_policies_outside_main() -> String {
+    let features: String = [
+        (
+            "The details",
+            "A true original, soft merino wool on a cushioned sole.",
+        ),
+        (
+            "Materially better",
+            "Responsibly sourced wool that stays soft and itch free.",
+        ),
+        (
+            "Wash and care",
+            "Machine washable: take the insoles and laces out first.",
+        ),
+        (
+            "Behind the design",
+            "An everyday shoe for errands, dinners and long walks.",
+        ),
+    ]
+    .iter()
+    .map(|(heading, line)| {
+        format!("<section class=\"feature\"><h3>{heading}</h3><p>{line}</p></section>")
+    })
+    .collect();
+    let clause = "You may return or exchange unworn items with their tags attached within thirty \
+        days of delivery; refunds go to the original form of payment, return shipping is paid by \
+        the customer, and gift cards, insoles and final sale items cannot be returned. ";
+    let notice = "We process the data you give us when you order, create an account or contact \
+        us, to fulfil orders, to prevent fraud and, where you agreed to it, to send you offers; \
+        you may ask us for a copy of that data or for its deletion at any time. ";
+    format!(
+        "<!DOCTYPE html><html><head><title>Wool Runner | Shoe Shop</title></head><body>\
+         <header><nav><a href=\"/men\">Men</a><a href=\"/women\">Women</a></nav></header>\
+         <main><div class=\"product\"><h1>Wool Runner</h1><p class=\"price\">$98</p>\
+         {features}</div></main>\
+         <footer><p>© Shoe Shop</p></footer>\
+         <div class=\"modal returns\"><h2>Returns policy</h2><p>{}</p></div>\
+         <div class=\"modal privacy\"><h2>Privacy notice</h2><p>{}</p><p>{}</p></div>\
+         </body></html>",
+        clause.repeat(4),
+        notice.repeat(4),
+        notice.repeat(3)
+    )
+}
+
+#[test]
+fn a_page_whose_heading_stands_in_main_is_read_from_main_not_its_dialogs() {
+    let extraction = extract_at(
+        &shop_page_with_policies_outside_main(),
+        "https://shoes.example/products/wool-runner",
+    );
+    assert_contains_all(
+        &extraction.text,
+        &[
+            "A true original, soft merino wool",
+            "Responsibly sourced wool",
+            "An everyday shoe for errands",
+        ],
+    );
+    assert_contains_none(
+        &extraction.text,
+        &[
+            "You may return or exchange",
+            "We process the data you give us",
+        ],
+    );
+}
+
+#[test]
+fn a_product_whose_reading_missed_its_copy_gets_its_structured_description() {
+    let extraction = extract_at(&product_page(false), "https://shop.example/p/ridge-28");
+    assert_eq!(extraction.page_type, PageType::Product);
+    assert_contains_all(
+        &extraction.text,
+        &["a load-carrying hip belt and a hydration sleeve"],
+    );
+}

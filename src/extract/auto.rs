@@ -37,6 +37,7 @@ use super::cetr::{self, LineSelection};
 use super::cuter::{self, CuterParams, CuterSelection};
 use super::dom::RegionKind;
 use super::econ;
+use super::page_type::{self, PageType};
 use super::readability;
 use super::render::{self, Rendered};
 use super::{Algorithm, ExtractError, Extraction, Page, Verdict, quality};
@@ -343,9 +344,19 @@ fn first_opinion(
 /// [`AutoParams::quality_floor`], the other candidates are estimated too, and one whose
 /// estimate passes the cascade's by [`AutoParams::quality_margin`] is taken instead.
 pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, ExtractError> {
+    let extraction = cascade_extraction(page, params)?;
+    if page.page_type == PageType::Product {
+        // A product's copy the visible reading missed is in its structured data.
+        return Ok(page_type::product::with_description(page, extraction));
+    }
+    Ok(extraction)
+}
+
+/// [`extract_auto`] before a product's structured description is added.
+fn cascade_extraction(page: &Page, params: &AutoParams) -> Result<Extraction, ExtractError> {
     // A page of a type whose structure says where its content is (a thread's posts, a
     // documentation framework's body, a product's panels) is read by that structure.
-    if let Some(extraction) = super::page_type::extract_typed(page) {
+    if let Some(extraction) = page_type::extract_typed(page) {
         return Ok(extraction);
     }
     let sums = quality::PageSums::of(page);
@@ -401,7 +412,14 @@ pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, Extr
         Choice::Readability => &candidates.readability,
         Choice::Cetr => &[],
     };
-    if let Some(extraction) = super::page_type::widen(page, chosen) {
+    // A choice outside the page's `main`, whose heading stands inside it, is the page's
+    // furniture: the content is read from `main` alone.
+    if let Some(main) = super::landmark::missed_main(page, chosen)
+        && let Some(alone) = super::landmark::reread_main(page, main)
+    {
+        return extract_auto(&alone, params);
+    }
+    if let Some(extraction) = page_type::widen(page, chosen) {
         return Ok(extraction);
     }
     let mut extraction = match (choice, &candidates.cuter) {

@@ -31,6 +31,7 @@ pub mod cuter;
 pub mod dana;
 pub mod dom;
 pub mod econ;
+pub mod landmark;
 pub mod language;
 pub mod metadata;
 pub mod page_type;

@@ -11,12 +11,15 @@
 
 use std::sync::LazyLock;
 
+use foldhash::HashSet;
+
 use scraper::Selector;
 use serde_json::Value;
 
 use super::{marked, outermost, selectors, text_within};
 use crate::extract::auto;
 use crate::extract::{Algorithm, Extraction, Page};
+use crate::tidy;
 
 /// The description and specification panels of shop platforms and product pages.
 static PANELS: LazyLock<Vec<Selector>> = LazyLock::new(|| {
@@ -88,6 +91,41 @@ pub fn extract(page: &Page) -> Option<Extraction> {
     extraction.quality = crate::extract::quality::estimate(page, &extraction);
     Some(extraction)
 }
+
+/// `extraction` with the product's structured description (its JSON-LD `Product`'s
+/// `description`) in front, when its text holds under [`DESCRIPTION_HELD_SHARE`] of the
+/// description's words. A shop states the product's copy in its structured data for search
+/// engines; a reading of the visible page that lacks it kept a widget (reviews, a size guide, a
+/// delivery box) instead of the copy, or the copy sits in a panel the page fills by script.
+pub fn with_description(page: &Page, mut extraction: Extraction) -> Extraction {
+    let Some(description) = structured_description(page) else {
+        return extraction;
+    };
+    // Words compared, not characters: the page and its data differ in quotes and spacing.
+    let words = |text: &str| -> HashSet<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let held = words(&extraction.text);
+    let described = words(&description);
+    let shared = described.iter().filter(|w| held.contains(*w)).count();
+    if shared as f64 >= DESCRIPTION_HELD_SHARE * described.len() as f64 {
+        return extraction;
+    }
+    let mut html = String::from("<p>");
+    tidy::escape_into(&mut html, &description, false);
+    html.push_str("</p>");
+    html.push_str(&extraction.html);
+    extraction.html = html;
+    extraction.text = format!("{description}\n\n{}", extraction.text);
+    extraction
+}
+
+/// The share of the structured description's words a reading holds when it holds the
+/// description.
+pub const DESCRIPTION_HELD_SHARE: f64 = 0.6;
 
 /// An element's place in document order (its index among the tree's nodes follows the order
 /// the parser made them, which is document order for a parsed page).
