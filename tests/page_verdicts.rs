@@ -23,6 +23,7 @@ on_both_databases!(
     a_feed_whose_content_is_the_page_never_stores_the_entry_text_in_its_place,
     a_titleless_post_whose_page_needs_javascript_is_stored_from_its_text,
     a_podcast_episode_keeps_its_audio_enclosure_duration_and_image,
+    an_episode_page_of_one_line_gives_way_to_the_episodes_show_notes,
 );
 
 /// Verdicts that are not an article: what a failure's kind or a feed-stored article's verdict
@@ -669,6 +670,58 @@ async fn a_podcast_episode_keeps_its_audio_enclosure_duration_and_image(
         Some(42 * 60 + 10),
         "{:?}",
         episode.enclosures
+    );
+    Ok(())
+}
+
+/// An episode whose page is a player and one line ("Listen to the episode."), an article by
+/// its structure, and whose show notes (60 words, under what a page's stand-in needs) are the
+/// episode's text: the notes are stored, and the page's one line is not.
+async fn an_episode_page_of_one_line_gives_way_to_the_episodes_show_notes(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    farm.html(
+        "/episodes/13",
+        "<!DOCTYPE html><html><head><title>Episode 13: spokes | Shop Talk</title></head><body>\
+         <main><article><h1>Episode 13: spokes</h1><p>Listen to the episode.</p></article>\
+         </main></body></html>",
+    );
+    let notes: String = (0..60).map(|w| format!("shownote{w} ")).collect();
+    let feed = format!(
+        "<?xml version=\"1.0\"?><rss version=\"2.0\" \
+         xmlns:itunes=\"http://www.itunes.com/dtds/podcast-1.0.dtd\"><channel>\
+         <title>Shop Talk</title><link>{home}</link><item><title>Episode 13: spokes</title>\
+         <link>{url}</link><guid>{url}</guid><description>{notes}</description>\
+         <enclosure url=\"{url}.mp3\" type=\"audio/mpeg\" length=\"27182818\"/>\
+         </item></channel></rss>",
+        home = farm.url("/"),
+        url = farm.url("/episodes/13"),
+        notes = notes.trim_end(),
+    );
+    farm.route("/rss.xml", farm::ok("application/rss+xml", feed.into()));
+    let ctx = daemon::prepare(config(&db, &farm).parse()?).await?;
+    poll(&ctx).await?;
+    let episode = article_at(&db.store, &farm, "/episodes/13")
+        .await?
+        .context("stored")?;
+    assert_eq!(episode.kind, "audio");
+    assert_eq!(episode.extractor.as_str(), "feed");
+    assert!(
+        episode.text.contains("shownote0 shownote1"),
+        "{}",
+        episode.text
+    );
+    assert!(episode.text.contains("shownote59"), "{}", episode.text);
+    assert!(
+        !episode.text.contains("Listen to the episode"),
+        "{}",
+        episode.text
+    );
+    assert!(
+        failures_of(&db.store, &farm, "/episodes/13")
+            .await?
+            .is_empty()
     );
     Ok(())
 }

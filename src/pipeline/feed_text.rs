@@ -15,7 +15,7 @@ use url::Url;
 use super::failure::StepFailure;
 use crate::extract::{self, ExtractError, Extraction, Image, Page, Verdict};
 use crate::store::word_count;
-use crate::store::{OwnKind, Stage, StoredSummary};
+use crate::store::{EntryKind, OwnKind, Stage, StoredSummary};
 
 /// Words an entry's own text needs to stand for the article: fewer is a summary or a lead,
 /// not the article a reader wants instead of the page.
@@ -50,8 +50,9 @@ pub(super) struct FeedText {
     pub(super) images: Vec<Image>,
     pub(super) language: Option<String>,
     pub(super) words: i64,
-    /// The entry has no title: its text is a whole post (a microblog's), whatever its length.
-    pub(super) whole_post: bool,
+    /// What the entry is: a post's text (a titleless entry's) is the whole post, and a video's
+    /// or an episode's is its description, whatever their length.
+    pub(super) kind: EntryKind,
 }
 
 impl FeedText {
@@ -93,23 +94,25 @@ impl FeedText {
             text: rendered.text,
             html: rendered.html,
             images: rendered.images,
-            whole_post: false,
+            kind: EntryKind::Article,
         }
     }
 
-    /// The text of an entry titled `title`: without a title, a post told whole
-    /// ([`FeedText::whole_post`]).
-    pub(super) fn for_entry_titled(self, title: &str) -> FeedText {
-        FeedText {
-            whole_post: title.trim().is_empty(),
-            ..self
-        }
+    /// The text of an entry of `kind` ([`EntryKind::of_entry`]).
+    pub(super) fn for_entry(self, kind: EntryKind) -> FeedText {
+        FeedText { kind, ..self }
     }
 
-    /// Long enough to be stored instead of the page: [`MIN_FEED_WORDS`], or any words of a
-    /// whole post (a titleless entry's text is the post, not an excerpt of a page).
+    /// Long enough to be stored instead of the page: [`MIN_FEED_WORDS`], or any words of an
+    /// entry that is its own text (a post told whole, a video's or an episode's description:
+    /// not an excerpt of a page).
     pub(super) fn is_enough(&self) -> bool {
-        self.words >= MIN_FEED_WORDS || (self.whole_post && self.words > 0)
+        self.words >= MIN_FEED_WORDS || (self.kind != EntryKind::Article && self.words > 0)
+    }
+
+    /// A video's or an audio episode's text.
+    fn is_media(&self) -> bool {
+        matches!(self.kind, EntryKind::Video | EntryKind::Audio)
     }
 }
 
@@ -162,6 +165,10 @@ pub(super) fn choose(
     url: &str,
 ) -> Result<Source, StepFailure> {
     let feed = feed.filter(FeedText::is_enough);
+    let feed = match feed {
+        Some(feed) if feed.is_media() => return Ok(choose_for_media(extraction, feed)),
+        other => other,
+    };
     let verdict = match extraction {
         Ok(extraction) if extraction.verdict == Verdict::Article => {
             return Ok(match feed {
@@ -203,6 +210,23 @@ pub(super) fn choose(
              {MIN_FEED_WORDS} words of its own to store instead"
         ),
     ))
+}
+
+/// [`choose`] for a video or an audio episode: its own text is its description, and its page
+/// (a player, a script's shell) stands in only where it holds a longer article (a transcript,
+/// a write-up).
+fn choose_for_media(extraction: Result<Extraction, ExtractError>, feed: FeedText) -> Source {
+    let verdict = match extraction {
+        Ok(extraction)
+            if extraction.verdict == Verdict::Article
+                && word_count(&extraction.text) > feed.words =>
+        {
+            return Source::Page(extraction);
+        }
+        Ok(extraction) => extraction.verdict,
+        Err(ExtractError::NoContent { verdict, .. }) => verdict,
+    };
+    Source::Feed(feed, verdict)
 }
 
 #[cfg(test)]

@@ -207,11 +207,11 @@ async fn store_entry_text(
         return None;
     }
     let (content, summary) = (entry.content.clone(), entry.summary.clone());
-    let title = entry.title.clone();
+    let kind = EntryKind::of_entry(&entry.title, &entry.enclosures);
     let base = Url::parse(&entry.url).ok();
     let job = move || {
         let feed = FeedText::of_entry(content.as_deref(), summary.as_deref(), base.as_ref())
-            .map(|feed| feed.for_entry_titled(&title));
+            .map(|feed| feed.for_entry(kind));
         let feed = feed.filter(enough)?;
         Some((feed, feed_text::stored_summary(summary.as_deref())))
     };
@@ -525,9 +525,10 @@ async fn extract_off_runtime(
         template: model,
         rules: ctx.config.sites.for_url(&page.final_url),
     };
+    let kind = EntryKind::of_entry(&title, &entry.enclosures);
     let job = move || {
         let feed = FeedText::of_entry(content.as_deref(), summary.as_deref(), entry_url.as_ref())
-            .map(|feed| feed.for_entry_titled(&title));
+            .map(|feed| feed.for_entry(kind));
         let hints = EntryHints {
             title: Some(title.as_str()).filter(|t| !t.is_empty()),
             feed_text: feed.as_ref().map(|feed| feed.text.as_str()),
