@@ -31,6 +31,7 @@ use htmd::{Element, HtmlToMarkdown};
 use markup5ever_rcdom::{Node, NodeData};
 
 use crate::extract::page_type::Post;
+use crate::store::Enclosure;
 
 /// Stand-ins for `<`, `>`, `&`, `{`, `}` in the text while `htmd` converts it (Unicode private
 /// use: `htmd` leaves them alone); [`restore`] writes them out escaped.
@@ -62,7 +63,8 @@ const BLOCK_CONTAINERS: [&str; 14] = [
 
 /// What the YAML front matter of an article's Markdown says (`../shared/specs/cli.md`):
 /// `title, url, feed, author, published_at, language, id`, then `verdict` and `quality`, then
-/// `page_type`; absent values are left out.
+/// `page_type`, then an entry's `kind` when it is not an article and its `enclosures` when it
+/// has any; absent values are left out.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FrontMatter<'a> {
     pub title: Option<&'a str>,
@@ -78,6 +80,10 @@ pub struct FrontMatter<'a> {
     pub duplicate_of: Option<i64>,
     /// What kind of page it was (`extract::PageType`): `article`, `forum`, ….
     pub page_type: Option<&'a str>,
+    /// What the feed entry is (`video`, `audio`, `post`); `article` is left out.
+    pub kind: Option<&'a str>,
+    /// The entry's enclosures and media, a YAML list of mappings.
+    pub enclosures: &'a [Enclosure],
 }
 
 impl FrontMatter<'_> {
@@ -119,8 +125,35 @@ impl FrontMatter<'_> {
         if let Some(page_type) = self.page_type {
             yaml.push_str(&format!("page_type: {}\n", yaml_quoted(page_type)));
         }
+        if let Some(kind) = self.kind.filter(|kind| *kind != "article") {
+            yaml.push_str(&format!("kind: {}\n", yaml_quoted(kind)));
+        }
+        if !self.enclosures.is_empty() {
+            yaml.push_str("enclosures:\n");
+            for enclosure in self.enclosures {
+                enclosure_yaml(&mut yaml, enclosure);
+            }
+        }
         yaml.push_str("---\n");
         yaml
+    }
+}
+
+/// One enclosure as an item of the front matter's `enclosures` list, its absent values left
+/// out.
+fn enclosure_yaml(yaml: &mut String, enclosure: &Enclosure) {
+    yaml.push_str(&format!("  - url: {}\n", yaml_quoted(&enclosure.url)));
+    if let Some(media_type) = &enclosure.media_type {
+        yaml.push_str(&format!("    media_type: {}\n", yaml_quoted(media_type)));
+    }
+    if let Some(length) = enclosure.length {
+        yaml.push_str(&format!("    length: {length}\n"));
+    }
+    if let Some(duration) = enclosure.duration_seconds {
+        yaml.push_str(&format!("    duration_seconds: {duration}\n"));
+    }
+    if let Some(thumbnail) = &enclosure.thumbnail_url {
+        yaml.push_str(&format!("    thumbnail_url: {}\n", yaml_quoted(thumbnail)));
     }
 }
 
@@ -608,6 +641,38 @@ mod tests {
 #[cfg(test)]
 mod thread_tests {
     use super::*;
+
+    #[test]
+    fn an_episodes_front_matter_holds_its_kind_and_enclosures() {
+        let enclosures = [Enclosure {
+            url: "https://cdn.example/12.mp3".into(),
+            media_type: Some("audio/mpeg".into()),
+            length: Some(31_415_926),
+            duration_seconds: Some(2530),
+            thumbnail_url: None,
+        }];
+        let front = FrontMatter {
+            title: Some("Episode 12"),
+            kind: Some("audio"),
+            enclosures: &enclosures,
+            ..Default::default()
+        };
+        assert_eq!(
+            front.to_yaml(),
+            "---\ntitle: \"Episode 12\"\nkind: \"audio\"\nenclosures:\n  \
+             - url: \"https://cdn.example/12.mp3\"\n    media_type: \"audio/mpeg\"\n    \
+             length: 31415926\n    duration_seconds: 2530\n---\n"
+        );
+        let article = FrontMatter {
+            kind: Some("article"),
+            ..Default::default()
+        };
+        assert_eq!(
+            article.to_yaml(),
+            "---\n---\n",
+            "an article's kind is left out"
+        );
+    }
 
     #[test]
     fn each_post_is_a_section_and_its_text_stays_text() {

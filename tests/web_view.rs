@@ -26,6 +26,7 @@ on_both_databases!(
     signing_in_over_http2_with_an_origin_is_same_origin,
     a_session_cookie_replayed_after_sign_out_is_no_session,
     a_sign_in_needs_a_value_the_server_signed_and_guesses_are_locked_out,
+    an_episode_shows_its_kind_and_its_media_as_links,
 );
 
 const TOKEN: &str = "reading-token-42";
@@ -553,5 +554,71 @@ async fn a_sign_in_needs_a_value_the_server_signed_and_guesses_are_locked_out(
     assert!(locked.headers().contains_key(header::RETRY_AFTER));
     let right = post(TOKEN.to_string()).await?;
     assert_eq!(right.status(), StatusCode::TOO_MANY_REQUESTS, "locked out");
+    Ok(())
+}
+
+/// An audio episode's reading view names its kind and links its enclosure with its media
+/// type, duration and size; an enclosure whose address is a script is not linked.
+async fn an_episode_shows_its_kind_and_its_media_as_links(db: TestDb) -> anyhow::Result<()> {
+    fill(&db.store).await?;
+    let feed_id = db
+        .store
+        .feeds()
+        .await?
+        .into_iter()
+        .find(|feed| feed.name == "harbour-news")
+        .context("harbour-news")?
+        .id;
+    let enclosure = |url: &str| gleaner::store::Enclosure {
+        url: url.to_string(),
+        media_type: Some("audio/mpeg".into()),
+        length: Some(31_415_926),
+        duration_seconds: Some(42 * 60 + 10),
+        thumbnail_url: None,
+    };
+    let episode = NewArticle {
+        feed_id,
+        guid: Some("episode-12".into()),
+        url: "http://news.example/episodes/12".into(),
+        canonical_url: None,
+        title: "Episode 12: wheels".into(),
+        author: None,
+        summary: None,
+        published_at: None,
+        fetched_at: Utc::now(),
+        language: Some("en".into()),
+        extractor: "feed".into(),
+        confidence: 0.9,
+        verdict: Verdict::Article,
+        quality: 0.9,
+        text: "Show notes of the episode on truing wheels.".into(),
+        html: "<p>Show notes of the episode on truing wheels.</p>".into(),
+        raw_page: None,
+        raw_content_type: None,
+        images: Vec::new(),
+        metadata: ArticleMetadata::default(),
+        page_type: Default::default(),
+        posts: Vec::new(),
+        enclosures: vec![
+            enclosure("https://cdn.news.example/episodes/12.mp3"),
+            enclosure("javascript:alert(3)"),
+        ],
+        kind: gleaner::store::EntryKind::Audio,
+    };
+    let id = db.store.insert_article(&episode).await?.id();
+    let app = api_support::App::spawn(&db.store, None).await?;
+    let body = browser()?
+        .get(app.url(&format!("/ui/articles/{id}")))
+        .send()
+        .await?
+        .text()
+        .await?;
+    assert!(body.contains(" · audio"), "{body}");
+    assert!(
+        body.contains("href=\"https://cdn.news.example/episodes/12.mp3\""),
+        "{body}"
+    );
+    assert!(body.contains("audio/mpeg · 42:10 · 31.4 MB"), "{body}");
+    assert!(!body.contains("javascript:"), "{body}");
     Ok(())
 }

@@ -71,6 +71,8 @@ impl ArticleRecord {
             quality: self.quality,
             duplicate_of: self.duplicate_of,
             page_type: Some(&self.page_type),
+            kind: Some(&self.kind),
+            enclosures: &self.enclosures,
         }
     }
 

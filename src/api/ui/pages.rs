@@ -274,6 +274,47 @@ struct ArticlePage {
     body: String,
     /// A forum thread's posts, shown instead of the body.
     posts: Vec<PostView>,
+    /// The entry's enclosures and media, as links.
+    media: Vec<MediaLink>,
+}
+
+/// One enclosure of a video or an episode on the reading view: its address (http or https
+/// only: a feed's `javascript:` address is no link) and what it is.
+pub struct MediaLink {
+    pub url: String,
+    /// Media type, duration and size, as far as the feed gave them: `audio/mpeg · 42:10 ·
+    /// 31.4 MB`.
+    pub label: String,
+}
+
+impl MediaLink {
+    fn of(enclosure: &crate::store::Enclosure) -> Option<MediaLink> {
+        let url = url::Url::parse(&enclosure.url).ok()?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return None;
+        }
+        let mut parts = vec![
+            enclosure
+                .media_type
+                .clone()
+                .unwrap_or_else(|| "media".into()),
+        ];
+        if let Some(seconds) = enclosure.duration_seconds {
+            let (hours, minutes, seconds) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
+            parts.push(if hours > 0 {
+                format!("{hours}:{minutes:02}:{seconds:02}")
+            } else {
+                format!("{minutes}:{seconds:02}")
+            });
+        }
+        if let Some(bytes) = enclosure.length.filter(|&bytes| bytes > 0) {
+            parts.push(format!("{:.1} MB", bytes as f64 / 1_000_000.0));
+        }
+        Some(MediaLink {
+            url: url.to_string(),
+            label: parts.join(" · "),
+        })
+    }
 }
 
 /// One post of a thread on the reading view: who, when, and its paragraphs.
@@ -325,6 +366,11 @@ pub async fn article(
         body,
         posts: (article.posts.iter().enumerate())
             .map(|(index, post)| PostView::of(index + 1, post))
+            .collect(),
+        media: article
+            .enclosures
+            .iter()
+            .filter_map(MediaLink::of)
             .collect(),
         article,
     })
