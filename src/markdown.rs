@@ -155,6 +155,9 @@ fn enclosure_yaml(yaml: &mut String, enclosure: &Enclosure) {
     if let Some(thumbnail) = &enclosure.thumbnail_url {
         yaml.push_str(&format!("    thumbnail_url: {}\n", yaml_quoted(thumbnail)));
     }
+    if enclosure.transcript {
+        yaml.push_str("    transcript: true\n");
+    }
 }
 
 /// An article as a Markdown document: its front matter, a blank line, its body.
@@ -650,6 +653,7 @@ mod thread_tests {
             length: Some(31_415_926),
             duration_seconds: Some(2530),
             thumbnail_url: None,
+            transcript: false,
         }];
         let front = FrontMatter {
             title: Some("Episode 12"),

@@ -25,6 +25,7 @@ pub mod extraction;
 mod failure;
 mod feed_text;
 mod page;
+mod transcript;
 
 pub use crate::store::{FailureKind, OwnKind, Stage};
 use context::FeedSettings;
@@ -339,6 +340,7 @@ fn new_entry(entry: FeedEntry) -> NewEntry {
                 length: enclosure.length,
                 duration_seconds: enclosure.duration_seconds,
                 thumbnail_url: enclosure.thumbnail.map(|url| url.to_string()),
+                transcript: enclosure.transcript,
             })
             .collect(),
     }

@@ -24,6 +24,7 @@ on_both_databases!(
     a_titleless_post_whose_page_needs_javascript_is_stored_from_its_text,
     a_podcast_episode_keeps_its_audio_enclosure_duration_and_image,
     an_episode_page_of_one_line_gives_way_to_the_episodes_show_notes,
+    episodes_are_stored_from_their_transcripts_in_each_format,
 );
 
 /// Verdicts that are not an article: what a failure's kind or a feed-stored article's verdict
@@ -723,5 +724,111 @@ async fn an_episode_page_of_one_line_gives_way_to_the_episodes_show_notes(
             .await?
             .is_empty()
     );
+    Ok(())
+}
+
+/// A podcast whose episodes each name a `podcast:transcript`, one per format (SubRip, WebVTT,
+/// the Podcasting 2.0 JSON, HTML), and one whose transcript answers 404; every episode page is
+/// an application shell. Each episode with a transcript is stored from it (cues joined, timings
+/// and numbers dropped), its show notes its summary; the one without is stored from its notes.
+async fn episodes_are_stored_from_their_transcripts_in_each_format(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    let transcripts: [(&str, &str, &str); 4] = [
+        (
+            "srt",
+            "application/x-subrip",
+            "1\n00:00:01,000 --> 00:00:03,000\nWelcome to episode one.\n\n\
+             2\n00:00:03,100 --> 00:00:05,000\nToday we lace a wheel.\n",
+        ),
+        (
+            "vtt",
+            "text/vtt",
+            "WEBVTT\n\n00:00:01.000 --> 00:00:03.000\n<v Ann>Welcome to episode two.\n\n\
+             00:00:03.100 --> 00:00:05.000\n<v Ann>Today we true a wheel.\n",
+        ),
+        (
+            "json",
+            "application/json",
+            r#"{"version":"1.0.0","segments":[{"speaker":"Ann","startTime":1.0,"endTime":3.0,"body":"Welcome to episode three."},{"speaker":"Ann","startTime":3.1,"endTime":5.0,"body":"Today we tension a wheel."}]}"#,
+        ),
+        (
+            "html",
+            "text/html",
+            "<html><body><p><time>00:00:01</time></p><p>Welcome to episode four.</p>\
+             <p>Today we dish a wheel.</p></body></html>",
+        ),
+    ];
+    let mut items = String::new();
+    for (n, (extension, media_type, body)) in transcripts.iter().enumerate() {
+        let episode = format!("/episodes/{}", n + 1);
+        farm.html(&episode, APP_SHELL);
+        let transcript = format!("{episode}/transcript.{extension}");
+        farm.route(&transcript, farm::ok(media_type, body.as_bytes().to_vec()));
+        items.push_str(&format!(
+            "<item><title>Episode {number}</title><link>{url}</link><guid>{url}</guid>\
+             <description>Show notes of episode {number}.</description>\
+             <enclosure url=\"{url}.mp3\" type=\"audio/mpeg\" length=\"1000\"/>\
+             <podcast:transcript url=\"{transcript_url}\" type=\"{media_type}\"/></item>",
+            number = n + 1,
+            url = farm.url(&episode),
+            transcript_url = farm.url(&transcript),
+        ));
+    }
+    farm.html("/episodes/5", APP_SHELL);
+    items.push_str(&format!(
+        "<item><title>Episode 5</title><link>{url}</link><guid>{url}</guid>\
+         <description>Show notes of episode 5.</description>\
+         <enclosure url=\"{url}.mp3\" type=\"audio/mpeg\" length=\"1000\"/>\
+         <podcast:transcript url=\"{url}/missing.vtt\" type=\"text/vtt\"/></item>",
+        url = farm.url("/episodes/5"),
+    ));
+    let feed = format!(
+        "<?xml version=\"1.0\"?><rss version=\"2.0\" \
+         xmlns:podcast=\"https://podcastindex.org/namespace/1.0\"><channel>\
+         <title>Wheel Talk</title><link>{home}</link>{items}</channel></rss>",
+        home = farm.url("/"),
+    );
+    farm.route("/rss.xml", farm::ok("application/rss+xml", feed.into()));
+    let ctx = daemon::prepare(config(&db, &farm).parse()?).await?;
+    poll(&ctx).await?;
+    let ordinals = ["one", "two", "three", "four"];
+    let verbs = ["lace", "true", "tension", "dish"];
+    for n in 0..4 {
+        let episode = article_at(&db.store, &farm, &format!("/episodes/{}", n + 1))
+            .await?
+            .with_context(|| format!("episode {} stored", n + 1))?;
+        assert_eq!(episode.extractor, "transcript", "episode {}", n + 1);
+        assert_eq!(episode.kind, "audio");
+        let welcome = format!("Welcome to episode {}.", ordinals[n]);
+        let today = format!("Today we {} a wheel.", verbs[n]);
+        assert!(
+            episode.text.contains(&welcome) && episode.text.contains(&today),
+            "episode {}: {}",
+            n + 1,
+            episode.text
+        );
+        assert!(
+            !episode.text.contains("-->") && !episode.text.contains("00:00"),
+            "episode {}: {}",
+            n + 1,
+            episode.text
+        );
+        let notes = format!("Show notes of episode {}.", n + 1);
+        assert!(
+            episode
+                .summary_text
+                .as_deref()
+                .is_some_and(|s| s.contains(&notes)),
+            "{:?}",
+            episode.summary_text
+        );
+    }
+    let untranscribed = article_at(&db.store, &farm, "/episodes/5")
+        .await?
+        .context("episode 5 stored from its notes")?;
+    assert_eq!(untranscribed.extractor, "feed");
+    assert!(untranscribed.text.contains("Show notes of episode 5."));
     Ok(())
 }

@@ -575,6 +575,7 @@ async fn an_episode_shows_its_kind_and_its_media_as_links(db: TestDb) -> anyhow:
         length: Some(31_415_926),
         duration_seconds: Some(42 * 60 + 10),
         thumbnail_url: None,
+        transcript: false,
     };
     let episode = NewArticle {
         feed_id,

@@ -23,6 +23,7 @@ pub mod bounds;
 pub mod discover;
 mod json;
 mod normalize;
+pub mod transcript;
 
 use std::collections::{HashMap, HashSet};
 
@@ -149,6 +150,9 @@ pub struct Enclosure {
     pub duration_seconds: Option<u64>,
     /// A still of it (Media RSS `media:thumbnail`, iTunes `itunes:image`).
     pub thumbnail: Option<Url>,
+    /// A transcript of the entry's audio or video (Podcasting 2.0 `podcast:transcript`), read
+    /// by [`transcript`].
+    pub transcript: bool,
 }
 
 /// Why bytes are not a feed.
@@ -745,6 +749,7 @@ fn entry_enclosures(entry: &feed_rs::model::Entry, base: &Url) -> Vec<Enclosure>
                 length: link.length,
                 duration_seconds: entry_duration.map(|d| d.as_secs()),
                 thumbnail: entry_thumbnail.clone(),
+                transcript: false,
             })
         })
         .collect();
@@ -768,7 +773,23 @@ fn entry_enclosures(entry: &feed_rs::model::Entry, base: &Url) -> Vec<Enclosure>
                 length: content.size,
                 duration_seconds: duration.map(|d| d.as_secs()),
                 thumbnail,
+                transcript: false,
             });
+        }
+        for transcript in &media.transcripts {
+            let Some(url) = resolve(base, transcript.url.as_str()) else {
+                continue;
+            };
+            if enclosures.iter().all(|known| known.url != url) {
+                enclosures.push(Enclosure {
+                    url,
+                    media_type: Some(transcript.content_type.to_string()),
+                    length: None,
+                    duration_seconds: None,
+                    thumbnail: None,
+                    transcript: true,
+                });
+            }
         }
     }
     enclosures

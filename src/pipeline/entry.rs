@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use super::context::{Context, FeedSettings};
 use super::failure::{StepFailure, record};
 use super::page::{PageOutcome, download_and_store, store_feed_entry, store_instead_of_page};
+use super::transcript::store_from_transcript;
 use crate::config::{ContentSource, EntriesConfig};
 use crate::extract::Verdict as PageVerdict;
 use crate::filter::{Blocked, Candidate, Decision};
@@ -54,17 +55,35 @@ pub(super) async fn process_entry(
         .await
     {
         Ok(Some(id)) => return list_known(ctx, entry, id).await,
-        // `content = "feed"`: the entry's own text is the article, and the page is not read.
-        Ok(None) if settings.config.content == ContentSource::Feed => {
-            store_feed_entry(ctx, settings, entry).await
-        }
-        Ok(None) => download_and_store(ctx, settings, entry).await,
+        Ok(None) => match transcribed(ctx, settings, entry).await {
+            Some(outcome) => outcome,
+            // `content = "feed"`: the entry's own text is the article, and the page is not
+            // read.
+            None if settings.config.content == ContentSource::Feed => {
+                store_feed_entry(ctx, settings, entry).await
+            }
+            None => download_and_store(ctx, settings, entry).await,
+        },
         Err(error) => Err(StepFailure::database(error)),
     };
     match outcome {
         Ok(page) => page_outcome(ctx, entry, page).await,
         Err(failure) => entry_failed(ctx, settings, entry, failure).await,
     }
+}
+
+/// An episode that names a transcript stored from it ([`store_from_transcript`]); `None`
+/// when it names none or the transcript could not be read, and always with
+/// `content = "page"` (the page only).
+async fn transcribed(
+    ctx: &Context,
+    settings: &FeedSettings<'_>,
+    entry: &PendingEntry,
+) -> Option<Result<PageOutcome, StepFailure>> {
+    if settings.config.content == ContentSource::Page {
+        return None;
+    }
+    store_from_transcript(ctx, settings, entry).await
 }
 
 /// Records a failed attempt and writes what it makes of the entry. An entry given up whose

@@ -78,6 +78,18 @@ impl FeedText {
         }
     }
 
+    /// Plain paragraphs (separated by one blank line: a transcript's) rendered as a feed's
+    /// text is.
+    pub(super) fn of_paragraphs(text: &str, base: Option<&Url>) -> FeedText {
+        let mut html = String::with_capacity(text.len() + 64);
+        for paragraph in text.split("\n\n") {
+            html.push_str("<p>");
+            crate::tidy::escape_into(&mut html, paragraph, false);
+            html.push_str("</p>");
+        }
+        FeedText::render(&html, base)
+    }
+
     /// Renders one text of the feed: its every block, as `alltext` renders a page.
     fn render(body: &str, base: Option<&Url>) -> FeedText {
         let body = bounded(body);

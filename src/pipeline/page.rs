@@ -257,7 +257,7 @@ fn blocked_by_text(
 
 /// The article of the entry's own text (its images downloaded), with how many of its images
 /// failed; `metadata` is what the page says of itself, when that holds.
-async fn store_feed_text(
+pub(super) async fn store_feed_text(
     ctx: &Context,
     settings: &FeedSettings<'_>,
     entry: &PendingEntry,
@@ -363,7 +363,7 @@ fn feed_facts(entry: &PendingEntry) -> FeedFacts {
 
 /// Stores the article with its entry's summary as stored (made off the runtime), the entry
 /// becoming `stored` in the article's own transaction: one commit for both.
-async fn store_article(
+pub(super) async fn store_article(
     ctx: &Context,
     entry: &PendingEntry,
     (mut article, summary): (NewArticle, StoredSummary),

@@ -103,7 +103,8 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// One of an entry's enclosures or media files (a podcast's audio, a video), as stored and
-/// served: `{url, media_type, length, duration_seconds, thumbnail_url}`.
+/// served: `{url, media_type, length, duration_seconds, thumbnail_url}`, and `transcript: true`
+/// on an episode's transcript.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, serde::Deserialize)]
 pub struct Enclosure {
     pub url: String,
@@ -112,6 +113,10 @@ pub struct Enclosure {
     pub length: Option<u64>,
     pub duration_seconds: Option<u64>,
     pub thumbnail_url: Option<String>,
+    /// A transcript of the entry's audio or video (`podcast:transcript`): `true` only on
+    /// transcripts, left out of the JSON on every other enclosure.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub transcript: bool,
 }
 
 /// What a feed entry is: a story on a page, a video, an episode of audio, or a short post
