@@ -26,6 +26,11 @@
 //! gleaner's alone, as a side-by-side run measures the other reader.
 //!
 //! `--no-site-templates` turns the per-site template model off, to measure its cost.
+//! After the summary line, the CPU per stored article of each stage (`gleaner::stages`: feed
+//! parsing, page parse, DOM pass, page type, template, the cascade and each candidate it runs,
+//! quality, verdict, metadata, sanitizing, the feed's text, fingerprint, compression), with how
+//! often each ran per article; the rest of the process's CPU is fetching, HTTP, the store's
+//! writes and the runtime. `--no-stages` leaves the clocks unread, to measure what they cost.
 //! `--serve-only FILE` serves the farm alone and writes its feeds to FILE as OPML, until
 //! interrupted, so that another feed reader can ingest the same farm (see
 //! `benches/miniflux_side_by_side.py` and docs/performance.md).
@@ -54,6 +59,9 @@ struct Options {
     pages: Option<std::path::PathBuf>,
     /// Learn and apply site templates (`--no-site-templates` turns them off).
     site_templates: bool,
+    /// Charge CPU time to each stage and print the breakdown (`--no-stages` turns it off, to
+    /// measure what the clock reads cost).
+    stages: bool,
     /// Serve the farm only, writing its feeds as OPML to this file, until interrupted: for
     /// another reader to ingest the same farm side by side.
     serve_only: Option<std::path::PathBuf>,
@@ -72,6 +80,7 @@ fn options() -> Options {
         serve_only: None,
         farm: None,
         site_templates: true,
+        stages: true,
     };
     let args: Vec<String> = std::env::args().collect();
     let value = |name: &str| {
@@ -99,6 +108,7 @@ fn options() -> Options {
     options.serve_only = value("--serve-only").map(Into::into);
     options.farm = value("--farm");
     options.site_templates = !args.iter().any(|a| a == "--no-site-templates");
+    options.stages = !args.iter().any(|a| a == "--no-stages");
     options
 }
 
@@ -358,6 +368,9 @@ async fn main() -> anyhow::Result<()> {
     let config = Config::parse(&text, Path::new("bench.toml"), Some(&database_url))?;
 
     let ctx = daemon::prepare(config).await?;
+    if options.stages {
+        gleaner::stages::enable();
+    }
     let server_before = match &cleanup {
         Some((admin, name)) => server_cpu_seconds(admin, name).await?,
         None => 0.0,
@@ -399,6 +412,9 @@ async fn main() -> anyhow::Result<()> {
         server,
         peak_rss_mib()
     );
+    if options.stages {
+        print_stages(cpu, stored);
+    }
     if let Some((admin, name)) = cleanup {
         let mut conn = sqlx::PgConnection::connect(&admin).await?;
         sqlx::query(sqlx::AssertSqlSafe(format!(
@@ -413,4 +429,34 @@ async fn main() -> anyhow::Result<()> {
         "not every article was stored or recorded as failed"
     );
     Ok(())
+}
+
+/// The stage breakdown: CPU milliseconds per stored article of each stage, its share of the
+/// process's CPU and how many times it ran per article; then the rest.
+fn print_stages(process_cpu: f64, stored: f64) {
+    let totals = gleaner::stages::totals();
+    let measured: f64 = totals.iter().map(|t| t.cpu_seconds).sum();
+    println!("stage                 cpu_ms_per_article  share  runs_per_article");
+    for total in &totals {
+        println!(
+            "{:<21} {:>18.3} {:>5.1}% {:>17.2}",
+            total.stage.name(),
+            total.cpu_seconds * 1000.0 / stored,
+            100.0 * total.cpu_seconds / process_cpu.max(f64::EPSILON),
+            total.calls as f64 / stored
+        );
+    }
+    let rest = (process_cpu - measured).max(0.0);
+    println!(
+        "{:<21} {:>18.3} {:>5.1}%",
+        "measured",
+        measured * 1000.0 / stored,
+        100.0 * measured / process_cpu.max(f64::EPSILON)
+    );
+    println!(
+        "{:<21} {:>18.3} {:>5.1}%   (fetch, HTTP, store writes, runtime)",
+        "rest",
+        rest * 1000.0 / stored,
+        100.0 * rest / process_cpu.max(f64::EPSILON)
+    );
 }

@@ -53,7 +53,9 @@ impl Fingerprint {
     /// The fingerprint of an article's plain text, or `None` when it has fewer than
     /// [`MIN_SHINGLES`] shingles.
     pub fn of(text: &str) -> Option<Fingerprint> {
-        Fingerprint::with_shingles(text, SHINGLE_WORDS, MIN_SHINGLES)
+        crate::stages::measure(crate::stages::Stage::Fingerprint, || {
+            Fingerprint::with_shingles(text, SHINGLE_WORDS, MIN_SHINGLES)
+        })
     }
 
     /// [`Fingerprint::of`] with other shingle sizes (the evaluation measures them).

@@ -20,6 +20,7 @@ pub mod metrics;
 pub mod pipeline;
 pub mod schedule;
 pub mod stable_hash;
+pub mod stages;
 pub mod store;
 pub mod telemetry;
 pub mod tidy;

@@ -258,7 +258,9 @@ async fn fetch_document(
             return Err((failure, error.retry_after()));
         }
     };
-    match parse_feed(&fetched.bytes, fetched.charset(), &fetched.final_url) {
+    match crate::stages::measure(crate::stages::Stage::FeedParse, || {
+        parse_feed(&fetched.bytes, fetched.charset(), &fetched.final_url)
+    }) {
         Ok(parsed) => Ok(Some((fetched, parsed))),
         Err(error) => {
             let message = format!("{}: {error}", fetched.final_url);

@@ -226,8 +226,10 @@ impl Candidates {
 
     /// The quality estimate of `choice`, `None` when it chose nothing.
     pub fn estimate(&self, page: &Page, sums: &quality::PageSums, choice: Choice) -> Option<f64> {
-        self.features(page, sums, choice)
-            .map(|features| quality::predict(&features))
+        crate::stages::measure(crate::stages::Stage::Quality, || {
+            self.features(page, sums, choice)
+                .map(|features| quality::predict(&features))
+        })
     }
 }
 
@@ -344,12 +346,14 @@ fn first_opinion(
 /// [`AutoParams::quality_floor`], the other candidates are estimated too, and one whose
 /// estimate passes the cascade's by [`AutoParams::quality_margin`] is taken instead.
 pub fn extract_auto(page: &Page, params: &AutoParams) -> Result<Extraction, ExtractError> {
-    let extraction = cascade_extraction(page, params)?;
-    if page.page_type == PageType::Product {
-        // A product's copy the visible reading missed is in its structured data.
-        return Ok(page_type::product::with_description(page, extraction));
-    }
-    Ok(extraction)
+    crate::stages::measure(crate::stages::Stage::Cascade, || {
+        let extraction = cascade_extraction(page, params)?;
+        if page.page_type == PageType::Product {
+            // A product's copy the visible reading missed is in its structured data.
+            return Ok(page_type::product::with_description(page, extraction));
+        }
+        Ok(extraction)
+    })
 }
 
 /// [`extract_auto`] before a product's structured description is added.

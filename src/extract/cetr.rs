@@ -83,17 +83,19 @@ fn tagless(lines: Vec<Line>) -> Result<LineSelection, Vec<Line>> {
 
 /// CETR with 2-D clustering.
 pub fn select_2d(source: &str, sigma: f64) -> LineSelection {
-    let lines = match tagless(tag_ratio::page_lines(source)) {
-        Ok(selection) => return selection,
-        Err(lines) => lines,
-    };
-    let kernel = tag_ratio::gaussian_kernel(sigma);
-    let t = tag_ratio::smooth(&tag_ratio::tag_ratios(&lines), &kernel);
-    let g = tag_ratio::smooth(&tag_ratio::derivative(&t, ALPHA), &kernel);
-    let points: Vec<[f64; 2]> = t.iter().zip(&g).map(|(&t, &g)| [t, g.abs()]).collect();
-    let labels = kmeans_pinned(&points);
-    let content = labels.into_iter().map(|label| label != 0).collect();
-    LineSelection { lines, content }
+    crate::stages::measure(crate::stages::Stage::Cetr, || {
+        let lines = match tagless(tag_ratio::page_lines(source)) {
+            Ok(selection) => return selection,
+            Err(lines) => lines,
+        };
+        let kernel = tag_ratio::gaussian_kernel(sigma);
+        let t = tag_ratio::smooth(&tag_ratio::tag_ratios(&lines), &kernel);
+        let g = tag_ratio::smooth(&tag_ratio::derivative(&t, ALPHA), &kernel);
+        let points: Vec<[f64; 2]> = t.iter().zip(&g).map(|(&t, &g)| [t, g.abs()]).collect();
+        let labels = kmeans_pinned(&points);
+        let content = labels.into_iter().map(|label| label != 0).collect();
+        LineSelection { lines, content }
+    })
 }
 
 /// CETR-TM: lines whose smoothed tag ratio reaches λσ.

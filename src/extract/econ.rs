@@ -65,83 +65,85 @@ pub const ANNOUNCED_COMMENTS_MAX_SHARE: f64 = 0.9;
 
 /// The blocks (by `IX`) of the summary-node.
 pub fn select(page: &Page) -> Vec<usize> {
-    let stats = &page.stats;
-    let n = stats.blocks.len();
-    let small = |sl: usize| (sl as f64) < MAX_REGION_SHARE * stats.sh as f64;
-    let mut in_comments = vec![false; n];
-    for region in &stats.regions {
-        // A heading's place is better evidence than a class name: announced comments are
-        // trusted up to CUTER's comments share, the article they follow being shorter than
-        // them on a busy page.
-        let announced = region.kind == RegionKind::AnnouncedComments
-            && (region.sl as f64) < ANNOUNCED_COMMENTS_MAX_SHARE * stats.sh as f64;
-        if announced || (region.kind == RegionKind::Comments && small(region.sl)) {
-            in_comments[region.blocks.clone()].fill(true);
-        }
-    }
-    // punc-num of every text-node, noise counting none.
-    let mut punc: Vec<usize> = (0..n)
-        .map(|i| {
-            let b = &stats.blocks[i];
-            if b.caption || in_comments[i] || b.lp() >= MAX_LINK_SHARE {
-                0
-            } else {
-                block_totals(stats, i).punctuation
+    crate::stages::measure(crate::stages::Stage::Econ, || {
+        let stats = &page.stats;
+        let n = stats.blocks.len();
+        let small = |sl: usize| (sl as f64) < MAX_REGION_SHARE * stats.sh as f64;
+        let mut in_comments = vec![false; n];
+        for region in &stats.regions {
+            // A heading's place is better evidence than a class name: announced comments are
+            // trusted up to CUTER's comments share, the article they follow being shorter than
+            // them on a busy page.
+            let announced = region.kind == RegionKind::AnnouncedComments
+                && (region.sl as f64) < ANNOUNCED_COMMENTS_MAX_SHARE * stats.sh as f64;
+            if announced || (region.kind == RegionKind::Comments && small(region.sl)) {
+                in_comments[region.blocks.clone()].fill(true);
             }
-        })
-        .collect();
-    // Joint-para: consecutive brother nodes form one text-para; punctuation-free nodes are
-    // pruned from it. The snippet-node is the longest node of the longest text-para.
-    let mut best: Option<(usize, usize)> = None;
-    let mut i = 0;
-    while i < n {
-        let mut j = i + 1;
-        while j < n && stats.blocks[j].parent == stats.blocks[i].parent {
-            j += 1;
         }
-        let kept = || (i..j).filter(|&k| punc[k] > 0);
-        let length: usize = kept().map(|k| stats.blocks[k].sl).sum();
-        if let Some(node) = kept().max_by_key(|&k| (stats.blocks[k].sl, std::cmp::Reverse(k)))
-            && best.is_none_or(|(l, _)| length > l)
-        {
-            best = Some((length, node));
+        // punc-num of every text-node, noise counting none.
+        let mut punc: Vec<usize> = (0..n)
+            .map(|i| {
+                let b = &stats.blocks[i];
+                if b.caption || in_comments[i] || b.lp() >= MAX_LINK_SHARE {
+                    0
+                } else {
+                    block_totals(stats, i).punctuation
+                }
+            })
+            .collect();
+        // Joint-para: consecutive brother nodes form one text-para; punctuation-free nodes are
+        // pruned from it. The snippet-node is the longest node of the longest text-para.
+        let mut best: Option<(usize, usize)> = None;
+        let mut i = 0;
+        while i < n {
+            let mut j = i + 1;
+            while j < n && stats.blocks[j].parent == stats.blocks[i].parent {
+                j += 1;
+            }
+            let kept = || (i..j).filter(|&k| punc[k] > 0);
+            let length: usize = kept().map(|k| stats.blocks[k].sl).sum();
+            if let Some(node) = kept().max_by_key(|&k| (stats.blocks[k].sl, std::cmp::Reverse(k)))
+                && best.is_none_or(|(l, _)| length > l)
+            {
+                best = Some((length, node));
+            }
+            i = j;
         }
-        i = j;
-    }
-    let Some((_, snippet)) = best else {
-        return Vec::new();
-    };
-    // Furniture (navigation, related links, share bars) counts no punctuation, unless the
-    // snippet-node itself sits in it.
-    for region in &stats.regions {
-        // A box among the snippet's own paragraphs (a gallery inside the article) or after
-        // the snippet (a sidebar, a teaser list) is noise at any size; before it, a large
-        // region may be a wrapper of the page.
-        if region.kind == RegionKind::Furniture
-            && !region.blocks.contains(&snippet)
-            && (small(region.sl)
-                || inside_main_container(stats, region, Some(snippet))
-                || after_main_block(region, Some(snippet)))
-        {
-            punc[region.blocks.clone()].fill(0);
+        let Some((_, snippet)) = best else {
+            return Vec::new();
+        };
+        // Furniture (navigation, related links, share bars) counts no punctuation, unless the
+        // snippet-node itself sits in it.
+        for region in &stats.regions {
+            // A box among the snippet's own paragraphs (a gallery inside the article) or after
+            // the snippet (a sidebar, a teaser list) is noise at any size; before it, a large
+            // region may be a wrapper of the page.
+            if region.kind == RegionKind::Furniture
+                && !region.blocks.contains(&snippet)
+                && (small(region.sl)
+                    || inside_main_container(stats, region, Some(snippet))
+                    || after_main_block(region, Some(snippet)))
+            {
+                punc[region.blocks.clone()].fill(0);
+            }
         }
-    }
-    let index = SubtreeIndex::build(&page.document, stats);
-    let node_punc = |id| -> usize { index.blocks_in(id).iter().map(|&k| punc[k]).sum() };
-    let mut node1 = stats.blocks[snippet].node;
-    let mut punc1 = node_punc(node1);
-    // Backtrack: stop the first time the parent adds no punctuation.
-    while let Some(node2) = index.spans.get(&node1).and_then(|s| s.parent) {
-        let punc2 = node_punc(node2);
-        if punc2 == punc1 {
-            break;
+        let index = SubtreeIndex::build(&page.document, stats);
+        let node_punc = |id| -> usize { index.blocks_in(id).iter().map(|&k| punc[k]).sum() };
+        let mut node1 = stats.blocks[snippet].node;
+        let mut punc1 = node_punc(node1);
+        // Backtrack: stop the first time the parent adds no punctuation.
+        while let Some(node2) = index.spans.get(&node1).and_then(|s| s.parent) {
+            let punc2 = node_punc(node2);
+            if punc2 == punc1 {
+                break;
+            }
+            node1 = node2;
+            punc1 = punc2;
         }
-        node1 = node2;
-        punc1 = punc2;
-    }
-    index
-        .blocks_in(node1)
-        .into_iter()
-        .filter(|&ix| punc[ix] > 0)
-        .collect()
+        index
+            .blocks_in(node1)
+            .into_iter()
+            .filter(|&ix| punc[ix] > 0)
+            .collect()
+    })
 }

@@ -57,14 +57,16 @@ const MAX_VALUE_CHARS: usize = 500;
 /// Reads the page's metadata: JSON-LD first, then Open Graph, then the other `<meta>` tags;
 /// a field keeps the first value found.
 pub fn page_metadata(document: &Html, base: Option<&Url>) -> PageMetadata {
-    let mut metadata = PageMetadata::default();
-    for object in json_ld_objects(document) {
-        metadata.fill_from_json_ld(&object, base);
-    }
-    let tags = MetaTags::of(document);
-    metadata.fill_from_tags(&tags, &OPEN_GRAPH_KEYS, base);
-    metadata.fill_from_tags(&tags, &META_KEYS, base);
-    metadata
+    crate::stages::measure(crate::stages::Stage::Metadata, || {
+        let mut metadata = PageMetadata::default();
+        for object in json_ld_objects(document) {
+            metadata.fill_from_json_ld(&object, base);
+        }
+        let tags = MetaTags::of(document);
+        metadata.fill_from_tags(&tags, &OPEN_GRAPH_KEYS, base);
+        metadata.fill_from_tags(&tags, &META_KEYS, base);
+        metadata
+    })
 }
 
 /// The page's `<meta>` tags with content: the key (`property`, else `name`, else `itemprop`,

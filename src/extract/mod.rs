@@ -348,34 +348,40 @@ impl Page {
         title_hint: Option<&str>,
         attributes: tidy::ParsedAttributes,
     ) -> Page {
-        let decoded = tidy::decode(raw, http_charset);
-        let mut source = decoded.text;
-        let total = source.len();
-        let mut cut = marks_end(&source, MAX_MARKS).map(|end| {
-            source.truncate(end);
-            source.shrink_to_fit();
-            PageCut {
-                by: CutBy::Marks,
-                read: end,
-                total,
+        use crate::stages::{Stage, measure};
+        let (source, encoding, cut, parsed) = measure(Stage::PageParse, || {
+            let decoded = tidy::decode(raw, http_charset);
+            let mut source = decoded.text;
+            let total = source.len();
+            let mut cut = marks_end(&source, MAX_MARKS).map(|end| {
+                source.truncate(end);
+                source.shrink_to_fit();
+                PageCut {
+                    by: CutBy::Marks,
+                    read: end,
+                    total,
+                }
+            });
+            let parsed = tidy::parse_bounded(&source, attributes, PARSE_BOUNDS);
+            if let Some((stop, read)) = parsed.stopped {
+                let by = match stop {
+                    tidy::ParseStop::Nodes => CutBy::Nodes,
+                    tidy::ParseStop::Bytes => CutBy::Bytes,
+                };
+                cut = Some(PageCut { by, read, total });
             }
+            (source, decoded.encoding, cut, parsed)
         });
-        let parsed = tidy::parse_bounded(&source, attributes, PARSE_BOUNDS);
-        if let Some((stop, read)) = parsed.stopped {
-            let by = match stop {
-                tidy::ParseStop::Nodes => CutBy::Nodes,
-                tidy::ParseStop::Bytes => CutBy::Bytes,
-            };
-            cut = Some(PageCut { by, read, total });
-        }
         let document = parsed.document;
         let base = tidy::base_url(&document, page_url);
-        let stats = dom::analyze(&document, base.as_ref());
-        let page_type = page_type::detect::detect(&document, &stats, base.as_ref());
+        let stats = measure(Stage::DomStats, || dom::analyze(&document, base.as_ref()));
+        let page_type = measure(Stage::PageType, || {
+            page_type::detect::detect(&document, &stats, base.as_ref())
+        });
         Page {
             page_type,
             source,
-            encoding: decoded.encoding,
+            encoding,
             document,
             base,
             stats,
@@ -622,8 +628,12 @@ pub fn extract_site_page(
         .map(str::trim)
         .filter(|t| !t.is_empty())
         .map(str::to_string);
-    let fingerprints = template::block_fingerprints(&page);
-    let observation = template::observation(fingerprints.clone(), &params);
+    use crate::stages::{Stage, measure};
+    let (fingerprints, observation) = measure(Stage::Template, || {
+        let fingerprints = template::block_fingerprints(&page);
+        let observation = template::observation(fingerprints.clone(), &params);
+        (fingerprints, observation)
+    });
     let metadata = metadata::page_metadata(&page.document, page.base.as_ref());
     let ruled = site.rules.map(|rules| rules::apply(&mut page, rules));
     let rule_missed = matches!(ruled, Some(rules::RulesOutcome::Missed));
@@ -637,13 +647,18 @@ pub fn extract_site_page(
         ),
         None => (
             None,
-            site.template
-                .map(|t| template::apply_fingerprints(&mut page, &fingerprints, t, &params)),
+            site.template.map(|t| {
+                measure(Stage::Template, || {
+                    template::apply_fingerprints(&mut page, &fingerprints, t, &params)
+                })
+            }),
         ),
     };
     let extraction = decided.map_or_else(|| algorithm.extract(&page), |e| judged(&page, Ok(e)));
     let extraction = extraction.map(|mut extraction| {
-        extraction.language = language::page_language(&page.document, &extraction.text);
+        extraction.language = measure(Stage::Language, || {
+            language::page_language(&page.document, &extraction.text)
+        });
         extraction
     });
     SitePageExtraction {

@@ -640,23 +640,25 @@ pub fn predict(x: &[f64; FEATURES.len()]) -> f64 {
 /// The expected F1 of `extraction` on `page`, measured as text (an algorithm that chose
 /// blocks estimates its own with [`features`] and [`predict`]).
 pub fn estimate(page: &Page, extraction: &Extraction) -> f64 {
-    let cuter = if extraction.algorithm == Algorithm::Cuter {
-        CuterView {
-            confidence: extraction.confidence,
-            title: None,
-            blocks: &[],
-        }
-    } else {
-        CuterView::default()
-    };
-    predict(&features(
-        page,
-        &PageSums::of(page),
-        extraction.algorithm,
-        Chosen::Text,
-        &extraction.text,
-        cuter,
-    ))
+    crate::stages::measure(crate::stages::Stage::Quality, || {
+        let cuter = if extraction.algorithm == Algorithm::Cuter {
+            CuterView {
+                confidence: extraction.confidence,
+                title: None,
+                blocks: &[],
+            }
+        } else {
+            CuterView::default()
+        };
+        predict(&features(
+            page,
+            &PageSums::of(page),
+            extraction.algorithm,
+            Chosen::Text,
+            &extraction.text,
+            cuter,
+        ))
+    })
 }
 
 #[cfg(test)]

@@ -99,17 +99,19 @@ const FURNITURE_TAGS: &[&str] = &["nav", "aside", "footer", "menu", "form"];
 /// The blocks (by `IX`) of the element that holds the most prose, with its siblings that
 /// belong to it.
 pub fn select(page: &Page) -> Vec<usize> {
-    if page.stats.blocks.is_empty() {
-        return Vec::new();
-    }
-    let excluded = excluded_blocks(&page.stats);
-    let mut scoring = Scoring::totals(page);
-    scoring.hand_up(&excluded);
-    let Some((top, top_score)) = scoring.top() else {
-        return Vec::new();
-    };
-    let chosen = scoring.siblings(top, top_score);
-    scoring.cleaned_blocks(&chosen, &excluded)
+    crate::stages::measure(crate::stages::Stage::Readability, || {
+        if page.stats.blocks.is_empty() {
+            return Vec::new();
+        }
+        let excluded = excluded_blocks(&page.stats);
+        let mut scoring = Scoring::totals(page);
+        scoring.hand_up(&excluded);
+        let Some((top, top_score)) = scoring.top() else {
+            return Vec::new();
+        };
+        let chosen = scoring.siblings(top, top_score);
+        scoring.cleaned_blocks(&chosen, &excluded)
+    })
 }
 
 /// The scoring of one page's elements, step by step.

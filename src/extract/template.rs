@@ -211,7 +211,9 @@ pub fn block_fingerprints(page: &Page) -> Vec<u64> {
 
 /// What a page contributes to its site's model.
 pub fn observe(page: &Page, params: &TemplateParams) -> PageObservation {
-    observation(block_fingerprints(page), params)
+    crate::stages::measure(crate::stages::Stage::Template, || {
+        observation(block_fingerprints(page), params)
+    })
 }
 
 /// What a page whose [`block_fingerprints`] are `fingerprints` contributes to its site's
@@ -227,8 +229,10 @@ pub fn observation(mut fingerprints: Vec<u64>, params: &TemplateParams) -> PageO
 /// renumbered, `SH` recomputed), unless that would leave less than
 /// `params.min_kept_bytes` of text.
 pub fn apply(page: &mut Page, template: &SiteTemplate, params: &TemplateParams) -> Applied {
-    let fingerprints = block_fingerprints(page);
-    apply_fingerprints(page, &fingerprints, template, params)
+    crate::stages::measure(crate::stages::Stage::Template, || {
+        let fingerprints = block_fingerprints(page);
+        apply_fingerprints(page, &fingerprints, template, params)
+    })
 }
 
 /// [`apply`] for a page whose [`block_fingerprints`] are already known.

@@ -128,41 +128,43 @@ pub(crate) fn warm_up() {
 /// title and tells something in prose is the story, whatever words its headline uses
 /// ("Access denied: court blocks…"); a page with no text beyond its titles is `not_article`.
 pub fn judge(page: &Page, extraction: Option<&Extraction>) -> Verdict {
-    let text = extraction.map_or("", |e| e.text.trim());
-    let related = relation::relation(page, text);
-    if related == Relation::Unrelated {
-        // Not that entry's article: a wall by its words, or a page with no story to tell.
-        // A page that tells a story of its own is judged as any page is (a feed whose
-        // titles are its readers' words, not the page's).
-        let reading = Reading::new(page, text);
-        // A consent dialog's paragraphs are prose too, but about the site, not a story.
-        let own_story = story_prose(text, &[Cue::Consent]);
-        if own_story < relation::STORY_PROSE || reading.headed_as_wall() {
-            return reading.wall_kind();
+    crate::stages::measure(crate::stages::Stage::Verdict, || {
+        let text = extraction.map_or("", |e| e.text.trim());
+        let related = relation::relation(page, text);
+        if related == Relation::Unrelated {
+            // Not that entry's article: a wall by its words, or a page with no story to tell.
+            // A page that tells a story of its own is judged as any page is (a feed whose
+            // titles are its readers' words, not the page's).
+            let reading = Reading::new(page, text);
+            // A consent dialog's paragraphs are prose too, but about the site, not a story.
+            let own_story = story_prose(text, &[Cue::Consent]);
+            if own_story < relation::STORY_PROSE || reading.headed_as_wall() {
+                return reading.wall_kind();
+            }
         }
-    }
-    if text.len() >= ARTICLE_TEXT {
-        return Verdict::Article;
-    }
-    let mut reading = Reading::new(page, text);
-    reading.pictured = extraction.is_some_and(|e| !e.images.is_empty());
-    let tells_the_story = reading.tells_the_story()
-        || (related == Relation::Related && story_prose(text, &[]) >= relation::STORY_PROSE);
-    if tells_the_story {
-        return if reading.is_teaser() {
-            Verdict::Teaser
-        } else {
-            Verdict::Article
-        };
-    }
-    match reading.verdict() {
-        // A thread, a documentation page or a product whose content was found is no failed
-        // article: `not_article` is kept for pages with no main content of any type.
-        Verdict::NotArticle if !text.is_empty() && page.page_type != PageType::Article => {
-            Verdict::Article
+        if text.len() >= ARTICLE_TEXT {
+            return Verdict::Article;
         }
-        verdict => verdict,
-    }
+        let mut reading = Reading::new(page, text);
+        reading.pictured = extraction.is_some_and(|e| !e.images.is_empty());
+        let tells_the_story = reading.tells_the_story()
+            || (related == Relation::Related && story_prose(text, &[]) >= relation::STORY_PROSE);
+        if tells_the_story {
+            return if reading.is_teaser() {
+                Verdict::Teaser
+            } else {
+                Verdict::Article
+            };
+        }
+        match reading.verdict() {
+            // A thread, a documentation page or a product whose content was found is no failed
+            // article: `not_article` is kept for pages with no main content of any type.
+            Verdict::NotArticle if !text.is_empty() && page.page_type != PageType::Article => {
+                Verdict::Article
+            }
+            verdict => verdict,
+        }
+    })
 }
 
 /// Bytes of the main text in paragraphs of prose ([`relation::is_prose`]) that are no

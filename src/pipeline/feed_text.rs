@@ -64,18 +64,20 @@ impl FeedText {
         summary: Option<&str>,
         base: Option<&Url>,
     ) -> Option<FeedText> {
-        let content = content.map(|content| FeedText::render(content, base));
-        if content
-            .as_ref()
-            .is_some_and(|content| content.words >= MIN_FEED_WORDS)
-        {
-            return content;
-        }
-        let summary = summary.map(|summary| FeedText::render(summary, base));
-        match (content, summary) {
-            (Some(content), Some(summary)) if summary.words > content.words => Some(summary),
-            (content, summary) => content.or(summary),
-        }
+        crate::stages::measure(crate::stages::Stage::FeedText, || {
+            let content = content.map(|content| FeedText::render(content, base));
+            if content
+                .as_ref()
+                .is_some_and(|content| content.words >= MIN_FEED_WORDS)
+            {
+                return content;
+            }
+            let summary = summary.map(|summary| FeedText::render(summary, base));
+            match (content, summary) {
+                (Some(content), Some(summary)) if summary.words > content.words => Some(summary),
+                (content, summary) => content.or(summary),
+            }
+        })
     }
 
     /// Plain paragraphs (separated by one blank line: a transcript's) rendered as a feed's

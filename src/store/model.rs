@@ -63,9 +63,11 @@ pub struct CompressedPage {
 impl CompressedPage {
     /// Compresses raw page bytes (CPU work: call it off the async runtime for large pages).
     pub fn compress(raw: &[u8]) -> std::io::Result<Self> {
-        Ok(CompressedPage {
-            encoding: PageEncoding::Zstd,
-            bytes: zstd::bulk::compress(raw, ZSTD_LEVEL)?,
+        crate::stages::measure(crate::stages::Stage::Compress, || {
+            Ok(CompressedPage {
+                encoding: PageEncoding::Zstd,
+                bytes: zstd::bulk::compress(raw, ZSTD_LEVEL)?,
+            })
         })
     }
 

@@ -882,15 +882,17 @@ thread_local! {
 
 /// Applies [`policy`] to an HTML fragment whose URLs are already absolute.
 pub fn sanitize(fragment: &str) -> String {
-    // Parsed as a page is: nesting capped, an unclosed `<object>` unable to swallow the rest;
-    // long runs of text split, so that the serializer writes them in linear time.
-    let fragment = depth::prepare_for_sanitizing(fragment);
-    // Read in pieces, so that a job's deadline (`crate::budget`) can stop the parse between
-    // two of them; a reader of a string fails at nothing.
-    let reader = BudgetedReader(fragment.as_bytes());
-    POLICY.with(|policy| match policy.clean_from_reader(reader) {
-        Ok(document) => document.to_string(),
-        Err(_) => String::new(),
+    crate::stages::measure(crate::stages::Stage::Sanitize, || {
+        // Parsed as a page is: nesting capped, an unclosed `<object>` unable to swallow the rest;
+        // long runs of text split, so that the serializer writes them in linear time.
+        let fragment = depth::prepare_for_sanitizing(fragment);
+        // Read in pieces, so that a job's deadline (`crate::budget`) can stop the parse between
+        // two of them; a reader of a string fails at nothing.
+        let reader = BudgetedReader(fragment.as_bytes());
+        POLICY.with(|policy| match policy.clean_from_reader(reader) {
+            Ok(document) => document.to_string(),
+            Err(_) => String::new(),
+        })
     })
 }
 

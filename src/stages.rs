@@ -1,0 +1,196 @@
+//! CPU time per pipeline stage: the breakdown `cargo bench --bench ingest` prints, so that a
+//! change is judged by the stages it makes dearer, not by its feature alone.
+//!
+//! Off unless [`enable`] was called (the bench calls it; the daemon does not): then every
+//! [`measure`] reads the calling thread's CPU clock on entry and exit. Stages nest (a page's
+//! parse holds its DOM pass, the cascade holds its quality estimates), and each is charged its
+//! *self* time: what it spent outside the stages it called, so that the rows add up to the
+//! measured part of the process's CPU. What is not measured here (HTTP, the async runtime,
+//! the database driver's own threads) is the rest of the process's time.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// A measured stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// A feed document parsed into entries.
+    FeedParse,
+    /// A page decoded and parsed into a DOM (`tidy`).
+    PageParse,
+    /// The shared statistics pass over the DOM.
+    DomStats,
+    /// The page-type detector.
+    PageType,
+    /// The extraction cascade itself (CUTER and the rules that choose).
+    Cascade,
+    /// ECON's candidate, when it runs.
+    Econ,
+    /// CETR's candidate, when it runs.
+    Cetr,
+    /// The content scorer's second opinion, when it runs.
+    Readability,
+    /// The quality estimate (features and model).
+    Quality,
+    /// The verdict: what the page is.
+    Verdict,
+    /// Author, date, lead image and site name read from the page.
+    Metadata,
+    /// Sanitizing HTML (the article's body, summaries, feed texts).
+    Sanitize,
+    /// The site's template learned or applied.
+    Template,
+    /// The feed entry's own text rendered.
+    FeedText,
+    /// The article's language detected.
+    Language,
+    /// The near-duplicate fingerprint.
+    Fingerprint,
+    /// The raw page compressed for storage.
+    Compress,
+}
+
+impl Stage {
+    /// Every stage, in the order the breakdown prints them.
+    pub const ALL: [Stage; 17] = [
+        Stage::FeedParse,
+        Stage::PageParse,
+        Stage::DomStats,
+        Stage::PageType,
+        Stage::Template,
+        Stage::Cascade,
+        Stage::Econ,
+        Stage::Cetr,
+        Stage::Readability,
+        Stage::Quality,
+        Stage::Verdict,
+        Stage::Metadata,
+        Stage::Sanitize,
+        Stage::Language,
+        Stage::FeedText,
+        Stage::Fingerprint,
+        Stage::Compress,
+    ];
+
+    /// The name the breakdown prints.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::FeedParse => "feed_parse",
+            Stage::PageParse => "page_parse",
+            Stage::DomStats => "dom_stats",
+            Stage::PageType => "page_type",
+            Stage::Cascade => "cascade",
+            Stage::Econ => "econ",
+            Stage::Cetr => "cetr",
+            Stage::Readability => "readability",
+            Stage::Quality => "quality",
+            Stage::Verdict => "verdict",
+            Stage::Metadata => "metadata",
+            Stage::Sanitize => "sanitize",
+            Stage::Template => "template",
+            Stage::FeedText => "feed_text",
+            Stage::Language => "language",
+            Stage::Fingerprint => "fingerprint",
+            Stage::Compress => "compress",
+        }
+    }
+}
+
+static ENABLED: AtomicBool = AtomicBool::new(false);
+static NANOS: [AtomicU64; Stage::ALL.len()] = [const { AtomicU64::new(0) }; Stage::ALL.len()];
+static CALLS: [AtomicU64; Stage::ALL.len()] = [const { AtomicU64::new(0) }; Stage::ALL.len()];
+
+thread_local! {
+    /// For each stage open on this thread, innermost last: the CPU time its inner stages took.
+    static OPEN: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Turns the measurement on for the rest of the process.
+pub fn enable() {
+    ENABLED.store(true, Ordering::Relaxed);
+}
+
+fn thread_nanos() -> Option<u64> {
+    cpu_time::ThreadTime::try_now()
+        .ok()
+        .map(|t| t.as_duration().as_nanos() as u64)
+}
+
+/// Runs `work` as `stage`, charging the stage its self time when the measurement is on.
+pub fn measure<T>(stage: Stage, work: impl FnOnce() -> T) -> T {
+    if !ENABLED.load(Ordering::Relaxed) {
+        return work();
+    }
+    let Some(start) = thread_nanos() else {
+        return work();
+    };
+    OPEN.with(|open| open.borrow_mut().push(0));
+    let out = work();
+    let elapsed = thread_nanos().map_or(0, |end| end.saturating_sub(start));
+    OPEN.with(|open| {
+        let mut open = open.borrow_mut();
+        let inner = open.pop().unwrap_or(0);
+        if let Some(parent) = open.last_mut() {
+            *parent += elapsed;
+        }
+        let index = Stage::ALL.iter().position(|s| *s == stage).unwrap_or(0);
+        NANOS[index].fetch_add(elapsed.saturating_sub(inner), Ordering::Relaxed);
+        CALLS[index].fetch_add(1, Ordering::Relaxed);
+    });
+    out
+}
+
+/// One stage's totals so far.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StageTotal {
+    pub stage: Stage,
+    /// CPU seconds charged to it (self time).
+    pub cpu_seconds: f64,
+    /// How many times it ran.
+    pub calls: u64,
+}
+
+/// Every stage's totals so far, in [`Stage::ALL`]'s order.
+pub fn totals() -> Vec<StageTotal> {
+    Stage::ALL
+        .iter()
+        .enumerate()
+        .map(|(index, &stage)| StageTotal {
+            stage,
+            cpu_seconds: NANOS[index].load(Ordering::Relaxed) as f64 / 1e9,
+            calls: CALLS[index].load(Ordering::Relaxed),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spin(rounds: u64) -> u64 {
+        (0..rounds).fold(0u64, |acc, x| acc.wrapping_mul(31).wrapping_add(x))
+    }
+
+    #[test]
+    fn a_nested_stage_is_charged_to_itself_not_to_its_caller() {
+        enable();
+        let before = totals();
+        measure(Stage::Cascade, || {
+            std::hint::black_box(spin(2_000_000));
+            measure(Stage::Quality, || std::hint::black_box(spin(20_000_000)));
+        });
+        let after = totals();
+        let gained = |stage: Stage| {
+            let index = Stage::ALL.iter().position(|s| *s == stage).unwrap_or(0);
+            (
+                after[index].cpu_seconds - before[index].cpu_seconds,
+                after[index].calls - before[index].calls,
+            )
+        };
+        let (cascade, cascade_calls) = gained(Stage::Cascade);
+        let (quality, quality_calls) = gained(Stage::Quality);
+        assert_eq!((cascade_calls, quality_calls), (1, 1));
+        // Ten times the work inside: the caller keeps only its own part.
+        assert!(quality > cascade, "quality {quality} cascade {cascade}");
+    }
+}
