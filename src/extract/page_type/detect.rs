@@ -30,7 +30,9 @@
 //! are handled inside extraction), so the detector never names them. Figures:
 //! docs/algorithms.md#page-types.
 
-use std::collections::HashSet;
+use std::sync::LazyLock;
+
+use foldhash::{HashMap, HashSet};
 
 use scraper::{Html, Node};
 use serde_json::Value;
@@ -184,6 +186,21 @@ const SHOP_ASSETS: &[&str] = &[
     "demandware.static",
 ];
 
+/// A class or id token's mark: a forum platform's or a documentation framework's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mark {
+    Forum,
+    Docs,
+}
+
+/// [`FORUM_MARKS`] and [`DOCS_MARKS`] in one table: a page has thousands of tokens, each
+/// looked up once instead of compared with every mark.
+static MARKS: LazyLock<HashMap<&'static str, Mark>> = LazyLock::new(|| {
+    let forum = FORUM_MARKS.iter().map(|&mark| (mark, Mark::Forum));
+    let docs = DOCS_MARKS.iter().map(|&mark| (mark, Mark::Docs));
+    forum.chain(docs).collect()
+});
+
 /// What the markup says about the page.
 #[derive(Debug, Default)]
 struct Evidence {
@@ -205,17 +222,22 @@ impl Evidence {
     /// One walk over the elements.
     fn gather(document: &Html) -> Evidence {
         let mut evidence = Evidence::default();
-        let mut numbered: HashSet<&str> = HashSet::new();
-        // One buffer for every token's lowercase form: a page has thousands of tokens.
-        let mut lower = String::new();
+        let mut numbered: HashSet<&str> = HashSet::default();
+        // One buffer for the lowercase form of tokens that have capitals; most have none.
+        let mut buffer = String::new();
         for node in document.tree.nodes() {
             let Node::Element(element) = node.value() else {
                 continue;
             };
             for token in element.classes().chain(element.id()) {
-                lower.clear();
-                lower.extend(token.chars().map(|c| c.to_ascii_lowercase()));
-                evidence.read_token(token, &lower, &mut numbered);
+                let lower: &str = if token.bytes().any(|b| b.is_ascii_uppercase()) {
+                    buffer.clear();
+                    buffer.extend(token.chars().map(|c| c.to_ascii_lowercase()));
+                    &buffer
+                } else {
+                    token
+                };
+                evidence.read_token(token, lower, &mut numbered);
             }
             match element.name() {
                 "meta" => evidence.read_meta(element),
@@ -250,11 +272,10 @@ impl Evidence {
 
     /// One class or id token, with its lowercase form.
     fn read_token<'a>(&mut self, token: &'a str, lower: &str, numbered: &mut HashSet<&'a str>) {
-        if !self.forum_marks && FORUM_MARKS.contains(&lower) {
-            self.forum_marks = true;
-        }
-        if !self.docs_marks && DOCS_MARKS.contains(&lower) {
-            self.docs_marks = true;
+        match MARKS.get(lower) {
+            Some(Mark::Forum) => self.forum_marks = true,
+            Some(Mark::Docs) => self.docs_marks = true,
+            None => {}
         }
         if names_numbered_post(lower) {
             numbered.insert(token);
