@@ -11,7 +11,8 @@
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-/// A measured stage.
+/// A measured stage, declared in the order the breakdown prints: its discriminant is its
+/// index in [`Stage::ALL`] and in the totals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
     /// A feed document parsed into entries.
@@ -22,6 +23,8 @@ pub enum Stage {
     DomStats,
     /// The page-type detector.
     PageType,
+    /// The site's template learned or applied.
+    Template,
     /// The extraction cascade itself (CUTER and the rules that choose).
     Cascade,
     /// ECON's candidate, when it runs.
@@ -38,12 +41,10 @@ pub enum Stage {
     Metadata,
     /// Sanitizing HTML (the article's body, summaries, feed texts).
     Sanitize,
-    /// The site's template learned or applied.
-    Template,
-    /// The feed entry's own text rendered.
-    FeedText,
     /// The article's language detected.
     Language,
+    /// The feed entry's own text rendered.
+    FeedText,
     /// The near-duplicate fingerprint.
     Fingerprint,
     /// The raw page compressed for storage.
@@ -133,7 +134,7 @@ pub fn measure<T>(stage: Stage, work: impl FnOnce() -> T) -> T {
         if let Some(parent) = open.last_mut() {
             *parent += elapsed;
         }
-        let index = Stage::ALL.iter().position(|s| *s == stage).unwrap_or(0);
+        let index = stage as usize;
         NANOS[index].fetch_add(elapsed.saturating_sub(inner), Ordering::Relaxed);
         CALLS[index].fetch_add(1, Ordering::Relaxed);
     });
@@ -172,6 +173,13 @@ mod tests {
     }
 
     #[test]
+    fn every_stage_stands_at_its_own_index() {
+        for (index, stage) in Stage::ALL.iter().enumerate() {
+            assert_eq!(*stage as usize, index, "{stage:?}");
+        }
+    }
+
+    #[test]
     fn a_nested_stage_is_charged_to_itself_not_to_its_caller() {
         enable();
         let before = totals();
@@ -181,7 +189,7 @@ mod tests {
         });
         let after = totals();
         let gained = |stage: Stage| {
-            let index = Stage::ALL.iter().position(|s| *s == stage).unwrap_or(0);
+            let index = stage as usize;
             (
                 after[index].cpu_seconds - before[index].cpu_seconds,
                 after[index].calls - before[index].calls,

@@ -421,7 +421,8 @@ fn cascade_extraction(page: &Page, params: &AutoParams) -> Result<Extraction, Ex
     if let Some(main) = super::landmark::missed_main(page, chosen)
         && let Some(alone) = super::landmark::reread_main(page, main)
     {
-        return extract_auto(&alone, params);
+        // The product's description, if wanted, is added once, to the outer reading.
+        return cascade_extraction(&alone, params);
     }
     if let Some(extraction) = page_type::widen(page, chosen) {
         return Ok(extraction);

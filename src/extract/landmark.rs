@@ -41,10 +41,10 @@ pub fn missed_main(page: &Page, chosen: &[usize]) -> Option<NodeId> {
         // None, or several: no one element is the page's dominant content.
         return None;
     };
-    let inside = blocks_within(page, &[main], |_| false);
     let heading = blocks
         .iter()
         .position(|b| &*b.tag == "h1" && !items::in_chrome(page, b.node))?;
+    let inside = blocks_within(page, &[main], |_| false);
     // `inside` is in block order.
     if inside.binary_search(&heading).is_err() {
         return None;
