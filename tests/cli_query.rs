@@ -124,8 +124,23 @@ async fn seed(db: &TestDb) -> anyhow::Result<(tempfile::TempDir, Vec<i64>)> {
             metadata: Default::default(),
             page_type: Default::default(),
             posts: Vec::new(),
-            enclosures: Vec::new(),
-            kind: gleaner::store::EntryKind::Article,
+            // The blog's entry is an episode: its audio is shown under the byline.
+            enclosures: if feed == "blog" {
+                vec![gleaner::store::Enclosure {
+                    url: "https://blog.example/2.mp3".into(),
+                    media_type: Some("audio/mpeg".into()),
+                    length: Some(4_200_000),
+                    duration_seconds: Some(3_725),
+                    ..Default::default()
+                }]
+            } else {
+                Vec::new()
+            },
+            kind: if feed == "blog" {
+                gleaner::store::EntryKind::Audio
+            } else {
+                gleaner::store::EntryKind::Article
+            },
         };
         ids.push(db.store.insert_article(&article).await?.id());
     }
@@ -187,6 +202,15 @@ async fn articles_list_show_and_search(db: TestDb) -> anyhow::Result<()> {
         "{out}"
     );
     assert!(out.contains("The council approved the budget"), "{out}");
+    assert!(!out.contains("enclosure"), "{out}");
+    let (out, _) = run(gleaner(dir.path(), &db).args(["articles", "show", &ids[2].to_string()]))?;
+    let byline = out.lines().nth(2).unwrap_or_default();
+    assert!(byline.ends_with(" · audio"), "{out}");
+    assert_eq!(
+        out.lines().nth(3),
+        Some("enclosure https://blog.example/2.mp3 (audio/mpeg, 1:02:05, 4200000 bytes)"),
+        "{out}"
+    );
     let (out, _) =
         run(gleaner(dir.path(), &db).args(["articles", "show", &id, "--format", "html"]))?;
     assert_eq!(

@@ -562,6 +562,38 @@ fn a_service_page_where_one_section_was_chosen_keeps_every_section() {
 }
 
 #[test]
+fn a_landing_page_where_its_longest_section_was_chosen_keeps_every_section() {
+    // The third section runs long (a third of the sections' text): the cascade keeps it, and
+    // on a page of no known build that choice is too large a part to be widened. An undated
+    // page of headed sections ending in calls to action is a landing page, where a section
+    // holding less than half the text is one section among its equals.
+    let (heading, text) = SERVICE_SECTIONS[2];
+    let long_text = format!(
+        "{text} {}",
+        "Lead, zinc and copper flashings renewed. ".repeat(6)
+    );
+    let html = service_page().replace(text, &long_text);
+    let url = url::Url::parse("https://ridgeline.example/services").ok();
+    let page = gleaner::extract::Page::parse(html.as_bytes(), None, url.as_ref(), None);
+    assert_eq!(page.page_type, PageType::Service);
+    let chosen = blocks_holding(&page, &[heading, "Lead, zinc"]);
+    assert_eq!(chosen.len(), 2);
+    let widened = gleaner::extract::page_type::widen(&page, &chosen)
+        .unwrap_or_else(|| panic!("the landing page's sections were not its content"));
+    assert_eq!(widened.page_type, PageType::Service);
+    for (heading, text) in SERVICE_SECTIONS {
+        assert_contains_all(&widened.text, &[heading, text]);
+    }
+    assert_contains_none(&widened.text, &["Journal", "ten percent off"]);
+    // The same page at a story's address is an article, and its choice stands.
+    let url = url::Url::parse("https://ridgeline.example/2026/05/how-we-reroofed-the-chapel").ok();
+    let story = gleaner::extract::Page::parse(html.as_bytes(), None, url.as_ref(), None);
+    assert_eq!(story.page_type, PageType::Article);
+    let chosen = blocks_holding(&story, &[heading, "Lead, zinc"]);
+    assert!(gleaner::extract::page_type::widen(&story, &chosen).is_none());
+}
+
+#[test]
 fn a_story_that_was_chosen_is_not_widened_to_its_page() {
     let url = url::Url::parse("https://news.example/2026/11/council-approves-harbour-plan").ok();
     let html = story_with_related_list();

@@ -8,7 +8,8 @@ use super::{CliError, Context, ExportArgs, ListArgs, open_store, print_json, tab
 use crate::config::Config;
 use crate::format::BodyFormat;
 use crate::store::{
-    ArticleFilter, ArticleRecord, FEED_EXTRACTOR, PageType, SearchQuery, Store, Verdict,
+    ArticleFilter, ArticleRecord, Enclosure, EntryKind, FEED_EXTRACTOR, PageType, SearchQuery,
+    Store, Verdict,
 };
 
 /// The largest page a listing or search returns at once.
@@ -176,11 +177,16 @@ pub async fn show(config: &Config, id: i64, format: BodyFormat) -> Result<(), Cl
                 (article.page_type != PageType::Article.as_str())
                     .then(|| format!("page type {}", article.page_type)),
                 (!article.posts.is_empty()).then(|| format!("{} posts", article.posts.len())),
+                (article.kind != EntryKind::Article.as_str()).then(|| article.kind.clone()),
             ]
             .into_iter()
             .flatten()
             .collect();
-            println!("{}\n", byline.join(" · "));
+            println!("{}", byline.join(" · "));
+            for enclosure in &article.enclosures {
+                println!("{}", enclosure_line(enclosure));
+            }
+            println!();
             if article.posts.is_empty() {
                 println!("{}", text_block(&article.text));
             } else {
@@ -188,6 +194,36 @@ pub async fn show(config: &Config, id: i64, format: BodyFormat) -> Result<(), Cl
             }
             Ok(())
         }
+    }
+}
+
+/// One enclosure as a line under the byline: its address, then what the feed says of it
+/// (media type, duration, size), a transcript marked as one.
+fn enclosure_line(enclosure: &Enclosure) -> String {
+    let mut about = Vec::new();
+    if enclosure.transcript {
+        about.push("transcript".to_string());
+    }
+    about.extend(
+        enclosure
+            .media_type
+            .as_deref()
+            .map(|t| one_line(t).into_owned()),
+    );
+    about.extend(enclosure.duration_seconds.map(|seconds| {
+        format!(
+            "{}:{:02}:{:02}",
+            seconds / 3600,
+            seconds / 60 % 60,
+            seconds % 60
+        )
+    }));
+    about.extend(enclosure.length.map(|bytes| format!("{bytes} bytes")));
+    let url = one_line(&enclosure.url);
+    if about.is_empty() {
+        format!("enclosure {url}")
+    } else {
+        format!("enclosure {url} ({})", about.join(", "))
     }
 }
 

@@ -1,5 +1,6 @@
-//! The page-type detector's evaluation (`gleaner eval --page-types`): every page of a set
-//! parsed and its type detected, against the gold type (a set not labelled by type holds
+//! The page-type evaluation (`gleaner eval --page-types`): every page of a set parsed, its
+//! type detected and extracted as `auto` does, and the type gleaner stores (the detector's,
+//! or the one extraction finds by structure: an index's items) compared with the gold type (a set not labelled by type holds
 //! articles); the confusion matrix, the accuracy per gold type, the accuracy per fold of
 //! sites (pages grouped by registrable domain into [`FOLDS`] folds: the rules are written by
 //! hand, so a fold's accuracy says how they carry to sites other than the ones read), and the
@@ -11,19 +12,26 @@ use std::hash::Hasher as _;
 use rayon::prelude::*;
 
 use super::dataset::Dataset;
-use crate::extract::Page;
+use crate::extract::auto::{AutoParams, extract_auto};
 use crate::extract::page_type::PageType;
+use crate::extract::{Page, judged_auto};
 use crate::stable_hash::Fnv;
 
 /// The folds of sites.
 pub const FOLDS: usize = 5;
 
-/// The detected type of every page of `dataset`, in page order.
+/// The type stored for every page of `dataset`, in page order: the detector's, or the one
+/// `auto`'s extraction found by structure ([`crate::extract::judged_auto`]).
 pub fn detect_all(dataset: &Dataset) -> Vec<PageType> {
+    crate::extract::warm_up();
     dataset
         .pages
         .par_iter()
-        .map(|page| Page::parse(&page.html, None, page.url.as_ref(), None).page_type)
+        .map(|page| {
+            let parsed = Page::parse(&page.html, None, page.url.as_ref(), None);
+            let extraction = extract_auto(&parsed, &AutoParams::default());
+            judged_auto(&parsed, extraction).map_or(parsed.page_type, |e| e.page_type)
+        })
         .collect()
 }
 
@@ -109,7 +117,7 @@ impl Confusion {
 
 impl fmt::Display for Confusion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:<15}", "gold \\ detected")?;
+        write!(f, "{:<15}", "gold \\ stored")?;
         for page_type in PageType::ALL {
             write!(f, " {:>13}", page_type.as_str())?;
         }

@@ -321,6 +321,8 @@ pub struct Page {
     /// ([`page_type::detect`]), or the type the feed's configuration gives
     /// ([`EntryHints::page_type`]).
     pub page_type: page_type::PageType,
+    /// `page_type` is the configuration's word, not the detector's guess.
+    pub page_type_configured: bool,
 }
 
 impl Page {
@@ -380,6 +382,7 @@ impl Page {
         });
         Page {
             page_type,
+            page_type_configured: false,
             source,
             encoding,
             document,
@@ -622,6 +625,7 @@ pub fn extract_site_page(
     let mut page = Page::parse_with(raw, http_charset, page_url, hints.title, attributes);
     if let Some(configured) = hints.page_type {
         page.page_type = configured;
+        page.page_type_configured = true;
     }
     page.feed_text = hints
         .feed_text

@@ -25,10 +25,14 @@
 //!    two Product objects.
 //! 6. **Collection.** A category-shaped address (`/collections/`, `/category/`, `/shop/`, …)
 //!    with a shop platform's assets, an `ItemList`/`CollectionPage`, or four or more Products.
+//! 7. **Service.** A landing page: an address of at most two words (or the site's root) with
+//!    no four-digit run, no publication date in the markup, not `og:type` `article`, four or
+//!    more `h2`/`h3` and three or more buttons. Such a page is built to make its reader act:
+//!    headed sections, each ending in a call to action. A story is dated or lives at its
+//!    headline's address; a page of the web's first decades has headings and no buttons.
 //!
-//! Listing and service pages leave no mark of their own (the structures that tell them apart
-//! are handled inside extraction), so the detector never names them. Figures:
-//! docs/algorithms.md#page-types.
+//! Listings leave no mark of their own (extraction's item group names them, a landing page's
+//! too), so the detector never names one. Figures: docs/algorithms.md#page-types.
 
 use std::sync::LazyLock;
 
@@ -69,6 +73,9 @@ fn decide(evidence: &Evidence, address: &Address) -> PageType {
     }
     if address.collection && evidence.is_shop_grid() {
         return PageType::Collection;
+    }
+    if address.landing && evidence.is_landing_page() {
+        return PageType::Service;
     }
     PageType::Article
 }
@@ -216,6 +223,14 @@ struct Evidence {
     numbered_posts: usize,
     price: bool,
     shop_assets: bool,
+    /// A publication date in the markup: `article:published_time` and its kin, a
+    /// `datePublished` (JSON-LD or microdata), a `<time datetime>`.
+    dated: bool,
+    /// `h2` and `h3` elements: a landing page's sections each open with one.
+    section_headings: usize,
+    /// Buttons and elements classed as one (`btn`, `button`, `cta` as a word of a class):
+    /// a landing page's sections each end in a call to action.
+    buttons: usize,
 }
 
 impl Evidence {
@@ -229,6 +244,7 @@ impl Evidence {
             let Node::Element(element) = node.value() else {
                 continue;
             };
+            let mut classed_as_button = false;
             for token in element.classes().chain(element.id()) {
                 let lower: &str = if token.bytes().any(|b| b.is_ascii_uppercase()) {
                     buffer.clear();
@@ -238,6 +254,11 @@ impl Evidence {
                     token
                 };
                 evidence.read_token(token, lower, &mut numbered);
+                classed_as_button |= names_button(lower);
+            }
+            evidence.buttons += usize::from(classed_as_button || element.name() == "button");
+            if matches!(element.name(), "h2" | "h3") {
+                evidence.section_headings += 1;
             }
             match element.name() {
                 "meta" => evidence.read_meta(element),
@@ -262,8 +283,13 @@ impl Evidence {
                     evidence.types.insert(name.to_string());
                 }
             }
-            if element.attr("itemprop") == Some("price") {
-                evidence.price = true;
+            match element.attr("itemprop") {
+                Some("price") => evidence.price = true,
+                Some("datePublished") => evidence.dated = true,
+                _ => {}
+            }
+            if element.name() == "time" && element.attr("datetime").is_some() {
+                evidence.dated = true;
             }
         }
         evidence.numbered_posts = numbered.len();
@@ -292,6 +318,18 @@ impl Evidence {
                 self.generator.push(' ');
             }
             Some("product:price:amount") => self.price = true,
+            Some(
+                "article:published_time"
+                | "og:article:published_time"
+                | "date"
+                | "pubdate"
+                | "publish-date"
+                | "dc.date"
+                | "dc.date.issued"
+                | "dcterms.created"
+                | "sailthru.date"
+                | "parsely-pub-date",
+            ) => self.dated = true,
             _ => {}
         }
     }
@@ -312,6 +350,9 @@ impl Evidence {
                 .iter()
                 .for_each(|v| self.read_json_value(v, depth + 1)),
             Value::Object(object) => {
+                if object.contains_key("datePublished") {
+                    self.dated = true;
+                }
                 let names: Vec<&str> = match object.get("@type") {
                     Some(Value::String(name)) => vec![name.as_str()],
                     Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
@@ -364,6 +405,16 @@ impl Evidence {
         one_product || og_product || (self.price && self.products <= 2)
     }
 
+    /// A landing page's build: no publication date, not declared an article, headed sections
+    /// ([`LANDING_HEADINGS`]) and calls to action ([`LANDING_BUTTONS`]). A story is dated;
+    /// a page of the web's first decades has headings but no buttons.
+    fn is_landing_page(&self) -> bool {
+        !self.dated
+            && self.og_type.as_deref() != Some("article")
+            && self.section_headings >= LANDING_HEADINGS
+            && self.buttons >= LANDING_BUTTONS
+    }
+
     fn is_shop_grid(&self) -> bool {
         self.shop_assets
             || self.has_any(&["ItemList", "CollectionPage", "OfferCatalog"])
@@ -405,6 +456,10 @@ struct Address {
     /// `tutorial(s)`, `documentation`.
     docs: bool,
     wikipedia: bool,
+    /// A landing page's address: the site's root, or a last segment of at most
+    /// [`LANDING_SLUG_WORDS`] words with no year or number of four digits anywhere in the path
+    /// (a story's address is its headline or a dated, numbered path).
+    landing: bool,
     /// A shop category's address: a path segment `collection(s)`, `c`, `category`,
     /// `categories`, `shop`, `catalog`, `browse`.
     collection: bool,
@@ -472,6 +527,7 @@ impl Address {
                 "documentation",
             ]),
             wikipedia: host.ends_with("wikipedia.org"),
+            landing: is_landing_path(&path) && query.is_empty(),
             collection: segment_is(&[
                 "collection",
                 "collections",
@@ -484,6 +540,43 @@ impl Address {
             ]),
         }
     }
+}
+
+/// Whether a lowercased class or id token names a button: `btn`, `button` or `cta` as one of
+/// its words (`-` or `_` apart: `btn-primary`, `wp-block-button`, `hero_cta`).
+fn names_button(token: &str) -> bool {
+    // Most tokens hold none of the three: a search for them before the split.
+    (token.contains("btn") || token.contains("button") || token.contains("cta"))
+        && token
+            .split(['-', '_'])
+            .any(|word| matches!(word, "btn" | "button" | "cta"))
+}
+
+/// The fewest section headings (`h2`, `h3`) of a landing page.
+const LANDING_HEADINGS: usize = 4;
+
+/// The fewest buttons of a landing page.
+const LANDING_BUTTONS: usize = 3;
+
+/// The most words (`-`, `_` or `+` apart) a landing page's last path segment has.
+const LANDING_SLUG_WORDS: usize = 2;
+
+/// Whether a lowercased path is a landing page's: no run of four digits, and a last segment
+/// (its extension left out) of at most [`LANDING_SLUG_WORDS`] words.
+fn is_landing_path(path: &str) -> bool {
+    let mut digits = 0;
+    for byte in path.bytes() {
+        digits = if byte.is_ascii_digit() { digits + 1 } else { 0 };
+        if digits >= 4 {
+            return false;
+        }
+    }
+    let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    let stem = last.rsplit_once('.').map_or(last, |(stem, _)| stem);
+    stem.split(['-', '_', '+'])
+        .filter(|w| !w.is_empty())
+        .count()
+        <= LANDING_SLUG_WORDS
 }
 
 #[cfg(test)]
@@ -547,6 +640,70 @@ mod tests {
         assert_eq!(
             detect_html(html, "https://blog.example/t/123/post"),
             PageType::Forum
+        );
+    }
+
+    #[test]
+    fn buttons_are_told_by_a_word_of_their_class() {
+        assert!(names_button("btn"));
+        assert!(names_button("btn-primary"));
+        assert!(names_button("wp-block-button"));
+        assert!(names_button("hero_cta"));
+        assert!(!names_button("button2"));
+        assert!(!names_button("subtitle"));
+        assert!(!names_button("octane"));
+    }
+
+    /// A landing page: headed sections, each ending in a call to action, no date.
+    fn landing_page(extra_head: &str) -> String {
+        let sections: String = ["Design", "Build", "Host", "Support"]
+            .iter()
+            .map(|name| {
+                format!(
+                    "<section><h2>{name}</h2><p>We {name} for you.</p>\
+                     <a class=\"btn btn-primary\" href=\"/contact\">Talk to us</a></section>"
+                )
+            })
+            .collect();
+        format!(
+            "<html><head>{extra_head}</head><body><main><h1>Web services</h1>{sections}</main></body></html>"
+        )
+    }
+
+    #[test]
+    fn an_undated_page_of_headed_sections_and_calls_to_action_is_a_service_page() {
+        let page = landing_page("");
+        assert_eq!(
+            detect_html(&page, "https://agency.example/services/web-design"),
+            PageType::Service
+        );
+        assert_eq!(
+            detect_html(&page, "https://agency.example/"),
+            PageType::Service
+        );
+        // A dated page, or one at a story's address, is an article.
+        let dated =
+            landing_page(r#"<meta property="article:published_time" content="2026-01-02">"#);
+        assert_eq!(
+            detect_html(&dated, "https://agency.example/services/web-design"),
+            PageType::Article
+        );
+        assert_eq!(
+            detect_html(
+                &page,
+                "https://agency.example/news/how-we-rebuilt-our-studio-site"
+            ),
+            PageType::Article
+        );
+        assert_eq!(
+            detect_html(&page, "https://agency.example/2026/06/studio"),
+            PageType::Article
+        );
+        // Headings without calls to action: a page of the web's first decades.
+        let plain = page.replace("class=\"btn btn-primary\" ", "");
+        assert_eq!(
+            detect_html(&plain, "https://agency.example/services/web-design"),
+            PageType::Article
         );
     }
 

@@ -166,15 +166,21 @@ fn widened_extraction(
 /// The cascade's `chosen` blocks widened to the page's stack of sections ([`sections`]), when
 /// the page is configured as a service page and has a stack of prose, or when it is its
 /// sections: at least [`STACK_SECTIONS`] headed sections of prose rather than links (under
-/// [`STACK_LINK_SHARE`] link text), none holding [`STACK_LARGEST_SHARE`] of their text, among
-/// which the choice lies and of which it kept under [`STACK_CHOSEN_SHARE`]. An article is one
-/// section that holds most of the text, beside its related lists (links) and its sidebar's
-/// widgets (a stack beside the choice, not around it).
+/// [`STACK_LINK_SHARE`] link text), among which the choice lies, none holding
+/// [`STACK_LARGEST_SHARE`] of their text, of which the choice kept under
+/// [`STACK_CHOSEN_SHARE`]; or, on a page the detector read as a landing page (undated, headed
+/// sections ending in calls to action), of which none holds most
+/// ([`LANDING_LARGEST_SHARE`]).
+///
+/// An article is one section that holds most of the text, beside its related lists (links)
+/// and its sidebar's widgets (a stack beside the choice, not around it).
 fn widen_by_sections(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Option<Extraction> {
     let blocks = &page.stats.blocks;
+    let service = page.page_type == PageType::Service;
     // A service page by the user's word needs no evidence that the choice missed sections.
-    let named = page.page_type == PageType::Service;
-    if !named && (chosen_bytes as f64) >= STACK_CHOSEN_SHARE * page.stats.sh as f64 {
+    let named = service && page.page_type_configured;
+    let landing = service && !page.page_type_configured;
+    if !service && (chosen_bytes as f64) >= STACK_CHOSEN_SHARE * page.stats.sh as f64 {
         // The choice holds too much of the page for any stack to hold three times as much.
         return None;
     }
@@ -187,15 +193,18 @@ fn widen_by_sections(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Opti
     let holds_choice = chosen
         .iter()
         .any(|ix| stack.blocks.binary_search(ix).is_ok());
+    let largest_share = stack.largest_bytes as f64 / stack.headed_bytes.max(1) as f64;
+    // The cascade kept only a part of the sections, or (on a landing page) no section holds
+    // most of the text.
+    let missed_sections = (chosen_bytes as f64) < STACK_CHOSEN_SHARE * stack_bytes as f64
+        || landing && largest_share < LANDING_LARGEST_SHARE;
     let is_stack = stack.headed >= STACK_SECTIONS
         && holds_choice
-        && (stack.largest_bytes as f64) < STACK_LARGEST_SHARE * stack.headed_bytes as f64
-        && (chosen_bytes as f64) < STACK_CHOSEN_SHARE * stack_bytes as f64;
+        && largest_share < STACK_LARGEST_SHARE
+        && missed_sections;
     if !(prose_stack && (is_stack || named)) {
         return None;
     }
-    // Not named a service page: long articles are stacks of headed sections too (on wcxb,
-    // naming them so called 5 articles service pages for 6 service pages found).
     Some(widened_extraction(
         page,
         chosen,
@@ -203,6 +212,10 @@ fn widen_by_sections(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Opti
         page.page_type,
     ))
 }
+
+/// On a landing page, the share of the sections' text one section stays under: a section
+/// holding most of it is the page's text (an article's body among headed asides).
+pub const LANDING_LARGEST_SHARE: f64 = 0.5;
 
 /// The fewest headed sections of a page that is its sections.
 pub const STACK_SECTIONS: usize = 4;
@@ -244,9 +257,12 @@ fn widen_by_items(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Option<
         .iter()
         .position(|b| &*b.tag == "h1" && !items::in_chrome(page, b.node));
     // An index the detector had no mark for is a shop's collection or a listing by its items.
+    let guessed = !page.page_type_configured;
     let page_type = match page.page_type {
-        PageType::Article if group.is_for_sale() => PageType::Collection,
-        PageType::Article => PageType::Listing,
+        PageType::Article | PageType::Service if guessed && group.is_for_sale() => {
+            PageType::Collection
+        }
+        PageType::Article | PageType::Service if guessed => PageType::Listing,
         named => named,
     };
     let added: Vec<usize> = title.into_iter().chain(group.blocks).collect();
