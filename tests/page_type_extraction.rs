@@ -593,6 +593,60 @@ fn a_landing_page_where_its_longest_section_was_chosen_keeps_every_section() {
     assert!(gleaner::extract::page_type::widen(&story, &chosen).is_none());
 }
 
+/// A news front as a component framework renders it: an undated page at a short address, a
+/// row of buttons, an intro paragraph, and a grid of cards, each a link wrapping a picture and
+/// a headline and a description set five wrappers deep.
+fn news_front() -> String {
+    let cards: String = (1..=8)
+        .map(|n| {
+            format!(
+                "<div class=\"sc-card-{n} card\"><a href=\"/news/articles/{n}\"><div class=\"wrap\">\
+                 <div class=\"media\"><img src=\"/img/{n}.jpg\" alt=\"\"></div>\
+                 <div class=\"text\"><div class=\"t1\"><div class=\"t2\"><h2>Headline number {n} of the day</h2>\
+                 <p>Description {n}: what happened, where, and who said what about it.</p>\
+                 </div></div></div></div></a></div>"
+            )
+        })
+        .collect();
+    framed(
+        "Valley Herald: news",
+        &format!(
+            "<h1>News</h1><div class=\"actions\"><button>Live</button><button>Watch</button>\
+             <button>Listen</button></div>\
+             <p>The latest stories from the valley and beyond, gathered by our reporters in the \
+             towns and villages of the district, checked by the desk, and updated through the day \
+             as they develop. Corrections are made in the open and noted at the foot of each \
+             story, and readers can write to the desk about any of them.</p>\
+             <div class=\"grid\">{cards}</div>"
+        ),
+    )
+}
+
+#[test]
+fn a_news_front_whose_intro_was_chosen_keeps_every_card() {
+    let html = news_front();
+    let url = url::Url::parse("https://herald.example/news").ok();
+    let page = gleaner::extract::Page::parse(html.as_bytes(), None, url.as_ref(), None);
+    // Undated, headed, with calls to action: read as a landing page first.
+    assert_eq!(page.page_type, PageType::Service);
+    let chosen = blocks_holding(&page, &["The latest stories"]);
+    assert_eq!(chosen.len(), 1);
+    let widened = gleaner::extract::page_type::widen(&page, &chosen)
+        .unwrap_or_else(|| panic!("the cards were not read as the page's content"));
+    // Its cards make it an index: a listing, not a service page.
+    assert_eq!(widened.page_type, PageType::Listing);
+    for n in 1..=8 {
+        assert_contains_all(
+            &widened.text,
+            &[
+                &format!("Headline number {n} of the day"),
+                &format!("Description {n}: what happened"),
+            ],
+        );
+    }
+    assert_contains_none(&widened.text, &["Journal", "ten percent off"]);
+}
+
 #[test]
 fn a_story_that_was_chosen_is_not_widened_to_its_page() {
     let url = url::Url::parse("https://news.example/2026/11/council-approves-harbour-plan").ok();

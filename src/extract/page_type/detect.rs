@@ -545,11 +545,9 @@ impl Address {
 /// Whether a lowercased class or id token names a button: `btn`, `button` or `cta` as one of
 /// its words (`-` or `_` apart: `btn-primary`, `wp-block-button`, `hero_cta`).
 fn names_button(token: &str) -> bool {
-    // Most tokens hold none of the three: a search for them before the split.
-    (token.contains("btn") || token.contains("button") || token.contains("cta"))
-        && token
-            .split(['-', '_'])
-            .any(|word| matches!(word, "btn" | "button" | "cta"))
+    token
+        .split(['-', '_'])
+        .any(|word| matches!(word, "btn" | "button" | "cta"))
 }
 
 /// The fewest section headings (`h2`, `h3`) of a landing page.

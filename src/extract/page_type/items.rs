@@ -22,8 +22,9 @@ use crate::extract::dom::TextBlock;
 pub const MIN_ITEMS: usize = 6;
 
 /// How many ancestors above a text block are read as its possible item element: a card's
-/// name sits a few levels inside it (`li > div > a > h3`).
-const ITEM_DEPTH: usize = 6;
+/// name sits a few levels inside it (`li > div > a > h3`), and up to ten in the nested wrappers
+/// of component frameworks (`div > a > div > div > div > div > h2`: a news front's cards).
+const ITEM_DEPTH: usize = 10;
 
 /// The least mean text of an item: a menu's entries are single words.
 const MIN_ITEM_BYTES: usize = 24;

@@ -242,7 +242,8 @@ fn widen_by_items(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Option<
     let may_be_intro = INTRO_RATIO * chosen_bytes < page.stats.sh;
     // A collection the detector or the user named, a listing the user named.
     let named = matches!(page.page_type, PageType::Collection | PageType::Listing);
-    if chosen_bytes == 0 && !named || !(reads_as_labels || may_be_intro || named) {
+    let landing = page.page_type == PageType::Service && !page.page_type_configured;
+    if chosen_bytes == 0 && !named || !(reads_as_labels || may_be_intro || named || landing) {
         // No item group can make this page an index: the group is not looked for.
         return None;
     }
@@ -250,7 +251,10 @@ fn widen_by_items(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Option<
     let labels = reads_as_labels && group.text_bytes > chosen_bytes;
     let intro =
         group.text_bytes > INTRO_RATIO * chosen_bytes && group.link_bytes * 2 >= group.text_bytes;
-    if !(chosen_bytes > 0 && (labels || intro) || named) {
+    // A landing page whose items hold more than the choice is an index (a news front, a
+    // chart): its cards are its content, its one paragraph an intro.
+    let landing_index = landing && group.text_bytes > chosen_bytes;
+    if !(chosen_bytes > 0 && (labels || intro || landing_index) || named) {
         return None;
     }
     let title = blocks
