@@ -29,8 +29,9 @@
 //! After the summary line, the CPU per stored article of each stage (`gleaner::stages`: feed
 //! parsing, page parse, DOM pass, page type, template, the cascade and each candidate it runs,
 //! quality, verdict, metadata, sanitizing, the feed's text, fingerprint, compression), with how
-//! often each ran per article; the rest of the process's CPU is fetching, HTTP, the store's
-//! writes and the runtime. `--no-stages` leaves the clocks unread, to measure what they cost.
+//! often each ran per article and the allocations it made itself per article; the rest of the
+//! process's CPU and allocations is fetching, HTTP, the store's writes, the runtime and the
+//! in-process farm. `--no-stages` leaves the clocks unread, to measure what they cost.
 //! `--serve-only FILE` serves the farm alone and writes its feeds to FILE as OPML, until
 //! interrupted, so that another feed reader can ingest the same farm (see
 //! `benches/miniflux_side_by_side.py` and docs/performance.md).
@@ -436,27 +437,36 @@ async fn main() -> anyhow::Result<()> {
 fn print_stages(process_cpu: f64, stored: f64) {
     let totals = gleaner::stages::totals();
     let measured: f64 = totals.iter().map(|t| t.cpu_seconds).sum();
-    println!("stage                 cpu_ms_per_article  share  runs_per_article");
+    println!(
+        "stage                 cpu_ms_per_article  share  runs_per_article  allocations_per_article"
+    );
     for total in &totals {
         println!(
-            "{:<21} {:>18.3} {:>5.1}% {:>17.2}",
+            "{:<21} {:>18.3} {:>5.1}% {:>17.2} {:>24.0}",
             total.stage.name(),
             total.cpu_seconds * 1000.0 / stored,
             100.0 * total.cpu_seconds / process_cpu.max(f64::EPSILON),
-            total.calls as f64 / stored
+            total.calls as f64 / stored,
+            total.allocations as f64 / stored
         );
     }
+    let measured_allocations: u64 = totals.iter().map(|t| t.allocations).sum();
+    let process_allocations = gleaner::allocator::process_allocations();
     let rest = (process_cpu - measured).max(0.0);
     println!(
-        "{:<21} {:>18.3} {:>5.1}%",
+        "{:<21} {:>18.3} {:>5.1}% {:>17} {:>24.0}",
         "measured",
         measured * 1000.0 / stored,
-        100.0 * measured / process_cpu.max(f64::EPSILON)
+        100.0 * measured / process_cpu.max(f64::EPSILON),
+        "",
+        measured_allocations as f64 / stored
     );
     println!(
-        "{:<21} {:>18.3} {:>5.1}%   (fetch, HTTP, store writes, runtime)",
+        "{:<21} {:>18.3} {:>5.1}% {:>17} {:>24.0}   (fetch, HTTP, store writes, runtime)",
         "rest",
         rest * 1000.0 / stored,
-        100.0 * rest / process_cpu.max(f64::EPSILON)
+        100.0 * rest / process_cpu.max(f64::EPSILON),
+        "",
+        process_allocations.saturating_sub(measured_allocations) as f64 / stored
     );
 }

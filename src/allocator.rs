@@ -10,6 +10,9 @@
 //! back for a peak RSS close to glibc's: one arena, freed pages given back after 50 ms, and
 //! thread caches only for blocks up to 512 bytes (the large ones, a page's buffers, go back to
 //! the arena at once). Figures in `docs/performance.md`, "A task per feed, and jemalloc".
+//! The allocator counts allocations, per thread and in all, once [`count_allocations`] is
+//! called: the ingest bench's allocations per stage (`crate::stages`).
+//!
 //! An operator's `_RJEM_MALLOC_CONF` (jemalloc's `MALLOC_CONF`, under the prefix this build of
 //! jemalloc uses) is read after these options and wins.
 //!
@@ -28,9 +31,82 @@
 //! An operator's own setting (`MALLOC_ARENA_MAX`, `MALLOC_MMAP_THRESHOLD_`) wins; other C
 //! libraries are left as they are.
 
+use std::alloc::{GlobalAlloc, Layout};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
 #[cfg(not(target_env = "msvc"))]
 #[global_allocator]
-static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+static GLOBAL: Counting = Counting;
+
+/// jemalloc, with a count of allocations when [`count_allocations`] turned it on (the ingest
+/// bench does; the daemon does not, and pays one relaxed load per call).
+#[cfg(not(target_env = "msvc"))]
+struct Counting;
+
+/// Whether allocations are counted.
+static COUNTING: AtomicBool = AtomicBool::new(false);
+
+/// Allocations of the whole process since counting began.
+static PROCESS_ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// Allocations made on this thread since counting began. A `const` cell with no destructor:
+    /// reading it never allocates, so the allocator may.
+    static THREAD_ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// One allocation (a `realloc` counts as one), when counting.
+#[inline]
+fn note_allocation() {
+    if COUNTING.load(Ordering::Relaxed) {
+        PROCESS_ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        // A thread being torn down has no cell left: its last allocations go uncounted.
+        let _ = THREAD_ALLOCATIONS.try_with(|count| count.set(count.get() + 1));
+    }
+}
+
+// SAFETY: every call is forwarded unchanged to jemalloc; counting touches no allocated memory.
+#[cfg(not(target_env = "msvc"))]
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note_allocation();
+        // SAFETY: the caller's contract for `alloc`, passed on.
+        unsafe { tikv_jemallocator::Jemalloc.alloc(layout) }
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note_allocation();
+        // SAFETY: the caller's contract for `alloc_zeroed`, passed on.
+        unsafe { tikv_jemallocator::Jemalloc.alloc_zeroed(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller's contract for `dealloc`, passed on.
+        unsafe { tikv_jemallocator::Jemalloc.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note_allocation();
+        // SAFETY: the caller's contract for `realloc`, passed on.
+        unsafe { tikv_jemallocator::Jemalloc.realloc(ptr, layout, new_size) }
+    }
+}
+
+/// Turns the count of allocations on for the rest of the process.
+pub fn count_allocations() {
+    COUNTING.store(true, Ordering::Relaxed);
+}
+
+/// Allocations (and reallocations) the process made since [`count_allocations`].
+pub fn process_allocations() -> u64 {
+    PROCESS_ALLOCATIONS.load(Ordering::Relaxed)
+}
+
+/// Allocations the calling thread made since [`count_allocations`].
+pub fn thread_allocations() -> u64 {
+    THREAD_ALLOCATIONS.try_with(Cell::get).unwrap_or(0)
+}
 
 /// jemalloc's options, read when it starts (before `main`).
 #[cfg(not(target_env = "msvc"))]
@@ -100,6 +176,17 @@ mod tests {
         };
         assert_eq!(status, 0, "mallctl {name:?}");
         value
+    }
+
+    #[test]
+    fn allocations_are_counted_on_the_thread_that_makes_them() {
+        super::count_allocations();
+        let (thread, process) = (super::thread_allocations(), super::process_allocations());
+        let boxes: Vec<Box<u64>> = (0..100).map(Box::new).collect();
+        std::hint::black_box(&boxes);
+        // The vector and its hundred boxes, at least (a test harness thread may add its own).
+        assert!(super::thread_allocations() - thread >= 101);
+        assert!(super::process_allocations() - process >= 101);
     }
 
     /// The options are compiled in through a symbol jemalloc looks up when it starts; if

@@ -5,7 +5,8 @@
 //! [`measure`] reads the calling thread's CPU clock on entry and exit. Stages nest (a page's
 //! parse holds its DOM pass, the cascade holds its quality estimates), and each is charged its
 //! *self* time: what it spent outside the stages it called, so that the rows add up to the
-//! measured part of the process's CPU. What is not measured here (HTTP, the async runtime,
+//! measured part of the process's CPU. Allocations are charged the same way (the allocator's
+//! count for the thread, [`crate::allocator::thread_allocations`]). What is not measured here (HTTP, the async runtime,
 //! the database driver's own threads) is the rest of the process's time.
 
 use std::cell::RefCell;
@@ -100,14 +101,24 @@ impl Stage {
 static ENABLED: AtomicBool = AtomicBool::new(false);
 static NANOS: [AtomicU64; Stage::ALL.len()] = [const { AtomicU64::new(0) }; Stage::ALL.len()];
 static CALLS: [AtomicU64; Stage::ALL.len()] = [const { AtomicU64::new(0) }; Stage::ALL.len()];
+static ALLOCATIONS: [AtomicU64; Stage::ALL.len()] = [const { AtomicU64::new(0) }; Stage::ALL.len()];
 
-thread_local! {
-    /// For each stage open on this thread, innermost last: the CPU time its inner stages took.
-    static OPEN: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+/// What the stages nested in an open stage took: CPU nanoseconds and allocations.
+#[derive(Default)]
+struct Inner {
+    nanos: u64,
+    allocations: u64,
 }
 
-/// Turns the measurement on for the rest of the process.
+thread_local! {
+    /// For each stage open on this thread, innermost last: what its inner stages took.
+    static OPEN: RefCell<Vec<Inner>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Turns the measurement on for the rest of the process, the count of allocations with it
+/// ([`crate::allocator::count_allocations`]).
 pub fn enable() {
+    crate::allocator::count_allocations();
     ENABLED.store(true, Ordering::Relaxed);
 }
 
@@ -117,7 +128,8 @@ fn thread_nanos() -> Option<u64> {
         .map(|t| t.as_duration().as_nanos() as u64)
 }
 
-/// Runs `work` as `stage`, charging the stage its self time when the measurement is on.
+/// Runs `work` as `stage`, charging the stage its self time and its own allocations when the
+/// measurement is on.
 pub fn measure<T>(stage: Stage, work: impl FnOnce() -> T) -> T {
     if !ENABLED.load(Ordering::Relaxed) {
         return work();
@@ -125,17 +137,24 @@ pub fn measure<T>(stage: Stage, work: impl FnOnce() -> T) -> T {
     let Some(start) = thread_nanos() else {
         return work();
     };
-    OPEN.with(|open| open.borrow_mut().push(0));
+    OPEN.with(|open| open.borrow_mut().push(Inner::default()));
+    let allocations_before = crate::allocator::thread_allocations();
     let out = work();
+    let allocations = crate::allocator::thread_allocations().saturating_sub(allocations_before);
     let elapsed = thread_nanos().map_or(0, |end| end.saturating_sub(start));
     OPEN.with(|open| {
         let mut open = open.borrow_mut();
-        let inner = open.pop().unwrap_or(0);
+        let inner = open.pop().unwrap_or_default();
         if let Some(parent) = open.last_mut() {
-            *parent += elapsed;
+            parent.nanos += elapsed;
+            parent.allocations += allocations;
         }
         let index = stage as usize;
-        NANOS[index].fetch_add(elapsed.saturating_sub(inner), Ordering::Relaxed);
+        NANOS[index].fetch_add(elapsed.saturating_sub(inner.nanos), Ordering::Relaxed);
+        ALLOCATIONS[index].fetch_add(
+            allocations.saturating_sub(inner.allocations),
+            Ordering::Relaxed,
+        );
         CALLS[index].fetch_add(1, Ordering::Relaxed);
     });
     out
@@ -149,6 +168,8 @@ pub struct StageTotal {
     pub cpu_seconds: f64,
     /// How many times it ran.
     pub calls: u64,
+    /// Allocations it made itself (its nested stages' left out).
+    pub allocations: u64,
 }
 
 /// Every stage's totals so far, in [`Stage::ALL`]'s order.
@@ -160,6 +181,7 @@ pub fn totals() -> Vec<StageTotal> {
             stage,
             cpu_seconds: NANOS[index].load(Ordering::Relaxed) as f64 / 1e9,
             calls: CALLS[index].load(Ordering::Relaxed),
+            allocations: ALLOCATIONS[index].load(Ordering::Relaxed),
         })
         .collect()
 }
@@ -200,5 +222,28 @@ mod tests {
         assert_eq!((cascade_calls, quality_calls), (1, 1));
         // Ten times the work inside: the caller keeps only its own part.
         assert!(quality > cascade, "quality {quality} cascade {cascade}");
+    }
+
+    #[test]
+    fn a_nested_stages_allocations_are_its_own() {
+        enable();
+        let before = totals();
+        // The outer stage is one no unit test runs (compression is the pipeline's); the inner
+        // one may gain from other tests running at once, so it is bounded from below only.
+        measure(Stage::Compress, || {
+            let outer: Vec<Box<u32>> = (0..10).map(Box::new).collect();
+            let inner = measure(Stage::FeedParse, || {
+                (0..50).map(Box::new).collect::<Vec<Box<u32>>>()
+            });
+            std::hint::black_box((outer, inner));
+        });
+        let after = totals();
+        let gained = |stage: Stage| {
+            let index = stage as usize;
+            after[index].allocations - before[index].allocations
+        };
+        // Ten boxes and their vector; fifty and theirs.
+        assert_eq!(gained(Stage::Compress), 11);
+        assert!(gained(Stage::FeedParse) >= 51);
     }
 }

@@ -39,7 +39,6 @@ use std::sync::LazyLock;
 use foldhash::{HashMap, HashSet};
 
 use scraper::{Html, Node};
-use serde_json::Value;
 use url::Url;
 
 use super::PageType;
@@ -245,7 +244,9 @@ impl Evidence {
                 continue;
             };
             let mut classed_as_button = false;
-            for token in element.classes().chain(element.id()) {
+            let (class, id) = class_and_id(element);
+            let tokens = class.into_iter().flat_map(str::split_ascii_whitespace);
+            for token in tokens.chain(id) {
                 let lower: &str = if token.bytes().any(|b| b.is_ascii_uppercase()) {
                     buffer.clear();
                     buffer.extend(token.chars().map(|c| c.to_ascii_lowercase()));
@@ -335,40 +336,10 @@ impl Evidence {
     }
 
     fn read_json_ld(&mut self, text: &str) {
-        if let Ok(value) = serde_json::from_str::<Value>(text.trim()) {
-            self.read_json_value(&value, 0);
-        }
-    }
-
-    /// Every `@type` in the value, nested objects and `@graph` included (to a bounded depth).
-    fn read_json_value(&mut self, value: &Value, depth: usize) {
-        if depth > 12 {
-            return;
-        }
-        match value {
-            Value::Array(items) => items
-                .iter()
-                .for_each(|v| self.read_json_value(v, depth + 1)),
-            Value::Object(object) => {
-                if object.contains_key("datePublished") {
-                    self.dated = true;
-                }
-                let names: Vec<&str> = match object.get("@type") {
-                    Some(Value::String(name)) => vec![name.as_str()],
-                    Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
-                    _ => Vec::new(),
-                };
-                for name in names {
-                    let name = name.rsplit('/').next().unwrap_or(name);
-                    self.products += usize::from(name == "Product");
-                    self.types.insert(name.to_string());
-                }
-                object
-                    .values()
-                    .for_each(|v| self.read_json_value(v, depth + 1));
-            }
-            _ => {}
-        }
+        let declared = super::json_ld::read(text);
+        self.products += declared.products;
+        self.dated |= declared.dated;
+        self.types.extend(declared.types);
     }
 
     fn has_any(&self, names: &[&str]) -> bool {
@@ -540,6 +511,21 @@ impl Address {
             ]),
         }
     }
+}
+
+/// An element's `class` and `id` values as written. `Element::classes` would intern every
+/// class token and box a sorted list of them per element, the first time it is asked: most
+/// of the detector's allocations on a page.
+pub(crate) fn class_and_id(element: &scraper::node::Element) -> (Option<&str>, Option<&str>) {
+    let (mut class, mut id) = (None, None);
+    for (name, value) in element.attrs.iter() {
+        match name.local.as_ref() {
+            "class" if class.is_none() => class = Some(&**value),
+            "id" if id.is_none() => id = Some(&**value),
+            _ => {}
+        }
+    }
+    (class, id)
 }
 
 /// Whether a lowercased class or id token names a button: `btn`, `button` or `cta` as one of

@@ -196,7 +196,11 @@ pub(crate) fn spanned_blocks(page: &Page, spans: &[(usize, usize)]) -> Vec<usize
 fn signature(element: &Element) -> u64 {
     const PRIME: u64 = 0x0000_0100_0000_01b3;
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    let class = element.classes().next().unwrap_or("");
+    // The least token, as `Element::classes` sorts them, without interning every token.
+    let class = super::detect::class_and_id(element)
+        .0
+        .and_then(|class| class.split_ascii_whitespace().min())
+        .unwrap_or("");
     for byte in element.name().bytes().chain([b' ']).chain(class.bytes()) {
         if !byte.is_ascii_digit() {
             hash = (hash ^ u64::from(byte)).wrapping_mul(PRIME);

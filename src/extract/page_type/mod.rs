@@ -12,6 +12,7 @@ pub mod detect;
 pub mod documentation;
 pub mod forum;
 pub mod items;
+mod json_ld;
 pub mod product;
 pub mod sections;
 
@@ -428,7 +429,9 @@ pub(crate) fn text_within(
 /// Whether an element's class or id holds one of `names` (lowercase) as a word of a token
 /// (split at `-` and `_`) or as a whole token.
 pub(crate) fn marked(element: &scraper::node::Element, names: &[&str]) -> bool {
-    element.classes().chain(element.id()).any(|token| {
+    let (class, id) = detect::class_and_id(element);
+    let tokens = class.into_iter().flat_map(str::split_ascii_whitespace);
+    tokens.chain(id).any(|token| {
         let lower = token.to_ascii_lowercase();
         names
             .iter()
