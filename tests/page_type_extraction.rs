@@ -647,6 +647,60 @@ fn a_news_front_whose_intro_was_chosen_keeps_every_card() {
     assert_contains_none(&widened.text, &["Journal", "ten percent off"]);
 }
 
+/// A product page whose copy and customer reviews stand in one column, as an outdoor shop
+/// lays them out: the reviews are each a buyer's paragraph under a name and stars, in
+/// elements named `individual-review` (BEM: `individual-review__review`).
+fn product_with_reviews() -> String {
+    let copy = [
+        "Keep a day's gear within reach in the Ridge 28: a ventilated back panel keeps air moving \
+         on long climbs, and the padded hip belt carries the load when the trail gets steep.",
+        "The body is recycled ripstop nylon with a water-repellent finish made without PFAS, and \
+         the bottom panel is an abrasion-resistant oxford weave that shrugs off granite and grit.",
+        "A U-shaped zip opens the main compartment fully; a hydration sleeve takes a three litre \
+         reservoir, and two stretch side pockets hold one litre bottles each.",
+    ];
+    let reviews: String = (1..=4)
+        .map(|n| {
+            format!(
+                "<div class=\"individual-review\"><div class=\"individual-review__header\">\
+                 <span>Hiker{n}</span><span class=\"rating\">5 stars</span></div>\
+                 <p class=\"individual-review__review\">Review {n}: I carried this pack on a \
+                 three day traverse with a sleeping bag strapped below it, and it never rubbed \
+                 my shoulders once. The side pockets are deep enough that bottles stayed put on \
+                 every scramble, and the rain cover saved my lunch in a storm.</p></div>"
+            )
+        })
+        .collect();
+    let copy: String = copy.iter().map(|p| format!("<p>{p}</p>")).collect();
+    format!(
+        "<!DOCTYPE html><html><head><title>Ridge 28 Daypack | Trail Outfitters</title>\
+         <script type=\"application/ld+json\">{{\"@context\":\"https://schema.org\",\
+         \"@type\":\"Product\",\"name\":\"Ridge 28 Daypack\"}}</script></head><body>\
+         <nav><a>Packs</a><a>Tents</a><a>Clothing</a></nav>\
+         <main><div class=\"pdp\"><h1>Ridge 28 Daypack</h1><div class=\"copy\">{copy}</div>\
+         <h2>Customer reviews</h2>{reviews}</div></main>\
+         <footer>© Trail Outfitters</footer></body></html>"
+    )
+}
+
+#[test]
+fn a_product_keeps_its_copy_and_leaves_its_customer_reviews_out() {
+    let extraction = extract_at(&product_with_reviews(), "https://shop.example/p/ridge-28");
+    assert_eq!(extraction.page_type, PageType::Product);
+    assert_contains_all(
+        &extraction.text,
+        &[
+            "ventilated back panel",
+            "recycled ripstop nylon",
+            "hydration sleeve",
+        ],
+    );
+    assert_contains_none(
+        &extraction.text,
+        &["Review 1:", "Review 4:", "three day traverse"],
+    );
+}
+
 #[test]
 fn a_story_that_was_chosen_is_not_widened_to_its_page() {
     let url = url::Url::parse("https://news.example/2026/11/council-approves-harbour-plan").ok();

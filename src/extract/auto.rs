@@ -427,6 +427,35 @@ fn cascade_extraction(page: &Page, params: &AutoParams) -> Result<Extraction, Ex
     if let Some(extraction) = page_type::widen(page, chosen) {
         return Ok(extraction);
     }
+    // A product's text is its own copy: its customer reviews are left out, as an article's
+    // reader comments are.
+    if page.page_type == PageType::Product
+        && let Some(kept) = page_type::product::without_reviews(page, chosen)
+    {
+        let mut extraction = match (choice, &candidates.cuter) {
+            (Choice::Cuter, Some(selection)) => {
+                let selection = CuterSelection {
+                    blocks: kept,
+                    ..selection.clone()
+                };
+                cuter_extraction(page, &selection)
+            }
+            (choice, _) => {
+                let algorithm = match choice {
+                    Choice::Econ => Algorithm::Econ,
+                    _ => Algorithm::Readability,
+                };
+                let mut extraction = blocks_extraction(page, algorithm, &kept);
+                extraction.confidence = candidates
+                    .cuter
+                    .as_ref()
+                    .map_or(params.fallback_confidence, |s| s.confidence);
+                extraction
+            }
+        };
+        extraction.quality = quality;
+        return Ok(extraction);
+    }
     let mut extraction = match (choice, &candidates.cuter) {
         (Choice::Cuter, Some(selection)) => cuter_extraction(page, selection),
         (Choice::Econ, _) => {

@@ -51,6 +51,54 @@ const CHROME_WORDS: &[&str] = &[
     "quantity",
 ];
 
+/// Class or id words of customer reviews and the review platforms' widgets (Bazaarvoice,
+/// PowerReviews, Yotpo, Judge.me, Stamped, Okendo).
+const REVIEW_WORDS: &[&str] = &[
+    "review",
+    "reviews",
+    "bv",
+    "bazaarvoice",
+    "yotpo",
+    "jdgm",
+    "stamped",
+    "okereviews",
+];
+
+/// The `chosen` blocks of a product page without those inside its customer reviews, when
+/// there were any and others remain. Reviews are the shop's reader comments: each a
+/// customer's text under a name, a date and stars, in an element the shop or its review
+/// platform names a review (or marks as a schema.org `Review`). The product's text is its
+/// own copy, not what buyers wrote about it.
+pub fn without_reviews(page: &Page, chosen: &[usize]) -> Option<Vec<usize>> {
+    let tree = &page.document.tree;
+    let in_review = |index: usize| {
+        let mut current = page
+            .stats
+            .blocks
+            .get(index)
+            .and_then(|block| tree.get(block.node));
+        while let Some(node) = current {
+            if let Some(element) = node.value().as_element()
+                && (element.attr("itemprop") == Some("review")
+                    || element
+                        .attr("itemtype")
+                        .is_some_and(|t| t.trim_end_matches('/').ends_with("/Review"))
+                    || marked(element, REVIEW_WORDS))
+            {
+                return true;
+            }
+            current = node.parent();
+        }
+        false
+    };
+    let kept: Vec<usize> = chosen
+        .iter()
+        .copied()
+        .filter(|&ix| !in_review(ix))
+        .collect();
+    (!kept.is_empty() && kept.len() < chosen.len()).then_some(kept)
+}
+
 /// The least text of the panels: less, and the structured data's description is the
 /// product's text.
 const MIN_PANEL_BYTES: usize = 200;
