@@ -171,7 +171,7 @@ fn widened_extraction(
 /// [`STACK_LARGEST_SHARE`] of their text, of which the choice kept under
 /// [`STACK_CHOSEN_SHARE`]; or, on a page the detector read as a landing page (undated, headed
 /// sections ending in calls to action), of which none holds most
-/// ([`LANDING_LARGEST_SHARE`]).
+/// ([`LANDING_LARGEST_SHARE`]), their links under [`LANDING_LINK_SHARE`] of their text.
 ///
 /// An article is one section that holds most of the text, beside its related lists (links)
 /// and its sidebar's widgets (a stack beside the choice, not around it).
@@ -188,7 +188,14 @@ fn widen_by_sections(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Opti
     let stack = sections::find(page)?;
     let stack_bytes: usize = stack.blocks.iter().map(|&ix| blocks[ix].sl).sum();
     let stack_links: usize = stack.blocks.iter().map(|&ix| blocks[ix].sa).sum();
-    let prose_stack = (stack_links as f64) < STACK_LINK_SHARE * stack_bytes as f64;
+    // A landing page's sections each end in a call to action (a link): its stack is prose
+    // while under half of it is link text.
+    let link_bound = if landing {
+        LANDING_LINK_SHARE
+    } else {
+        STACK_LINK_SHARE
+    };
+    let prose_stack = (stack_links as f64) < link_bound * stack_bytes as f64;
     // The choice is one of the sections: a stack beside it (a sidebar's widgets) is not the
     // page's content.
     let holds_choice = chosen
@@ -213,6 +220,9 @@ fn widen_by_sections(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Opti
         page.page_type,
     ))
 }
+
+/// On a landing page, the share of link text its stack of sections stays under.
+pub const LANDING_LINK_SHARE: f64 = 0.5;
 
 /// On a landing page, the share of the sections' text one section stays under: a section
 /// holding most of it is the page's text (an article's body among headed asides).
