@@ -11,6 +11,33 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+/// The visitor methods of the scalars a visitor reads nothing in: each gives `$value`.
+macro_rules! ignore_scalars {
+    ($value:expr) => {
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+    };
+}
+
+/// Reads past a map whose entries say nothing read here.
+fn skip_map<'de, A: MapAccess<'de>>(mut entries: A) -> Result<(), A::Error> {
+    while entries.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+    Ok(())
+}
+
 /// How deep in the block objects are read: deeper ones are a page's data, not its
 /// description (reviews of reviews, nested offers).
 const MAX_DEPTH: usize = 12;
@@ -103,22 +130,9 @@ impl<'de> Visitor<'de> for Scan<'_> {
         f.write_str("JSON")
     }
 
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
+    ignore_scalars!(());
+
     fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
         Ok(())
     }
 
@@ -189,24 +203,10 @@ impl<'de> Visitor<'de> for TypeNames<'_> {
         Ok(())
     }
 
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut entries: A) -> Result<(), A::Error> {
-        while entries.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-        Ok(())
+    ignore_scalars!(());
+
+    fn visit_map<A: MapAccess<'de>>(self, entries: A) -> Result<(), A::Error> {
+        skip_map(entries)
     }
 }
 
@@ -227,28 +227,14 @@ impl<'de> de::Deserialize<'de> for Name {
             fn visit_str<E: de::Error>(self, name: &str) -> Result<Name, E> {
                 Ok(Name::Some(name.to_string()))
             }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Name, E> {
-                Ok(Name::None)
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Name, E> {
-                Ok(Name::None)
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Name, E> {
-                Ok(Name::None)
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Name, E> {
-                Ok(Name::None)
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Name, E> {
-                Ok(Name::None)
-            }
+            ignore_scalars!(Name::None);
+
             fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<Name, A::Error> {
                 while items.next_element::<IgnoredAny>()?.is_some() {}
                 Ok(Name::None)
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut entries: A) -> Result<Name, A::Error> {
-                while entries.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Name::None)
+            fn visit_map<A: MapAccess<'de>>(self, entries: A) -> Result<Name, A::Error> {
+                skip_map(entries).map(|()| Name::None)
             }
         }
         deserializer.deserialize_any(NameVisitor)
