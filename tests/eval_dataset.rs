@@ -391,19 +391,22 @@ fn eval_page_types_prints_the_confusion_matrix() {
     );
     let report: serde_json::Value =
         serde_json::from_slice(&output.stdout).unwrap_or_else(|err| panic!("{err}"));
-    let matrix = report["matrix"].as_array().cloned().unwrap_or_default();
-    let total: u64 = matrix
-        .iter()
-        .flat_map(|row| row.as_array().cloned().unwrap_or_default())
-        .filter_map(|cell| cell.as_u64())
+    // The shape `../specs/cli.md` gives: accuracy, per type, and gold by detected counts.
+    let confusion = report["confusion"].as_object().cloned().unwrap_or_default();
+    let total: u64 = confusion
+        .values()
+        .filter_map(|row| row.as_object())
+        .flat_map(|row| row.values().filter_map(|n| n.as_u64()))
         .sum();
     assert_eq!(total, 3, "{report}");
-    // Gold articles (row 0) are both counted.
-    let articles: u64 = matrix[0]
-        .as_array()
-        .map(|row| row.iter().filter_map(|c| c.as_u64()).sum())
-        .unwrap_or(0);
-    assert_eq!(articles, 2, "{report}");
+    // Gold articles are both counted.
+    assert_eq!(report["per_type"]["article"]["pages"], 2, "{report}");
+    let accuracy = report["accuracy"].as_f64().unwrap_or(-1.0);
+    assert!((0.0..=1.0).contains(&accuracy), "{report}");
+    assert!(
+        report["per_type"]["article"]["accuracy"].is_number(),
+        "{report}"
+    );
 
     let table = gleaner()
         .args(["eval", "--page-types"])

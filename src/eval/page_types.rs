@@ -1,6 +1,5 @@
-//! The page-type evaluation (`gleaner eval --page-types`): every page of a set parsed, its
-//! type detected and extracted as `auto` does, and the type gleaner stores (the detector's,
-//! or the one extraction finds by structure: an index's items) compared with the gold type (a set not labelled by type holds
+//! The page-type detector's evaluation (`gleaner eval --page-types`): every page of a set
+//! parsed and its type detected, against the gold type (a set not labelled by type holds
 //! articles); the confusion matrix, the accuracy per gold type, the accuracy per fold of
 //! sites (pages grouped by registrable domain into [`FOLDS`] folds: the rules are written by
 //! hand, so a fold's accuracy says how they carry to sites other than the ones read), and the
@@ -12,26 +11,19 @@ use std::hash::Hasher as _;
 use rayon::prelude::*;
 
 use super::dataset::Dataset;
-use crate::extract::auto::{AutoParams, extract_auto};
+use crate::extract::Page;
 use crate::extract::page_type::PageType;
-use crate::extract::{Page, judged_auto};
 use crate::stable_hash::Fnv;
 
 /// The folds of sites.
 pub const FOLDS: usize = 5;
 
-/// The type stored for every page of `dataset`, in page order: the detector's, or the one
-/// `auto`'s extraction found by structure ([`crate::extract::judged_auto`]).
+/// The detected type of every page of `dataset`, in page order.
 pub fn detect_all(dataset: &Dataset) -> Vec<PageType> {
-    crate::extract::warm_up();
     dataset
         .pages
         .par_iter()
-        .map(|page| {
-            let parsed = Page::parse(&page.html, None, page.url.as_ref(), None);
-            let extraction = extract_auto(&parsed, &AutoParams::default());
-            judged_auto(&parsed, extraction).map_or(parsed.page_type, |e| e.page_type)
-        })
+        .map(|page| Page::parse(&page.html, None, page.url.as_ref(), None).page_type)
         .collect()
 }
 
@@ -55,7 +47,7 @@ fn fold_of(domain: &str) -> usize {
 }
 
 /// Gold against detected types, over one or more sets.
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default)]
 pub struct Confusion {
     /// `matrix[gold][detected]`, indexed like [`PageType::ALL`].
     pub matrix: [[usize; 7]; 7],
@@ -115,9 +107,62 @@ impl Confusion {
     }
 }
 
+/// `--json`, as `../specs/cli.md` ("eval") gives it: `{accuracy, per_type: {type: {pages,
+/// accuracy}}, confusion: {gold: {detected: n}}}` (types without gold pages left out), then
+/// `folds` (`[{pages, accuracy}]`, by fold of sites) and `sets` (`[{name, articles,
+/// called_other}]`).
+impl serde::Serialize for Confusion {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap as _;
+        use serde_json::{Map, Value, json};
+        let mut per_type = Map::new();
+        let mut confusion = Map::new();
+        for gold in PageType::ALL {
+            let row = &self.matrix[index_of(gold)];
+            let pages: usize = row.iter().sum();
+            if pages == 0 {
+                continue;
+            }
+            per_type.insert(
+                gold.as_str().to_string(),
+                json!({"pages": pages, "accuracy": self.accuracy_of(gold)}),
+            );
+            let detected: Map<String, Value> = PageType::ALL
+                .iter()
+                .zip(row)
+                .filter(|(_, count)| **count > 0)
+                .map(|(found, count)| (found.as_str().to_string(), json!(count)))
+                .collect();
+            confusion.insert(gold.as_str().to_string(), Value::Object(detected));
+        }
+        let folds: Vec<Value> = self
+            .folds
+            .iter()
+            .map(|&(pages, right)| {
+                let accuracy = (pages > 0).then(|| right as f64 / pages as f64);
+                json!({"pages": pages, "accuracy": accuracy})
+            })
+            .collect();
+        let sets: Vec<Value> = self
+            .sets
+            .iter()
+            .map(|(name, articles, called)| {
+                json!({"name": name, "articles": articles, "called_other": called})
+            })
+            .collect();
+        let mut map = serializer.serialize_map(Some(5))?;
+        map.serialize_entry("accuracy", &self.accuracy())?;
+        map.serialize_entry("per_type", &per_type)?;
+        map.serialize_entry("confusion", &confusion)?;
+        map.serialize_entry("folds", &folds)?;
+        map.serialize_entry("sets", &sets)?;
+        map.end()
+    }
+}
+
 impl fmt::Display for Confusion {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:<15}", "gold \\ stored")?;
+        write!(f, "{:<15}", "gold \\ detected")?;
         for page_type in PageType::ALL {
             write!(f, " {:>13}", page_type.as_str())?;
         }
