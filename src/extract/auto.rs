@@ -429,46 +429,27 @@ fn cascade_extraction(page: &Page, params: &AutoParams) -> Result<Extraction, Ex
     }
     // A product's text is its own copy: its customer reviews are left out, as an article's
     // reader comments are.
-    if page.page_type == PageType::Product
-        && let Some(kept) = page_type::product::without_reviews(page, chosen)
-    {
-        let mut extraction = match (choice, &candidates.cuter) {
-            (Choice::Cuter, Some(selection)) => {
-                let selection = CuterSelection {
-                    blocks: kept,
-                    ..selection.clone()
-                };
-                cuter_extraction(page, &selection)
-            }
-            (choice, _) => {
-                let algorithm = match choice {
-                    Choice::Econ => Algorithm::Econ,
-                    _ => Algorithm::Readability,
-                };
-                let mut extraction = blocks_extraction(page, algorithm, &kept);
-                extraction.confidence = candidates
-                    .cuter
-                    .as_ref()
-                    .map_or(params.fallback_confidence, |s| s.confidence);
-                extraction
-            }
-        };
-        extraction.quality = quality;
-        return Ok(extraction);
-    }
+    let reviews_out = (page.page_type == PageType::Product)
+        .then(|| page_type::product::without_reviews(page, chosen))
+        .flatten();
     let mut extraction = match (choice, &candidates.cuter) {
-        (Choice::Cuter, Some(selection)) => cuter_extraction(page, selection),
-        (Choice::Econ, _) => {
-            let mut extraction = blocks_extraction(page, Algorithm::Econ, &candidates.econ);
-            extraction.confidence = candidates
-                .cuter
-                .as_ref()
-                .map_or(params.fallback_confidence, |s| s.confidence);
-            extraction
-        }
-        (Choice::Readability, _) => {
-            let mut extraction =
-                blocks_extraction(page, Algorithm::Readability, &candidates.readability);
+        (Choice::Cuter, Some(selection)) => match reviews_out {
+            Some(blocks) => cuter_extraction(
+                page,
+                &CuterSelection {
+                    blocks,
+                    ..selection.clone()
+                },
+            ),
+            None => cuter_extraction(page, selection),
+        },
+        (Choice::Econ | Choice::Readability, _) => {
+            let (algorithm, blocks) = match choice {
+                Choice::Econ => (Algorithm::Econ, &candidates.econ),
+                _ => (Algorithm::Readability, &candidates.readability),
+            };
+            let blocks = reviews_out.as_deref().unwrap_or(blocks);
+            let mut extraction = blocks_extraction(page, algorithm, blocks);
             extraction.confidence = candidates
                 .cuter
                 .as_ref()

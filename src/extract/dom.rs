@@ -1106,7 +1106,7 @@ fn class_and_id(marker: &mut String, name: &str, class: Option<&str>, id: Option
 /// An element's `class` and `id` attributes, in one pass over its attributes. An anchor
 /// target's `name` stands for its id: it is the older way to name the section that follows
 /// (`<a name="comments">`).
-fn class_and_id_attributes(
+pub(crate) fn class_and_id_attributes(
     element: &scraper::node::Element,
     anchor_target: bool,
 ) -> (Option<&str>, Option<&str>) {

@@ -42,7 +42,7 @@ use scraper::{Html, Node};
 use url::Url;
 
 use super::PageType;
-use crate::extract::dom::DomStats;
+use crate::extract::dom::{DomStats, class_and_id_attributes};
 
 /// The page's type, from its DOM and its address (the statistics pass is not read yet: the
 /// marks above are all in the markup).
@@ -244,7 +244,9 @@ impl Evidence {
                 continue;
             };
             let mut classed_as_button = false;
-            let (class, id) = class_and_id(element);
+            // As written: `Element::classes` would intern every token and box a sorted list of
+            // them per element, most of the detector's allocations on a page.
+            let (class, id) = class_and_id_attributes(element, false);
             let tokens = class.into_iter().flat_map(str::split_ascii_whitespace);
             for token in tokens.chain(id) {
                 let lower: &str = if token.bytes().any(|b| b.is_ascii_uppercase()) {
@@ -511,21 +513,6 @@ impl Address {
             ]),
         }
     }
-}
-
-/// An element's `class` and `id` values as written. `Element::classes` would intern every
-/// class token and box a sorted list of them per element, the first time it is asked: most
-/// of the detector's allocations on a page.
-pub(crate) fn class_and_id(element: &scraper::node::Element) -> (Option<&str>, Option<&str>) {
-    let (mut class, mut id) = (None, None);
-    for (name, value) in element.attrs.iter() {
-        match name.local.as_ref() {
-            "class" if class.is_none() => class = Some(&**value),
-            "id" if id.is_none() => id = Some(&**value),
-            _ => {}
-        }
-    }
-    (class, id)
 }
 
 /// Whether a lowercased class or id token names a button: `btn`, `button` or `cta` as one of

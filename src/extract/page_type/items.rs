@@ -197,7 +197,7 @@ fn signature(element: &Element) -> u64 {
     const PRIME: u64 = 0x0000_0100_0000_01b3;
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     // The least token, as `Element::classes` sorts them, without interning every token.
-    let class = super::detect::class_and_id(element)
+    let class = crate::extract::dom::class_and_id_attributes(element, false)
         .0
         .and_then(|class| class.split_ascii_whitespace().min())
         .unwrap_or("");

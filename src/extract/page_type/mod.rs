@@ -180,7 +180,7 @@ fn widen_by_sections(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Opti
     let service = page.page_type == PageType::Service;
     // A service page by the user's word needs no evidence that the choice missed sections.
     let named = service && page.page_type_configured;
-    let landing = service && !page.page_type_configured;
+    let landing = read_as_landing(page);
     if !service && (chosen_bytes as f64) >= STACK_CHOSEN_SHARE * page.stats.sh as f64 {
         // The choice holds too much of the page for any stack to hold three times as much.
         return None;
@@ -221,6 +221,13 @@ fn widen_by_sections(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Opti
     ))
 }
 
+/// Whether the detector, not the configuration, called the page a service page: a landing
+/// page by its build, which may still turn out an index (its items) or a story (one section
+/// holding most of its text).
+fn read_as_landing(page: &Page) -> bool {
+    page.page_type == PageType::Service && !page.page_type_configured
+}
+
 /// On a landing page, the share of link text its stack of sections stays under.
 pub const LANDING_LINK_SHARE: f64 = 0.5;
 
@@ -253,7 +260,7 @@ fn widen_by_items(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Option<
     let may_be_intro = INTRO_RATIO * chosen_bytes < page.stats.sh;
     // A collection the detector or the user named, a listing the user named.
     let named = matches!(page.page_type, PageType::Collection | PageType::Listing);
-    let landing = page.page_type == PageType::Service && !page.page_type_configured;
+    let landing = read_as_landing(page);
     if chosen_bytes == 0 && !named || !(reads_as_labels || may_be_intro || named || landing) {
         // No item group can make this page an index: the group is not looked for.
         return None;
@@ -439,7 +446,7 @@ pub(crate) fn text_within(
 /// Whether an element's class or id holds one of `names` (lowercase) as a word of a token
 /// (split at `-` and `_`) or as a whole token.
 pub(crate) fn marked(element: &scraper::node::Element, names: &[&str]) -> bool {
-    let (class, id) = detect::class_and_id(element);
+    let (class, id) = crate::extract::dom::class_and_id_attributes(element, false);
     let tokens = class.into_iter().flat_map(str::split_ascii_whitespace);
     tokens.chain(id).any(|token| {
         let lower = token.to_ascii_lowercase();
