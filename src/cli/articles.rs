@@ -210,14 +210,7 @@ fn enclosure_line(enclosure: &Enclosure) -> String {
             .as_deref()
             .map(|t| one_line(t).into_owned()),
     );
-    about.extend(enclosure.duration_seconds.map(|seconds| {
-        format!(
-            "{}:{:02}:{:02}",
-            seconds / 3600,
-            seconds / 60 % 60,
-            seconds % 60
-        )
-    }));
+    about.extend(enclosure.duration_text());
     about.extend(enclosure.length.map(|bytes| format!("{bytes} bytes")));
     let url = one_line(&enclosure.url);
     if about.is_empty() {

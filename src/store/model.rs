@@ -121,6 +121,20 @@ pub struct Enclosure {
     pub transcript: bool,
 }
 
+impl Enclosure {
+    /// The duration as a clock reads it: `42:10`, or `1:02:05` past an hour.
+    pub fn duration_text(&self) -> Option<String> {
+        self.duration_seconds.map(|seconds| {
+            let (hours, minutes, seconds) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
+            if hours > 0 {
+                format!("{hours}:{minutes:02}:{seconds:02}")
+            } else {
+                format!("{minutes}:{seconds:02}")
+            }
+        })
+    }
+}
+
 /// What a feed entry is: a story on a page, a video, an episode of audio, or a short post
 /// that is its own text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

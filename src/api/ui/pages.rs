@@ -299,14 +299,7 @@ impl MediaLink {
                 .clone()
                 .unwrap_or_else(|| "media".into()),
         ];
-        if let Some(seconds) = enclosure.duration_seconds {
-            let (hours, minutes, seconds) = (seconds / 3600, seconds / 60 % 60, seconds % 60);
-            parts.push(if hours > 0 {
-                format!("{hours}:{minutes:02}:{seconds:02}")
-            } else {
-                format!("{minutes}:{seconds:02}")
-            });
-        }
+        parts.extend(enclosure.duration_text());
         if let Some(bytes) = enclosure.length.filter(|&bytes| bytes > 0) {
             parts.push(format!("{:.1} MB", bytes as f64 / 1_000_000.0));
         }

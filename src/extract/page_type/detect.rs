@@ -260,10 +260,9 @@ impl Evidence {
                 classed_as_button |= names_button(lower);
             }
             evidence.buttons += usize::from(classed_as_button || element.name() == "button");
-            if matches!(element.name(), "h2" | "h3") {
-                evidence.section_headings += 1;
-            }
             match element.name() {
+                "h2" | "h3" => evidence.section_headings += 1,
+                "time" if element.attr("datetime").is_some() => evidence.dated = true,
                 "meta" => evidence.read_meta(element),
                 "script" if element.attr("type") == Some("application/ld+json") => {
                     let text: String = scraper::ElementRef::wrap(node)
@@ -290,9 +289,6 @@ impl Evidence {
                 Some("price") => evidence.price = true,
                 Some("datePublished") => evidence.dated = true,
                 _ => {}
-            }
-            if element.name() == "time" && element.attr("datetime").is_some() {
-                evidence.dated = true;
             }
         }
         evidence.numbered_posts = numbered.len();
