@@ -791,3 +791,118 @@ fn a_product_whose_reading_missed_its_copy_gets_its_structured_description() {
         &["a load-carrying hip belt and a hydration sleeve"],
     );
 }
+
+/// A product page whose copy is followed, in the same column and under a line of its own, by
+/// a list of the shop's other products ("complete the look"), each card a linked name, a
+/// price and a few words.
+fn product_with_recommendations() -> String {
+    let copy = [
+        "The Harbour Peacoat is cut from a dense Melton wool that blocks wind off the water and \
+         keeps its shape after years of wear, with a quilted lining for cold mornings.",
+        "Horn buttons, a storm collar that turns up and fastens at the throat.",
+    ];
+    let others = [
+        "Deck Jacket Navy",
+        "Fisherman Sweater Ecru",
+        "Watch Cap Charcoal",
+        "Chore Coat Olive",
+        "Field Shirt Indigo",
+        "Duffle Coat Camel",
+        "Rope Belt Natural",
+        "Boat Shoe Brown",
+    ];
+    let cards: String = others
+        .iter()
+        .enumerate()
+        .map(|(n, name)| {
+            format!(
+                "<li class=\"product-card\"><a href=\"/p/{n}\">{name}</a> \
+                 <span class=\"price\">${}.00</span> <span>Made in Portugal.</span></li>",
+                40 + 15 * n
+            )
+        })
+        .collect();
+    let copy: String = copy.iter().map(|p| format!("<p>{p}</p>")).collect();
+    format!(
+        "<!DOCTYPE html><html><head><title>Harbour Peacoat | Tideline</title>\
+         <script type=\"application/ld+json\">{{\"@context\":\"https://schema.org\",\
+         \"@type\":\"Product\",\"name\":\"Harbour Peacoat\"}}</script></head><body>\
+         <nav><a>Coats</a><a>Knitwear</a><a>Shirts</a></nav>\
+         <main><div class=\"pdp\"><h1>Harbour Peacoat</h1>{copy}<p>Complete the look:</p>\
+         <ul class=\"grid\">{cards}</ul></div></main>\
+         <footer>© Tideline</footer></body></html>"
+    )
+}
+
+#[test]
+fn a_product_leaves_the_shops_other_products_out() {
+    let extraction = extract_at(
+        &product_with_recommendations(),
+        "https://shop.example/p/harbour-peacoat",
+    );
+    assert_eq!(extraction.page_type, PageType::Product);
+    assert_contains_all(&extraction.text, &["dense Melton wool", "Horn buttons"]);
+    assert_contains_none(
+        &extraction.text,
+        &["Deck Jacket Navy", "Boat Shoe Brown", "$145.00"],
+    );
+}
+
+/// A landing page as a streaming server renders it: the shell (the hero and empty
+/// `<template id="B:n">` boundaries) first, then each feature section at the end of the body
+/// in a hidden `div id="S:n"`, with the script call that moves it into its boundary.
+fn streamed_landing_page() -> String {
+    let sections = [
+        (
+            "Connect your repository",
+            "Pick a repository and a branch, and every push builds and deploys on its own, with logs you can follow as the build runs.",
+        ),
+        (
+            "Preview every change",
+            "Each pull request gets a full copy of the application with its own address, so reviewers click through the change before it ships.",
+        ),
+        (
+            "Scale with the traffic",
+            "Instances are added when requests queue and removed when they drain, and you pay for the minutes they run, not for idle capacity.",
+        ),
+    ];
+    let boundaries: String = (1..=sections.len())
+        .map(|n| format!("<div class=\"module\"><template id=\"B:{n}\"></template></div>"))
+        .collect();
+    let segments: String = sections
+        .iter()
+        .enumerate()
+        .map(|(n, (heading, text))| {
+            let n = n + 1;
+            format!(
+                "<div hidden id=\"S:{n}\"><section><h2>{heading}</h2><p>{text}</p></section></div>\
+                 <script>$RC(\"B:{n}\",\"S:{n}\")</script>"
+            )
+        })
+        .collect();
+    format!(
+        "<!DOCTYPE html><html><head><title>Launchpad: ship from a push</title></head><body>\
+         <header><nav><a href=\"/pricing\">Pricing</a><a href=\"/docs\">Docs</a></nav></header>\
+         <main><section class=\"hero\"><h1>Ship from a push</h1><p>Launchpad hosts web \
+         services, databases and workers, and deploys them from your repository.</p></section>\
+         {boundaries}</main><footer>© Launchpad</footer>{segments}</body></html>"
+    )
+}
+
+#[test]
+fn a_streamed_landing_page_is_read_with_its_late_segments_in_place() {
+    let extraction = extract_at(&streamed_landing_page(), "https://launchpad.example/");
+    assert_contains_all(
+        &extraction.text,
+        &[
+            "Launchpad hosts web services",
+            "every push builds and deploys",
+            "full copy of the application",
+            "pay for the minutes they run",
+        ],
+    );
+    // In page order: the segments stand where their boundaries do, after the hero.
+    let hero = extraction.text.find("Launchpad hosts");
+    let last = extraction.text.find("pay for the minutes");
+    assert!(hero < last, "{}", extraction.text);
+}

@@ -428,12 +428,12 @@ fn cascade_extraction(page: &Page, params: &AutoParams) -> Result<Extraction, Ex
         return Ok(extraction);
     }
     // A product's text is its own copy: its customer reviews are left out, as an article's
-    // reader comments are.
-    let reviews_out = (page.page_type == PageType::Product)
-        .then(|| page_type::product::without_reviews(page, chosen))
+    // reader comments are, and so are other products' cards.
+    let own_copy = (page.page_type == PageType::Product)
+        .then(|| page_type::product::own_copy(page, chosen))
         .flatten();
     let mut extraction = match (choice, &candidates.cuter) {
-        (Choice::Cuter, Some(selection)) => match reviews_out {
+        (Choice::Cuter, Some(selection)) => match own_copy {
             Some(blocks) => cuter_extraction(
                 page,
                 &CuterSelection {
@@ -448,7 +448,7 @@ fn cascade_extraction(page: &Page, params: &AutoParams) -> Result<Extraction, Ex
                 Choice::Econ => (Algorithm::Econ, &candidates.econ),
                 _ => (Algorithm::Readability, &candidates.readability),
             };
-            let blocks = reviews_out.as_deref().unwrap_or(blocks);
+            let blocks = own_copy.as_deref().unwrap_or(blocks);
             let mut extraction = blocks_extraction(page, algorithm, blocks);
             extraction.confidence = candidates
                 .cuter

@@ -14,6 +14,8 @@
 //! 2. [`parse`]: html5ever (through `scraper`) builds the DOM once; every extractor reads it.
 //!    The text first passes [`depth`]: the nesting cap (parsing costs the square of the depth)
 //!    and, for the whole page, the comments, script bodies and unread attributes left out.
+//!    A streaming server's late segments are then moved to where its script would put them
+//!    ([`streamed`]).
 //! 3. [`write_subtree`] serializes a part of the DOM with every `href`/`src`/`srcset` made
 //!    absolute against the page URL (`<base href>` honoured) and lazy-loaded images
 //!    (`data-src` and friends) resolved into `src`, media a reader plays kept ([`is_kept_media`]: video, audio, an allow-listed
@@ -41,6 +43,7 @@ use url::Url;
 
 pub mod depth;
 mod lazy;
+pub mod streamed;
 
 pub use depth::ParsedAttributes;
 use lazy::{LAZY_SRC_ATTRIBUTES, LAZY_SRCSET_ATTRIBUTES};
@@ -497,10 +500,12 @@ pub fn parse_bounded(
             break;
         }
     }
-    BoundedParse {
-        document: parser.finish(),
-        stopped,
+    let mut document = parser.finish();
+    // A streaming server's late segments are read where its script would put them.
+    if streamed::may_hold_streamed(&prepared) {
+        streamed::place_streamed(&mut document);
     }
+    BoundedParse { document, stopped }
 }
 
 /// Most nodes allocated before parsing (about 4 MB of them); a larger tree grows as it goes.

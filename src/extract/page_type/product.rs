@@ -16,7 +16,7 @@ use foldhash::HashSet;
 use scraper::Selector;
 use serde_json::Value;
 
-use super::{marked, outermost, selectors, text_within};
+use super::{items, marked, outermost, selectors, text_within};
 use crate::extract::auto;
 use crate::extract::{Algorithm, Extraction, Page};
 use crate::tidy;
@@ -64,12 +64,16 @@ const REVIEW_WORDS: &[&str] = &[
     "okereviews",
 ];
 
-/// The `chosen` blocks of a product page without those inside its customer reviews, when
-/// there were any and others remain. Reviews are the shop's reader comments: each a
-/// customer's text under a name, a date and stars, in an element the shop or its review
-/// platform names a review (or marks as a schema.org `Review`). The product's text is its
-/// own copy, not what buyers wrote about it.
-pub fn without_reviews(page: &Page, chosen: &[usize]) -> Option<Vec<usize>> {
+/// The `chosen` blocks of a product page without those of its customer reviews and of other
+/// products' cards, when there were any and others remain.
+///
+/// Reviews are the shop's reader comments: each a customer's text under a name, a date and
+/// stars, in an element the shop or its review platform names a review (or marks as a
+/// schema.org `Review`). A product page describes one product, so a group of repeated cards
+/// that mostly show a price ([`items::ItemGroup::is_for_sale`]) is other products: "complete
+/// the look", "you may also like", "customers also bought". The product's text is its own
+/// copy, not what buyers wrote about it nor what else the shop sells.
+pub fn own_copy(page: &Page, chosen: &[usize]) -> Option<Vec<usize>> {
     let tree = &page.document.tree;
     let in_review = |index: usize| {
         let mut current = page
@@ -91,10 +95,16 @@ pub fn without_reviews(page: &Page, chosen: &[usize]) -> Option<Vec<usize>> {
         }
         false
     };
+    let mut other_products: Vec<usize> = items::candidates(page)
+        .into_iter()
+        .filter(items::ItemGroup::is_for_sale)
+        .flat_map(|group| group.blocks)
+        .collect();
+    other_products.sort_unstable();
     let kept: Vec<usize> = chosen
         .iter()
         .copied()
-        .filter(|&ix| !in_review(ix))
+        .filter(|&ix| other_products.binary_search(&ix).is_err() && !in_review(ix))
         .collect();
     (!kept.is_empty() && kept.len() < chosen.len()).then_some(kept)
 }
