@@ -111,7 +111,9 @@ pub struct ArticleTools {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
-    /// Words to find in titles and article text (full-text search, best match first).
+    /// Words to find in titles and article text (full-text search, best match first): all
+    /// words must appear; `OR`, `"exact phrase"`, `-excluded` and `prefix*` as in
+    /// `gleaner articles search --help`.
     #[schemars(with = "String")]
     pub query: serde_json::Value,
     /// At most this many results (default 20, at most 200).
@@ -249,6 +251,10 @@ fn cell(text: &str) -> String {
 impl ArticleTools {
     #[tool(
         description = "Search the stored articles by words (full-text), best match first. \
+                          Syntax: every word must appear (stemmed: running finds runs); \
+                          `a OR b` (uppercase OR) for either side; \"exact phrase\"; \
+                          -word or -\"phrase\" to leave out; prefix* for words that begin so. \
+                          A query that cannot be read is an error saying why. \
                           Returns id, title, feed, url, date and a snippet per hit."
     )]
     async fn search_articles(

@@ -217,6 +217,25 @@ fn config_help_states_the_lookup_order_the_code_follows() {
 }
 
 #[test]
+fn search_help_states_the_query_syntax() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let output = gleaner(dir.path())
+        .args(["articles", "search", "--help"])
+        .output()
+        .expect("runs");
+    let help = stdout(&output);
+    for form in [
+        "electric OR stadia",
+        "\"exact phrase\"",
+        "-python",
+        "electr*",
+        "stem",
+    ] {
+        assert!(help.contains(form), "{form}: {help}");
+    }
+}
+
+#[test]
 fn every_command_has_help() {
     let dir = tempfile::tempdir().expect("tempdir");
     for args in [

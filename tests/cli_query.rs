@@ -21,6 +21,7 @@ on_both_databases!(
     reextract_stores_what_a_fresh_poll_stores,
     failures_are_listed_newest_first,
     stored_text_prints_inert_and_a_closed_pipe_ends_quietly,
+    search_syntax_finds_the_same_articles_on_both_databases,
 );
 
 const BINARY: &str = env!("CARGO_BIN_EXE_gleaner");
@@ -250,6 +251,139 @@ async fn articles_list_show_and_search(db: TestDb) -> anyhow::Result<()> {
     let hits: serde_json::Value = serde_json::from_str(&out)?;
     assert_eq!(hits.as_array().map(Vec::len), Some(1));
     assert_eq!(hits[0]["title"], "Storm warning");
+    Ok(())
+}
+
+/// Five short English articles for the search syntax: their ids, in order.
+async fn seed_for_search(db: &TestDb) -> anyhow::Result<(tempfile::TempDir, Vec<i64>)> {
+    let dir = tempfile::tempdir()?;
+    std::fs::write(dir.path().join("config.toml"), CONFIG)?;
+    let schedule = CronSchedule::parse("*/15 * * * *")?;
+    let feeds = db
+        .store
+        .sync_feeds(&[FeedConfig::new(
+            "news",
+            "https://news.example/feed".parse()?,
+            schedule,
+        )])
+        .await?;
+    let mut ids = Vec::new();
+    for (n, (title, text, language)) in [
+        (
+            "Electric cars arrive",
+            "The new electric car runs quietly through the city.",
+            Some("en"),
+        ),
+        (
+            "Stadia of the north",
+            "Three stadia were built for the games near the fjord.",
+            None,
+        ),
+        (
+            "Shoes reviewed",
+            "We tested running shoes on the track and on trails.",
+            Some("en-GB"),
+        ),
+        (
+            "Weather report",
+            "Rain runs off the roof while the gutter overflows.",
+            Some("en"),
+        ),
+        (
+            "Garden notes",
+            "Tomatoes and marigolds grow in the garden, or so we hope.",
+            Some("en"),
+        ),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let article = NewArticle {
+            feed_id: feeds[0].id,
+            guid: Some(format!("search-{n}")),
+            url: format!("https://news.example/search/{n}"),
+            canonical_url: None,
+            title: title.into(),
+            author: None,
+            summary: None,
+            published_at: None,
+            fetched_at: db_time(Utc::now()),
+            language: language.map(str::to_string),
+            extractor: "cuter".into(),
+            confidence: 0.9,
+            verdict: gleaner::store::Verdict::Article,
+            quality: 0.9,
+            text: text.into(),
+            html: format!("<p>{text}</p>"),
+            raw_page: None,
+            raw_content_type: None,
+            images: Vec::new(),
+            metadata: Default::default(),
+            page_type: Default::default(),
+            posts: Vec::new(),
+            enclosures: Vec::new(),
+            kind: gleaner::store::EntryKind::Article,
+        };
+        ids.push(db.store.insert_article(&article).await?.id());
+    }
+    Ok((dir, ids))
+}
+
+/// Each form of the search syntax finds the same articles on SQLite and PostgreSQL (the
+/// expected hits are written once, for both); a query that cannot be read is exit 2 with a
+/// message saying why, never zero hits.
+async fn search_syntax_finds_the_same_articles_on_both_databases(db: TestDb) -> anyhow::Result<()> {
+    let (dir, ids) = seed_for_search(&db).await?;
+    let expected: [(&str, &[usize]); 16] = [
+        ("electric car", &[0]),
+        ("electric stadia", &[]),
+        ("electric OR stadia", &[0, 1]),
+        ("electric car OR rain", &[0, 3]),
+        ("marigolds or", &[4]),
+        ("\"running shoes\"", &[2]),
+        ("\"shoes running\"", &[]),
+        ("running", &[0, 2, 3]),
+        ("RUN", &[0, 2, 3]),
+        ("runs -rain", &[0, 2]),
+        ("run -\"running shoes\"", &[0, 3]),
+        ("stad*", &[1]),
+        ("marigold* OR electr*", &[0, 4]),
+        ("gutter overflowing", &[3]),
+        ("the city", &[0]),
+        ("the", &[0, 1, 2, 3, 4]),
+    ];
+    for (query, hits) in expected {
+        let (out, output) =
+            run(gleaner(dir.path(), &db).args(["articles", "search", query, "--json"]))?;
+        assert!(output.status.success(), "{query}: {output:?}");
+        let found: serde_json::Value = serde_json::from_str(&out)?;
+        let mut found: Vec<i64> = found
+            .as_array()
+            .context("hits are an array")?
+            .iter()
+            .filter_map(|hit| hit["id"].as_i64())
+            .collect();
+        found.sort_unstable();
+        let wanted: Vec<i64> = hits.iter().map(|&n| ids[n]).collect();
+        assert_eq!(found, wanted, "{query}");
+    }
+    for (query, says) in [
+        ("\"running shoes", "quote"),
+        ("electric OR", "OR"),
+        ("OR electric", "OR"),
+        ("-rain", "excluded"),
+        ("rain OR -electric", "excluded"),
+        ("*", "*"),
+        ("( & )", "no word"),
+    ] {
+        let output = gleaner(dir.path(), &db)
+            .args(["articles", "search", query])
+            .output()?;
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{query}: {output:?}");
+        assert!(stderr.contains(says), "{query}: {stderr}");
+        assert!(output.stdout.is_empty(), "{query}: {output:?}");
+    }
     Ok(())
 }
 

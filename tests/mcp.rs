@@ -173,6 +173,22 @@ fn check_every_call(seen: &serde_json::Value, id: i64) -> anyhow::Result<()> {
         calls["search_articles"]["structured"]["results"][0]["id"],
         id
     );
+    // The search syntax: `OR`, stemming ("harbours" finds "harbour"); a query that cannot be
+    // read is a tool error saying why, not zero results.
+    assert_eq!(
+        calls["search_articles_either"]["structured"]["results"][0]["id"], id,
+        "{seen}"
+    );
+    assert_eq!(
+        calls["search_articles_unreadable"]["is_error"], true,
+        "{seen}"
+    );
+    assert!(
+        calls["search_articles_unreadable"]["text"]
+            .as_str()
+            .is_some_and(|text| text.contains("OR needs a word or phrase on each side")),
+        "{seen}"
+    );
     let article = calls["get_article"]["text"].as_str().unwrap_or_default();
     assert!(article.contains("content from the web"), "{article}");
     assert!(article.contains("title: \"Harbour reopens\""), "{article}");

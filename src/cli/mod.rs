@@ -278,6 +278,20 @@ pub enum FeedsCommand {
     ExportOpml,
 }
 
+/// The search syntax, as `articles search --help` shows it (the same on both databases, for
+/// HTTP `GET /search` and MCP `search_articles` too; `store::search` reads it).
+const SEARCH_SYNTAX: &str = "\
+Query syntax (the same on SQLite and PostgreSQL, and for GET /search and MCP):
+  rust async          every word must appear, in any order, any case
+  electric OR stadia  either side (uppercase OR; a lowercase \"or\" is a word); each side
+                      is all of its words: `electric car OR tram` = (electric car) OR tram
+  \"exact phrase\"      these words next to each other, in this order
+  rust -python        leave out articles with the word (or a -\"quoted phrase\")
+  electr*             words that begin so (electric, electrons)
+Words are matched by their stem in English (running finds runs and run); on PostgreSQL in the
+article's own language where it has a stemmer. A query that cannot be read (an unclosed
+quote, OR with nothing on one side, only -exclusions, a lone *) is refused with exit status
+2. At most 256 characters, 8 distinct words and 16 words counting each alternative's.";
 #[derive(Debug, Subcommand)]
 pub enum ArticlesCommand {
     /// List articles, newest first.
@@ -290,8 +304,10 @@ pub enum ArticlesCommand {
         format: BodyFormatArgs,
     },
     /// Full-text search over titles and bodies, best match first.
+    #[command(after_help = SEARCH_SYNTAX)]
     Search {
-        /// The query.
+        /// The query, in the search syntax below (it may start with `-`: `-tram rail`).
+        #[arg(allow_hyphen_values = true)]
         query: String,
         /// At most this many results.
         #[arg(long, default_value_t = 20)]

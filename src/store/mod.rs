@@ -56,7 +56,9 @@ pub use model::*;
 pub use ownership::publishes;
 pub use record::{ArticleRecord, ImageRecord};
 pub use retention::Pruned;
-pub use search::{MAX_QUERY_CHARS, MAX_QUERY_TERMS, SearchQuery, SearchQueryError};
+pub use search::{
+    MAX_QUERY_CHARS, MAX_QUERY_TERMS, MAX_QUERY_WORDS_IN_ALL, SearchQuery, SearchQueryError,
+};
 pub use templates::SiteSummary;
 pub use webhooks::{DeliveryOutcome, DeliveryRecord, DeliveryState, DueDelivery};
 

@@ -1,12 +1,23 @@
-//! Full-text search: the bounded query, and the time budget of one search.
+//! Full-text search: the query syntax, its bounds, and the time budget of one search.
 //!
-//! Owns [`SearchQuery`]: free text becomes a list of distinct words, each required unless it
-//! starts with `-`. A query longer than [`MAX_QUERY_CHARS`] or with more than
-//! [`MAX_QUERY_TERMS`] distinct words is refused ([`SearchQueryError`]), because ranking and
-//! snippets cost grows with the square of the terms on pages that hold them often. Repeated
-//! words count once. Whatever the words, one search stops after the store's search budget
-//! ([`DEFAULT_SEARCH_BUDGET`]): a progress handler on SQLite, `statement_timeout` on
-//! PostgreSQL. A search whose future is dropped (the client went away) is interrupted too.
+//! Owns [`SearchQuery`], one syntax read the same on both databases: words (all must match),
+//! `OR` between alternatives (uppercase; a lowercase "or" is a word), `"exact phrases"`,
+//! `-excluded` words or phrases, and `prefix*`. The parse is a small tree (alternatives of
+//! required and excluded terms) rendered to FTS5 syntax on SQLite and to `to_tsquery` text on
+//! PostgreSQL; every word is quoted in both, so that no input is a syntax error of either
+//! engine, and the text is only ever bound, never formatted into SQL. Words are matched
+//! stemmed (English on SQLite's `porter` tokenizer; the article's language where PostgreSQL has
+//! a dictionary for it, migrations/postgres/0021_search_syntax.sql). A query that cannot be
+//! read (an unclosed quote, `OR` with nothing on one side, only exclusions, a lone `*`) is an
+//! error ([`SearchQueryError`]), never an empty answer.
+//!
+//! A query longer than [`MAX_QUERY_CHARS`], with more than [`MAX_QUERY_TERMS`] distinct words
+//! or more than [`MAX_QUERY_WORDS_IN_ALL`] words in all its alternatives is refused too,
+//! because ranking and snippets cost grows with the square of the terms on pages that hold
+//! them often. A word repeated within an alternative counts once. Whatever the words, one search
+//! stops after the store's search budget ([`DEFAULT_SEARCH_BUDGET`]): a progress handler on
+//! SQLite, `statement_timeout` on PostgreSQL. A search whose future is dropped (the client
+//! went away) is interrupted too.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -17,10 +28,15 @@ use super::{Pool, QueryContext, SearchHit, Store, StoreError, sql};
 pub const MAX_QUERY_CHARS: usize = 256;
 /// The most distinct words a query may hold.
 pub const MAX_QUERY_TERMS: usize = 8;
+/// The most words a query may hold counting those repeated in several alternatives, each of
+/// which is searched for again (`a b OR a c`: four).
+pub const MAX_QUERY_WORDS_IN_ALL: usize = 2 * MAX_QUERY_TERMS;
 /// How long one search may run before it is stopped.
 pub const DEFAULT_SEARCH_BUDGET: Duration = Duration::from_secs(10);
 /// SQLite virtual-machine steps between two checks of the budget.
 const PROGRESS_STEPS: i32 = 1_000;
+/// The operator between alternatives; only this spelling, so that "or" stays a word.
+const OR: &str = "OR";
 
 /// Why a query text was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -29,76 +45,321 @@ pub enum SearchQueryError {
     TooLong { chars: usize },
     #[error("the query has {terms} distinct words; at most {MAX_QUERY_TERMS} are allowed")]
     TooManyTerms { terms: usize },
+    #[error(
+        "the query has {words} words counting each alternative's; at most \
+         {MAX_QUERY_WORDS_IN_ALL} are allowed"
+    )]
+    TooManyWordsInAll { words: usize },
+    #[error("the query has no word to search for")]
+    Empty,
+    #[error("a quote (\") is opened and never closed")]
+    UnclosedQuote,
+    #[error("a quoted phrase (\"\") holds no word")]
+    EmptyPhrase,
+    #[error("OR needs a word or phrase on each side")]
+    DanglingOr,
+    #[error("`-` must be followed by the word or phrase it excludes, as in `-python`")]
+    NothingExcluded,
+    #[error(
+        "only excluded words: each alternative needs a word or phrase to look for \
+         besides its `-` exclusions"
+    )]
+    OnlyExclusions,
+    #[error("`*` alone matches nothing: it ends a word to match its prefix, as in `electr*`")]
+    LoneStar,
+    #[error("`*` may only end a single word, as in `electr*` (found in `{0}`)")]
+    MisplacedStar(String),
 }
 
-/// A search query within the bounds: distinct words, lowercase, no quotes.
+/// What one term matches. Words are lowercase runs of letters and digits, the way both
+/// indexes split text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Term {
+    /// The word, stemmed.
+    Word(String),
+    /// Any word that starts with this one.
+    Prefix(String),
+    /// These words, next to each other, in this order.
+    Phrase(Vec<String>),
+}
+
+impl Term {
+    fn words(&self) -> &[String] {
+        match self {
+            Term::Word(word) | Term::Prefix(word) => std::slice::from_ref(word),
+            Term::Phrase(words) => words,
+        }
+    }
+}
+
+/// A term that must appear, or must not (`-`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Clause {
+    excluded: bool,
+    term: Term,
+}
+
+/// One alternative: every required term appears, no excluded one does. Never without a
+/// required term.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+struct Group {
+    required: Vec<Term>,
+    excluded: Vec<Term>,
+}
+
+impl Group {
+    fn add(&mut self, clause: Clause) {
+        let list = match clause.excluded {
+            true => &mut self.excluded,
+            false => &mut self.required,
+        };
+        if !list.contains(&clause.term) {
+            list.push(clause.term);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.required.is_empty() && self.excluded.is_empty()
+    }
+}
+
+/// A readable search query within the bounds: alternatives joined by `OR`, at least one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchQuery {
-    required: Vec<String>,
-    excluded: Vec<String>,
+    groups: Vec<Group>,
 }
 
 impl SearchQuery {
-    /// Parses free text. Every word is required; the words of a piece with a leading `-` are
-    /// excluded. Words are split the way the index splits them (at anything but a letter or
-    /// digit), so that each counts toward the bound; repeated words count once.
+    /// Reads free text in the search syntax (see the module documentation). Refuses text
+    /// beyond the bounds and text it cannot read, saying which.
     pub fn parse(text: &str) -> Result<SearchQuery, SearchQueryError> {
         let chars = text.chars().count();
         if chars > MAX_QUERY_CHARS {
             return Err(SearchQueryError::TooLong { chars });
         }
-        let mut query = SearchQuery {
-            required: Vec::new(),
-            excluded: Vec::new(),
-        };
-        for piece in text.split_whitespace() {
-            let (list, piece) = match piece.strip_prefix('-') {
-                Some(rest) => (&mut query.excluded, rest),
-                None => (&mut query.required, piece),
-            };
-            for word in piece.split(|c: char| !c.is_alphanumeric()) {
-                let word = word.to_lowercase();
-                if !word.is_empty() && !list.contains(&word) {
-                    list.push(word);
+        let mut groups = vec![Group::default()];
+        for token in tokens(text)? {
+            match token {
+                Token::Or => {
+                    if groups.last().is_none_or(Group::is_empty) {
+                        return Err(SearchQueryError::DanglingOr);
+                    }
+                    groups.push(Group::default());
+                }
+                Token::Clause(clause) => {
+                    if let Some(group) = groups.last_mut() {
+                        group.add(clause);
+                    }
                 }
             }
         }
-        let terms = query.required.len() + query.excluded.len();
+        let query = SearchQuery::checked(groups)?;
+        let terms = query.distinct_words();
         if terms > MAX_QUERY_TERMS {
             return Err(SearchQueryError::TooManyTerms { terms });
+        }
+        let words = query.words_in_all();
+        if words > MAX_QUERY_WORDS_IN_ALL {
+            return Err(SearchQueryError::TooManyWordsInAll { words });
         }
         Ok(query)
     }
 
-    /// True when nothing is required: such a query matches nothing.
-    pub fn is_empty(&self) -> bool {
-        self.required.is_empty()
+    /// The groups as read, refused when one cannot be searched for.
+    fn checked(groups: Vec<Group>) -> Result<SearchQuery, SearchQueryError> {
+        if groups.iter().all(Group::is_empty) {
+            return Err(SearchQueryError::Empty);
+        }
+        if groups.last().is_some_and(Group::is_empty) {
+            return Err(SearchQueryError::DanglingOr);
+        }
+        if groups.iter().any(|group| group.required.is_empty()) {
+            return Err(SearchQueryError::OnlyExclusions);
+        }
+        Ok(SearchQuery { groups })
     }
 
-    /// FTS5 syntax that cannot be a syntax error: every word quoted.
+    /// The distinct words of every term, the measure of the bound.
+    fn distinct_words(&self) -> usize {
+        let mut words: Vec<&str> = Vec::new();
+        for group in &self.groups {
+            for term in group.required.iter().chain(&group.excluded) {
+                for word in term.words() {
+                    if !words.contains(&word.as_str()) {
+                        words.push(word);
+                    }
+                }
+            }
+        }
+        words.len()
+    }
+
+    /// The words of every alternative, each alternative's counted again.
+    fn words_in_all(&self) -> usize {
+        self.groups
+            .iter()
+            .flat_map(|group| group.required.iter().chain(&group.excluded))
+            .map(|term| term.words().len())
+            .sum()
+    }
+
+    /// FTS5 syntax that cannot be a syntax error: every word quoted, a prefix as `"word"*`,
+    /// a phrase as `"a b"`; an alternative with exclusions as `(…) NOT (…)`.
     fn to_fts5(&self) -> String {
-        let mut query = quoted(&self.required).join(" ");
-        for word in quoted(&self.excluded) {
-            query.push_str(" NOT ");
-            query.push_str(&word);
-        }
-        query
+        let alternatives: Vec<String> = self
+            .groups
+            .iter()
+            .map(|group| {
+                let required = join(&group.required, " ", fts5_term);
+                match group.excluded.as_slice() {
+                    [] => required,
+                    excluded => format!("({required}) NOT ({})", join(excluded, " OR ", fts5_term)),
+                }
+            })
+            .collect();
+        parenthesized_if_several(alternatives, " OR ")
     }
 
-    /// PostgreSQL web-search syntax with the same meaning: every word quoted, so that `or`
-    /// is a word and not an operator.
-    fn to_websearch(&self) -> String {
-        let mut query = quoted(&self.required).join(" ");
-        for word in quoted(&self.excluded) {
-            query.push_str(" -");
-            query.push_str(&word);
-        }
-        query
+    /// `to_tsquery` text with the same meaning: every word a quoted lexeme, a prefix as
+    /// `'word':*`, a phrase as `'a' <-> 'b'`, an exclusion as `!`. It names no text search
+    /// configuration: the store reads it with the one of each article's language.
+    fn to_tsquery(&self) -> String {
+        let alternatives: Vec<String> = self
+            .groups
+            .iter()
+            .map(|group| {
+                let required = group.required.iter().map(tsquery_term);
+                let excluded = group
+                    .excluded
+                    .iter()
+                    .map(|term| format!("!{}", tsquery_term(term)));
+                required.chain(excluded).collect::<Vec<_>>().join(" & ")
+            })
+            .collect();
+        parenthesized_if_several(alternatives, " | ")
     }
 }
 
-fn quoted(words: &[String]) -> Vec<String> {
-    words.iter().map(|word| format!("\"{word}\"")).collect()
+/// A piece of the query text: the `OR` operator or one term.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    Or,
+    Clause(Clause),
+}
+
+/// Splits the text at whitespace and quotes into `OR`s and terms. A bare piece of
+/// punctuation (`&`, `(`) holds no word and is passed over, as the indexes pass over it.
+fn tokens(text: &str) -> Result<Vec<Token>, SearchQueryError> {
+    let mut tokens = Vec::new();
+    let mut rest = text.trim_start();
+    while !rest.is_empty() {
+        let (excluded, body) = match rest.strip_prefix('-') {
+            Some(body) => (true, body),
+            None => (false, rest),
+        };
+        let (term, after) = match body.strip_prefix('"') {
+            Some(quoted) => {
+                let (inside, after) = quoted
+                    .split_once('"')
+                    .ok_or(SearchQueryError::UnclosedQuote)?;
+                (Some(phrase(inside)?), after)
+            }
+            None => {
+                let end = body
+                    .find(|c: char| c.is_whitespace() || c == '"')
+                    .unwrap_or(body.len());
+                let (piece, after) = body.split_at(end);
+                if piece == OR && !excluded {
+                    tokens.push(Token::Or);
+                    rest = after.trim_start();
+                    continue;
+                }
+                (bare(piece)?, after)
+            }
+        };
+        match term {
+            Some(term) => tokens.push(Token::Clause(Clause { excluded, term })),
+            None if excluded => return Err(SearchQueryError::NothingExcluded),
+            None => {}
+        }
+        rest = after.trim_start();
+    }
+    Ok(tokens)
+}
+
+/// The words of a quoted phrase; one word is that word.
+fn phrase(inside: &str) -> Result<Term, SearchQueryError> {
+    let mut words = words_of(inside);
+    match words.len() {
+        0 => Err(SearchQueryError::EmptyPhrase),
+        1 => Ok(Term::Word(words.remove(0))),
+        _ => Ok(Term::Phrase(words)),
+    }
+}
+
+/// An unquoted piece: a word, a prefix (`word*`), or the words of a joined piece (`e-mail`)
+/// as a phrase, as the indexes read it; `None` for punctuation alone.
+fn bare(piece: &str) -> Result<Option<Term>, SearchQueryError> {
+    let (stem, prefix) = match piece.strip_suffix('*') {
+        Some(stem) => (stem, true),
+        None => (piece, false),
+    };
+    if stem.contains('*') {
+        return Err(SearchQueryError::MisplacedStar(piece.to_string()));
+    }
+    let mut words = words_of(stem);
+    match (words.len(), prefix) {
+        (0, true) => Err(SearchQueryError::LoneStar),
+        (0, false) => Ok(None),
+        (1, true) => Ok(Some(Term::Prefix(words.remove(0)))),
+        (1, false) => Ok(Some(Term::Word(words.remove(0)))),
+        (_, true) => Err(SearchQueryError::MisplacedStar(piece.to_string())),
+        (_, false) => Ok(Some(Term::Phrase(words))),
+    }
+}
+
+/// Lowercase runs of letters and digits: the words the indexes hold.
+fn words_of(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+fn join(terms: &[Term], separator: &str, render: fn(&Term) -> String) -> String {
+    terms.iter().map(render).collect::<Vec<_>>().join(separator)
+}
+
+fn parenthesized_if_several(alternatives: Vec<String>, separator: &str) -> String {
+    match alternatives.len() {
+        1 => alternatives.concat(),
+        _ => alternatives
+            .iter()
+            .map(|alternative| format!("({alternative})"))
+            .collect::<Vec<_>>()
+            .join(separator),
+    }
+}
+
+fn fts5_term(term: &Term) -> String {
+    let quoted = |words: &[String]| format!("\"{}\"", words.join(" ").replace('"', "\"\""));
+    match term {
+        Term::Word(word) => quoted(std::slice::from_ref(word)),
+        Term::Prefix(word) => format!("{}*", quoted(std::slice::from_ref(word))),
+        Term::Phrase(words) => quoted(words),
+    }
+}
+
+fn tsquery_term(term: &Term) -> String {
+    let lexeme = |word: &str| format!("'{}'", word.replace('\\', "\\\\").replace('\'', "''"));
+    match term {
+        Term::Word(word) => lexeme(word),
+        Term::Prefix(word) => format!("{}:*", lexeme(word)),
+        Term::Phrase(words) => {
+            let words: Vec<String> = words.iter().map(|word| lexeme(word)).collect();
+            format!("({})", words.join(" <-> "))
+        }
+    }
 }
 
 /// True for the error a stopped statement gives: SQLite's `SQLITE_INTERRUPT` (9),
@@ -111,22 +372,20 @@ fn is_interruption(error: &sqlx::Error) -> bool {
 }
 
 impl Store {
-    /// Full-text search over titles and texts, best match first: every required word
-    /// appears (in any order, any case), no excluded one does. A query beyond the bounds is
+    /// Full-text search over titles and texts, best match first: the articles that match one
+    /// of the query's alternatives (every required term, in any order, any case, stemmed; no
+    /// excluded one). A query that cannot be read or is beyond the bounds is
     /// [`StoreError::SearchQuery`]; a search longer than the store's budget stops with
     /// [`StoreError::SearchTimedOut`].
     pub async fn search(&self, text: &str, limit: i64) -> Result<Vec<SearchHit>, StoreError> {
         let query = SearchQuery::parse(text)?;
-        if query.is_empty() {
-            return Ok(Vec::new());
-        }
         let limit = limit.max(0);
         let result = match &self.pool {
             Pool::Sqlite(pool) => {
                 search_sqlite(pool, &query.to_fts5(), limit, self.search_budget).await
             }
             Pool::Postgres(pool) => {
-                search_postgres(pool, &query.to_websearch(), limit, self.search_budget).await
+                search_postgres(pool, &query.to_tsquery(), limit, self.search_budget).await
             }
         };
         match result {
@@ -179,7 +438,7 @@ async fn search_sqlite(
 /// timeout hit) is closed, so neither its timeout nor a half-read answer reaches anyone else.
 async fn search_postgres(
     pool: &sqlx::PgPool,
-    websearch: &str,
+    tsquery: &str,
     limit: i64,
     budget: Duration,
 ) -> Result<Vec<SearchHit>, sqlx::Error> {
@@ -190,7 +449,7 @@ async fn search_postgres(
         .execute(&mut *guarded.connection)
         .await?;
     let hits = sqlx::query_as(sql::SEARCH.postgres)
-        .bind(websearch)
+        .bind(tsquery)
         .bind(limit)
         .fetch_all(&mut *guarded.connection)
         .await?;
@@ -229,33 +488,134 @@ impl<DB: sqlx::Database> Drop for Interruptible<DB> {
 mod tests {
     use super::{MAX_QUERY_TERMS, SearchQuery, SearchQueryError};
 
+    fn fts5(text: &str) -> Result<String, SearchQueryError> {
+        SearchQuery::parse(text).map(|query| query.to_fts5())
+    }
+
+    fn tsquery(text: &str) -> Result<String, SearchQueryError> {
+        SearchQuery::parse(text).map(|query| query.to_tsquery())
+    }
+
     #[test]
-    fn queries_are_always_well_formed() {
-        let fts5 = |text: &str| SearchQuery::parse(text).map(|q| q.to_fts5());
+    fn words_are_all_required_and_always_quoted() {
         assert_eq!(fts5("rust  async"), Ok("\"rust\" \"async\"".into()));
-        assert_eq!(fts5("say \"hi\" AND"), Ok("\"say\" \"hi\" \"and\"".into()));
-        assert_eq!(fts5("rust -python"), Ok("\"rust\" NOT \"python\"".into()));
-        assert!(SearchQuery::parse("-only").is_ok_and(|q| q.is_empty()));
-        assert!(SearchQuery::parse("*** (").is_ok_and(|q| q.is_empty()));
-        assert_eq!(fts5("e-mail a.a.a"), Ok("\"e\" \"mail\" \"a\"".into()));
-        let web = SearchQuery::parse("rust or -python").map(|q| q.to_websearch());
-        assert_eq!(web, Ok("\"rust\" \"or\" -\"python\"".into()));
+        assert_eq!(tsquery("rust  async"), Ok("'rust' & 'async'".into()));
+        assert_eq!(fts5("Rust AND or"), Ok("\"rust\" \"and\" \"or\"".into()));
+        assert_eq!(tsquery("rust or not"), Ok("'rust' & 'or' & 'not'".into()));
+        assert_eq!(fts5("NEAR & ( rust"), Ok("\"near\" \"rust\"".into()));
+        assert_eq!(fts5("e-mail a.b"), Ok("\"e mail\" \"a b\"".into()));
+        assert_eq!(tsquery("e-mail"), Ok("('e' <-> 'mail')".into()));
+        assert_eq!(tsquery("l'été"), Ok("('l' <-> 'été')".into()));
+    }
+
+    #[test]
+    fn uppercase_or_joins_alternatives_of_all_their_words() {
+        assert_eq!(
+            fts5("electric OR stadia"),
+            Ok("(\"electric\") OR (\"stadia\")".into())
+        );
+        assert_eq!(
+            tsquery("electric car OR stadia"),
+            Ok("('electric' & 'car') | ('stadia')".into())
+        );
+        assert_eq!(
+            fts5("a OR b OR c").map(|q| q.matches(" OR ").count()),
+            Ok(2)
+        );
+    }
+
+    #[test]
+    fn phrases_exclusions_and_prefixes() {
+        assert_eq!(
+            fts5("\"Rust  Async\" book"),
+            Ok("\"rust async\" \"book\"".into())
+        );
+        assert_eq!(tsquery("\"rust async\""), Ok("('rust' <-> 'async')".into()));
+        assert_eq!(fts5("\"rust\""), Ok("\"rust\"".into()));
+        assert_eq!(
+            fts5("rust -python"),
+            Ok("(\"rust\") NOT (\"python\")".into())
+        );
+        assert_eq!(
+            fts5("rust -python -\"go lang\""),
+            Ok("(\"rust\") NOT (\"python\" OR \"go lang\")".into())
+        );
+        assert_eq!(
+            tsquery("rust -\"go lang\""),
+            Ok("'rust' & !('go' <-> 'lang')".into())
+        );
+        assert_eq!(tsquery("-OR rust"), Ok("'rust' & !'or'".into()));
+        assert_eq!(fts5("electr*"), Ok("\"electr\"*".into()));
+        assert_eq!(
+            tsquery("electr* -stad*"),
+            Ok("'electr':* & !'stad':*".into())
+        );
+    }
+
+    #[test]
+    fn unreadable_queries_say_what_is_wrong() {
+        let refused = |text: &str| SearchQuery::parse(text).err();
+        assert_eq!(
+            refused("\"rust async"),
+            Some(SearchQueryError::UnclosedQuote)
+        );
+        assert_eq!(refused("\"(*"), Some(SearchQueryError::UnclosedQuote));
+        assert_eq!(refused("rust \"\""), Some(SearchQueryError::EmptyPhrase));
+        assert_eq!(refused("rust OR"), Some(SearchQueryError::DanglingOr));
+        assert_eq!(refused("OR rust"), Some(SearchQueryError::DanglingOr));
+        assert_eq!(refused("rust OR OR go"), Some(SearchQueryError::DanglingOr));
+        assert_eq!(refused("OR"), Some(SearchQueryError::DanglingOr));
+        assert_eq!(refused("-rust"), Some(SearchQueryError::OnlyExclusions));
+        assert_eq!(refused("-rust -go"), Some(SearchQueryError::OnlyExclusions));
+        assert_eq!(
+            refused("go OR -rust"),
+            Some(SearchQueryError::OnlyExclusions)
+        );
+        assert_eq!(
+            refused("rust - go"),
+            Some(SearchQueryError::NothingExcluded)
+        );
+        assert_eq!(refused("*"), Some(SearchQueryError::LoneStar));
+        assert_eq!(refused("rust *"), Some(SearchQueryError::LoneStar));
+        assert_eq!(
+            refused("ru*st"),
+            Some(SearchQueryError::MisplacedStar("ru*st".into()))
+        );
+        assert_eq!(
+            refused("e-ma*"),
+            Some(SearchQueryError::MisplacedStar("e-ma*".into()))
+        );
+        assert_eq!(refused(""), Some(SearchQueryError::Empty));
+        assert_eq!(refused("  ( & ) "), Some(SearchQueryError::Empty));
     }
 
     #[test]
     fn repeated_words_count_once_and_too_many_are_refused() {
-        let repeated = "word ".repeat(40) + &"word.".repeat(10);
-        let query = SearchQuery::parse(&repeated).expect("50 times one word is one term");
+        let repeated = "word ".repeat(30) + &"Word. ".repeat(10);
+        let query = SearchQuery::parse(&repeated).expect("40 times one word is one term");
         assert_eq!(query.to_fts5(), "\"word\"");
         let many: Vec<String> = (0..=MAX_QUERY_TERMS).map(|i| format!("w{i}")).collect();
+        let refused = Err(SearchQueryError::TooManyTerms {
+            terms: MAX_QUERY_TERMS + 1,
+        });
+        assert_eq!(SearchQuery::parse(&many.join(" ")), refused);
+        assert_eq!(SearchQuery::parse(&many.join(" OR ")), refused);
         assert_eq!(
-            SearchQuery::parse(&many.join(" ")),
-            Err(SearchQueryError::TooManyTerms {
-                terms: MAX_QUERY_TERMS + 1
-            })
+            SearchQuery::parse(&format!("\"{}\"", many.join(" "))),
+            refused
         );
+        let alternatives = ["a b"; 9].join(" OR ");
+        assert_eq!(
+            SearchQuery::parse(&alternatives),
+            Err(SearchQueryError::TooManyWordsInAll { words: 18 })
+        );
+        assert!(SearchQuery::parse(&["a b"; 8].join(" OR ")).is_ok());
         assert!(matches!(
             SearchQuery::parse(&"a".repeat(300)),
+            Err(SearchQueryError::TooLong { chars: 300 })
+        ));
+        assert!(matches!(
+            SearchQuery::parse(&"\"".repeat(300)),
             Err(SearchQueryError::TooLong { chars: 300 })
         ));
     }

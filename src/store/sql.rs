@@ -24,10 +24,13 @@ pub(super) const LOCK_ARTICLE_CURSOR: Dialects = Dialects {
     postgres: "SELECT pg_advisory_xact_lock(7460032165418217)",
 };
 
-/// Full-text search: `$1` the query (FTS5 syntax on SQLite, web-search syntax on PostgreSQL,
-/// both built by `SearchQuery`), `$2` the limit. Both rank title matches above body matches;
-/// snippets, the costly part, are made for the returned hits only. SQLite ranks every match
-/// once (`bm25` in `top`), then makes snippets for the best. PostgreSQL ranks the newest 500
+/// Full-text search: `$1` the query (FTS5 syntax on SQLite, `to_tsquery` text naming no
+/// configuration on PostgreSQL, both built by `SearchQuery`), `$2` the limit. Both rank title
+/// matches above body matches; snippets, the costly part, are made for the returned hits only.
+/// SQLite ranks every match once (`bm25` in `top`), then makes snippets for the best.
+/// PostgreSQL finds the matches with `gleaner_search_query` (the query read in each article's
+/// language, migrations/postgres/0021_search_syntax.sql), read once in `FROM`; it ranks and
+/// highlights each hit with the query read in that hit's language. It ranks the newest 500
 /// matches: `ts_rank` reads each match's stored vector, and a word in half the articles made
 /// ranking them all take seconds (docs/performance.md#web-view); a backward scan of the
 /// primary key finds the newest matches of a common word, the GIN index those of a rare one.
@@ -48,21 +51,23 @@ pub(super) const SEARCH: Dialects = Dialects {
              WHERE articles_fts MATCH $1 AND articles_fts.rowid = top.id
              ORDER BY top.rank, a.id DESC",
     postgres: "SELECT hit.id, hit.feed, hit.url, hit.title, hit.published_at,
-                      ts_headline('simple', hit.text, websearch_to_tsquery('simple', $1),
+                      ts_headline(hit.config, hit.text, to_tsquery(hit.config, $1),
                           'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2')
                           AS snippet,
                       hit.score
                FROM (SELECT a.id, f.name AS feed, a.url, substr(a.title, 1, 1024) AS title,
                             a.published_at, left(a.text, 262144) AS text,
-                            ts_rank(a.search, q, 1)::float8 AS score
+                            gleaner_search_config(a.language) AS config,
+                            ts_rank(a.search,
+                                    to_tsquery(gleaner_search_config(a.language), $1),
+                                    1)::float8 AS score
                      FROM (SELECT m.id
-                           FROM articles m, websearch_to_tsquery('simple', $1) mq
+                           FROM articles m, gleaner_search_query($1) mq
                            WHERE m.search @@ mq
                            ORDER BY m.id DESC
                            LIMIT 500) recent
                      JOIN articles a ON a.id = recent.id
-                     JOIN feeds f ON f.id = a.feed_id,
-                          websearch_to_tsquery('simple', $1) q
+                     JOIN feeds f ON f.id = a.feed_id
                      ORDER BY score DESC, a.id DESC
                      LIMIT $2) hit
                ORDER BY hit.score DESC, hit.id DESC",

@@ -41,6 +41,7 @@ pub const MIGRATIONS: &[&str] = &[
     "lease generations",
     "page types",
     "enclosures and kinds",
+    "search syntax",
 ];
 
 /// The `gleaner` binary, run in `dir` with none of the caller's settings: no
