@@ -64,14 +64,37 @@ fn a_bad_config_exits_2_with_one_line_naming_file_line_and_key() {
 }
 
 #[test]
-fn a_missing_config_exits_2() {
+fn a_missing_config_exits_2_saying_how_to_write_one() {
     let dir = tempfile::tempdir().expect("tempdir");
     let output = gleaner(dir.path())
         .arg("check-config")
         .output()
         .expect("runs");
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("config.toml: cannot read the configuration"));
+    let err = stderr(&output);
+    assert!(
+        err.contains("config.toml: cannot read the configuration"),
+        "{err}"
+    );
+    assert!(err.contains("`gleaner init`"), "{err}");
+
+    // Elsewhere than the default file, the hint writes that file.
+    let output = gleaner(dir.path())
+        .args(["check-config", "--config", "other.toml"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(err.contains("`gleaner init --config other.toml`"), "{err}");
+
+    // Following the hint gives a configuration that loads.
+    let init = gleaner(dir.path()).arg("init").output().expect("runs");
+    assert!(init.status.success(), "{}", stderr(&init));
+    let output = gleaner(dir.path())
+        .arg("check-config")
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", stderr(&output));
 }
 
 #[test]
