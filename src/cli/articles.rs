@@ -61,11 +61,15 @@ pub async fn list(config: &Config, args: &ListArgs) -> Result<(), CliError> {
         page_type: args.page_type,
     };
     let store = open_store(config).await?;
-    let rows = store
-        .list_articles(&filter)
-        .await
-        .context("listing articles")?;
+    let rows = match check_feed(config, &store, args.feed.as_deref()).await {
+        Ok(()) => store
+            .list_articles(&filter)
+            .await
+            .context("listing articles"),
+        Err(error) => Err(error),
+    };
     store.close().await;
+    let rows = rows?;
     if args.output.is_json() {
         return print_json(&rows);
     }
@@ -92,6 +96,25 @@ pub async fn list(config: &Config, args: &ListArgs) -> Result<(), CliError> {
         )
     );
     Ok(())
+}
+
+/// `--feed NAME`: a name neither configured nor stored is a usage error (exit 2), never an
+/// empty listing, as the API answers 404. A feed taken out of the configuration still names
+/// its stored articles.
+async fn check_feed(config: &Config, store: &Store, name: Option<&str>) -> Result<(), CliError> {
+    let Some(name) = name else { return Ok(()) };
+    if config.feeds.iter().any(|feed| feed.name == name)
+        || store
+            .feed_by_name(name)
+            .await
+            .context("reading a feed")?
+            .is_some()
+    {
+        return Ok(());
+    }
+    Err(CliError::Usage(format!(
+        "no feed is named {name:?} (`gleaner feeds` lists them)"
+    )))
 }
 
 /// The quality with two decimals, `-` when it was never estimated.

@@ -319,7 +319,7 @@ pub enum ArticlesCommand {
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// Only articles of this feed.
+    /// Only articles of this feed (configured or stored; another name is an error).
     #[arg(long)]
     pub feed: Option<String>,
     /// Only articles fetched at or after this time (RFC 3339).
