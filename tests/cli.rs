@@ -567,3 +567,21 @@ fn init_writes_a_commented_valid_config_and_never_overwrites() {
     let kept = std::fs::read_to_string(dir.path().join("config.toml")).expect("read");
     assert_eq!(kept, "# mine\n");
 }
+
+#[test]
+fn export_dir_without_markdown_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_config(dir.path(), TWO_FEEDS);
+    for args in [
+        &["export", "--dir", "out"][..],
+        &["export", "--format", "jsonl", "--dir", "out"],
+    ] {
+        let output = gleaner(dir.path()).args(args).output().expect("runs");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(output.stdout.is_empty(), "{args:?}: {}", stdout(&output));
+        let err = stderr(&output);
+        assert!(err.contains("--format markdown"), "{err}");
+        assert!(!dir.path().join("out").exists(), "{args:?}");
+        assert!(!dir.path().join("gleaner.db").exists(), "{args:?}");
+    }
+}

@@ -309,6 +309,13 @@ pub async fn export(config: &Config, args: &ExportArgs) -> Result<(), CliError> 
                     .to_string(),
             ));
         }
+        (_, Some(dir)) => {
+            return Err(CliError::Usage(format!(
+                "--dir {} is where --format markdown writes; JSON lines go to standard output: \
+                 add --format markdown, or leave --dir out",
+                dir.display()
+            )));
+        }
         _ => ExportSink::Lines(std::io::BufWriter::new(std::io::stdout().lock())),
     };
     let store = open_store(config).await?;

@@ -360,7 +360,8 @@ pub struct ExportArgs {
     /// (one `ID.md` file per article, front matter and body, into `--dir`).
     #[arg(long, default_value = "jsonl", value_parser = ["jsonl", "markdown"])]
     pub format: String,
-    /// The directory `--format markdown` writes into (created when missing).
+    /// The directory `--format markdown` writes into (created when missing); only with
+    /// `--format markdown`.
     #[arg(long)]
     pub dir: Option<std::path::PathBuf>,
 }
