@@ -259,6 +259,36 @@ fn search_help_states_the_query_syntax() {
 }
 
 #[test]
+fn algorithm_help_lists_every_algorithm_there_is() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let every: Vec<&str> = gleaner::extract::Algorithm::ALL
+        .iter()
+        .map(|algorithm| algorithm.name())
+        .collect();
+    for command in ["extract", "reextract"] {
+        let output = gleaner(dir.path())
+            .args([command, "--help"])
+            .output()
+            .expect("runs");
+        let help = stdout(&output);
+        // The option's help, its wrapped lines joined, up to the next option.
+        let option = help
+            .split("--algorithm <ALGORITHM>")
+            .nth(1)
+            .and_then(|rest| rest.split("\n      --").next())
+            .map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "))
+            .unwrap_or_default();
+        let listed: Vec<&str> = option
+            .split("[possible values: ")
+            .nth(1)
+            .and_then(|rest| rest.split(']').next())
+            .map(|names| names.split(", ").collect())
+            .unwrap_or_default();
+        assert_eq!(listed, every, "{command}: {help}");
+    }
+}
+
+#[test]
 fn every_command_has_help() {
     let dir = tempfile::tempdir().expect("tempdir");
     for args in [

@@ -4,6 +4,7 @@
 //! depend on: add to them, never rename. `main.rs` parses, sets up logging and maps
 //! [`CliError`] to exit codes.
 
+mod algorithm;
 mod articles;
 pub mod eval;
 pub mod extract;
@@ -393,9 +394,9 @@ pub struct PruneArgs {
 
 #[derive(Debug, Args)]
 pub struct ReextractArgs {
-    /// The algorithm to use (default: `[extract]` algorithm).
-    #[arg(long)]
-    pub algorithm: Option<String>,
+    /// The algorithm to use [default: the feed's `algorithm`, else `[extract]` algorithm].
+    #[arg(long, value_parser = algorithm::AlgorithmParser)]
+    pub algorithm: Option<crate::extract::Algorithm>,
     /// Only articles of this feed.
     #[arg(long)]
     pub feed: Option<String>,
@@ -443,11 +444,9 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
         Command::Articles(command) => run_articles(&config, command),
         Command::Export(args) => block_on(articles::export(&config, args)),
         Command::Mcp => block_on(serve_mcp(&config)),
-        Command::Reextract(ReextractArgs { algorithm, feed }) => block_on(reextract::run(
-            &config,
-            algorithm.as_deref(),
-            feed.as_deref(),
-        )),
+        Command::Reextract(ReextractArgs { algorithm, feed }) => {
+            block_on(reextract::run(&config, *algorithm, feed.as_deref()))
+        }
         Command::Sites { output } => block_on(sites::list(&config, output.is_json())),
         Command::Prune(PruneArgs {
             older_than,
