@@ -289,6 +289,23 @@ fn algorithm_help_lists_every_algorithm_there_is() {
 }
 
 #[test]
+fn short_and_long_help_describe_gleaner_alike() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let first_line = |flag: &str| {
+        let output = gleaner(dir.path()).arg(flag).output().expect("runs");
+        assert!(output.status.success(), "{flag}");
+        stdout(&output)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let (short, long) = (first_line("-h"), first_line("--help"));
+    assert!(short.starts_with("gleaner: "), "{short}");
+    assert_eq!(short.trim_end_matches('.'), long.trim_end_matches('.'));
+}
+
+#[test]
 fn every_command_has_help() {
     let dir = tempfile::tempdir().expect("tempdir");
     for args in [

@@ -100,7 +100,7 @@ impl CliError {
 /// Polls RSS/Atom/JSON feeds on a schedule, downloads each new article, extracts its body and
 /// images, and stores them in SQLite or PostgreSQL for people and downstream consumers.
 #[derive(Debug, Parser)]
-#[command(name = "gleaner", version, about, long_about)]
+#[command(name = "gleaner", version)]
 pub struct Cli {
     /// The configuration file [default: $GLEANER_CONFIG when set, else ./config.toml].
     #[arg(long, global = true, value_name = "PATH")]
