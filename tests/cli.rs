@@ -545,6 +545,32 @@ async fn poll_once_fails_when_a_feed_failed_and_speaks_json() -> anyhow::Result<
     Ok(())
 }
 
+/// `poll` is one cycle without `--once`, which stays accepted for the scripts that pass it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn poll_runs_one_cycle_with_or_without_once() -> anyhow::Result<()> {
+    let farm = common::farm::Farm::start().await?;
+    let feed = farm.story_feed(1, 1, false, common::farm::html_route);
+    let db = TestDb::sqlite().await?;
+    let dir = tempfile::tempdir()?;
+    common::TestConfig::new(&db)
+        .loopback_farm()
+        .feed("good", feed)
+        .write(dir.path())?;
+    for (args, new_articles) in [(&["poll"][..], 1), (&["poll", "--once", "--all"], 0)] {
+        let dir_path = dir.path().to_path_buf();
+        let output =
+            tokio::task::spawn_blocking(move || gleaner(&dir_path).args(args).output()).await??;
+        assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+        let expected = format!("feeds=1 new_articles={new_articles} ");
+        assert!(
+            stdout(&output).contains(&expected),
+            "{args:?}: {}",
+            stdout(&output)
+        );
+    }
+    Ok(())
+}
+
 #[test]
 fn postgres_mistakes_end_quickly_saying_what_to_check() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;

@@ -220,7 +220,8 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct PollArgs {
-    /// Run one cycle and exit (the only mode `poll` has; `run` is the daemon).
+    /// Run one cycle and exit: the default and only mode of `poll` (`run` is the service);
+    /// accepted so that `poll --once` keeps working.
     #[arg(long)]
     pub once: bool,
     /// Poll every feed, due or not.
@@ -434,10 +435,6 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             output.is_json(),
         )),
         Command::Run => block_on(poll::run(config)),
-        Command::Poll(PollArgs { once: false, .. }) => Err(CliError::Usage(
-            "`gleaner poll` runs one cycle: use `gleaner poll --once` (or `gleaner run` for the service)"
-                .to_string(),
-        )),
         Command::Poll(PollArgs { all, output, .. }) => {
             block_on(poll::poll_once(config, *all, output.is_json()))
         }
