@@ -658,3 +658,44 @@ fn export_dir_without_markdown_is_refused_before_anything_is_written() {
         assert!(!dir.path().join("gleaner.db").exists(), "{args:?}");
     }
 }
+
+/// In a directory where nothing was polled yet, a command that reads says so and how to
+/// create the database, and leaves no database (nor its directory) behind; `feeds` lists the
+/// configured feeds, never polled.
+#[test]
+fn reads_never_create_the_database() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_config(
+        dir.path(),
+        &format!("[database]\nurl = \"sqlite://data/gleaner.db\"\n{TWO_FEEDS}"),
+    );
+    for args in [
+        &["articles", "list"][..],
+        &["articles", "list", "--feed", "local-one"],
+        &["articles", "show", "1"],
+        &["articles", "search", "rust"],
+        &["export"],
+        &["export", "--format", "markdown", "--dir", "out"],
+        &["failures"],
+        &["sites"],
+    ] {
+        let output = gleaner(dir.path()).args(args).output().expect("runs");
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert!(output.stdout.is_empty(), "{args:?}: {}", stdout(&output));
+        let err = stderr(&output);
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains("no database at"), "{args:?}: {err}");
+        assert!(err.contains("`gleaner poll`"), "{args:?}: {err}");
+        assert!(!dir.path().join("data").exists(), "{args:?}");
+        assert!(!dir.path().join("out").exists(), "{args:?}");
+    }
+    let output = gleaner(dir.path())
+        .args(["feeds", "--json"])
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let rows: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(rows.as_array().map(Vec::len), Some(2));
+    assert!(rows[0]["last_polled_at"].is_null());
+    assert!(!dir.path().join("data").exists());
+}

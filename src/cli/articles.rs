@@ -298,11 +298,8 @@ pub async fn search(config: &Config, query: &str, limit: i64, json: bool) -> Res
 /// `--min-quality`, articles below it are left out; with `--page-type`, those of other types). Reads in batches so that any database
 /// size streams in constant memory.
 pub async fn export(config: &Config, args: &ExportArgs) -> Result<(), CliError> {
-    let mut sink = match (args.format.as_str(), &args.dir) {
-        ("markdown", Some(dir)) => {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-            ExportSink::Markdown(dir.clone())
-        }
+    let markdown_dir = match (args.format.as_str(), &args.dir) {
+        ("markdown", Some(dir)) => Some(dir),
         ("markdown", None) => {
             return Err(CliError::Usage(
                 "--format markdown writes one file per article: name the directory with --dir"
@@ -316,9 +313,17 @@ pub async fn export(config: &Config, args: &ExportArgs) -> Result<(), CliError> 
                 dir.display()
             )));
         }
-        _ => ExportSink::Lines(std::io::BufWriter::new(std::io::stdout().lock())),
+        _ => None,
     };
+    // The database first: without one, no directory is left behind.
     let store = open_store(config).await?;
+    let mut sink = match markdown_dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            ExportSink::Markdown(dir.clone())
+        }
+        None => ExportSink::Lines(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
     let mut cursor = args.after_id;
     loop {
         let filter = ArticleFilter {

@@ -516,12 +516,23 @@ async fn serve_mcp(config: &Config) -> Result<(), CliError> {
     served.map_err(CliError::runtime)
 }
 
-/// Opens (and if needed creates or upgrades) the configured database; a read-only SQLite
-/// file with a current schema is opened read-only.
+/// Opens (and if needed upgrades) the configured database for a command that reads: a
+/// missing SQLite file is an error saying how to create it, never created; a read-only
+/// SQLite file with a current schema is opened read-only.
 async fn open_store(config: &Config) -> Result<crate::store::Store, CliError> {
     crate::store::Store::connect_for_reading(&config.database.target)
         .await
         .context("opening the database")
+}
+
+/// As [`open_store`], but `None` where no SQLite file exists yet: for a command that has
+/// something to say before the first poll (`feeds` lists the configured feeds, never polled).
+async fn open_store_if_created(config: &Config) -> Result<Option<crate::store::Store>, CliError> {
+    match crate::store::Store::connect_for_reading(&config.database.target).await {
+        Ok(store) => Ok(Some(store)),
+        Err(crate::store::StoreError::NoDatabaseYet { .. }) => Ok(None),
+        Err(error) => Err(error).context("opening the database"),
+    }
 }
 
 /// Prints a value as pretty JSON on standard output.
