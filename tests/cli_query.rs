@@ -257,11 +257,18 @@ async fn articles_list_show_and_search(db: TestDb) -> anyhow::Result<()> {
 
 async fn an_unknown_feed_is_an_error_not_an_empty_listing(db: TestDb) -> anyhow::Result<()> {
     let (dir, _) = seed(&db).await?;
-    let (out, output) = run(gleaner(dir.path(), &db).args(["articles", "list", "--feed", "nope"]))?;
-    assert_eq!(output.status.code(), Some(2), "{output:?}");
-    assert!(out.is_empty(), "{out}");
-    let err = String::from_utf8_lossy(&output.stderr);
-    assert!(err.contains("no feed is named \"nope\""), "{err}");
+    for command in [&["articles", "list"][..], &["failures"]] {
+        let (out, output) = run(gleaner(dir.path(), &db)
+            .args(command)
+            .args(["--feed", "nope"]))?;
+        assert_eq!(output.status.code(), Some(2), "{command:?}: {output:?}");
+        assert!(out.is_empty(), "{command:?}: {out}");
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            err.contains("no feed is named \"nope\""),
+            "{command:?}: {err}"
+        );
+    }
 
     // A feed taken out of the configuration still names its stored articles.
     std::fs::write(

@@ -101,7 +101,11 @@ pub async fn list(config: &Config, args: &ListArgs) -> Result<(), CliError> {
 /// `--feed NAME`: a name neither configured nor stored is a usage error (exit 2), never an
 /// empty listing, as the API answers 404. A feed taken out of the configuration still names
 /// its stored articles.
-async fn check_feed(config: &Config, store: &Store, name: Option<&str>) -> Result<(), CliError> {
+pub(super) async fn check_feed(
+    config: &Config,
+    store: &Store,
+    name: Option<&str>,
+) -> Result<(), CliError> {
     let Some(name) = name else { return Ok(()) };
     if config.feeds.iter().any(|feed| feed.name == name)
         || store

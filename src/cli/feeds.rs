@@ -3,6 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::articles::check_feed;
 use super::time::{parse_since, time_cell};
 use super::{CliError, Context, open_store, open_store_if_created, print_json, table};
 use crate::config::Config;
@@ -169,11 +170,15 @@ pub async fn failures(
 ) -> Result<(), CliError> {
     let filter = query.filter()?;
     let store = open_store(config).await?;
-    let rows = store
-        .failures_matching(&filter)
-        .await
-        .context("reading failures")?;
+    let rows = match check_feed(config, &store, filter.feed.as_deref()).await {
+        Ok(()) => store
+            .failures_matching(&filter)
+            .await
+            .context("reading failures"),
+        Err(error) => Err(error),
+    };
     store.close().await;
+    let rows = rows?;
     if json {
         return print_json(&rows);
     }

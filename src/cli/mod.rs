@@ -183,7 +183,7 @@ pub enum Command {
         /// At most this many rows, newest first.
         #[arg(long, default_value_t = 50)]
         limit: i64,
-        /// Only this feed's failures.
+        /// Only this feed's failures (configured or stored; another name is an error).
         #[arg(long)]
         feed: Option<String>,
         /// Only failures at this stage (feed, page, extract, image, store).
