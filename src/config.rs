@@ -363,6 +363,15 @@ pub enum ConfigError {
         #[source]
         source: std::io::Error,
     },
+    /// No file at the path: the message says how to write one.
+    #[error(
+        "{path}: cannot read the configuration: no such file; `{init}` writes one to start from (or name another with --config PATH or GLEANER_CONFIG)"
+    )]
+    Missing {
+        path: PathBuf,
+        /// The command that writes a configuration at `path`.
+        init: String,
+    },
     #[error("{path}:{line}:{column}: {message}")]
     Invalid {
         path: PathBuf,
@@ -391,9 +400,18 @@ impl Config {
 
     /// Reads and validates a file, applying `GLEANER_DATABASE_URL` when set.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let source = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
-            path: path.to_path_buf(),
-            source,
+        let source = std::fs::read_to_string(path).map_err(|source| {
+            if source.kind() == std::io::ErrorKind::NotFound {
+                ConfigError::Missing {
+                    path: path.to_path_buf(),
+                    init: init_command(path),
+                }
+            } else {
+                ConfigError::Read {
+                    path: path.to_path_buf(),
+                    source,
+                }
+            }
         })?;
         let database_override = std::env::var(DATABASE_URL_ENV)
             .ok()
@@ -555,6 +573,16 @@ fn parse_feed_url(text: &str) -> Result<Url, String> {
         return Err(format!("`{text}` has no host"));
     }
     Ok(url)
+}
+
+/// `gleaner init`, with `--config PATH` when the configuration is looked for elsewhere than
+/// the default file.
+fn init_command(path: &Path) -> String {
+    if path == Path::new(DEFAULT_CONFIG_FILE) {
+        "gleaner init".to_string()
+    } else {
+        format!("gleaner init --config {}", path.display())
+    }
 }
 
 fn invalid(path: &Path, source: &str, span: Range<usize>, message: String) -> ConfigError {

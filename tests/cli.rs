@@ -64,14 +64,37 @@ fn a_bad_config_exits_2_with_one_line_naming_file_line_and_key() {
 }
 
 #[test]
-fn a_missing_config_exits_2() {
+fn a_missing_config_exits_2_saying_how_to_write_one() {
     let dir = tempfile::tempdir().expect("tempdir");
     let output = gleaner(dir.path())
         .arg("check-config")
         .output()
         .expect("runs");
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("config.toml: cannot read the configuration"));
+    let err = stderr(&output);
+    assert!(
+        err.contains("config.toml: cannot read the configuration"),
+        "{err}"
+    );
+    assert!(err.contains("`gleaner init`"), "{err}");
+
+    // Elsewhere than the default file, the hint writes that file.
+    let output = gleaner(dir.path())
+        .args(["check-config", "--config", "other.toml"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(2));
+    let err = stderr(&output);
+    assert!(err.contains("`gleaner init --config other.toml`"), "{err}");
+
+    // Following the hint gives a configuration that loads.
+    let init = gleaner(dir.path()).arg("init").output().expect("runs");
+    assert!(init.status.success(), "{}", stderr(&init));
+    let output = gleaner(dir.path())
+        .arg("check-config")
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", stderr(&output));
 }
 
 #[test]
@@ -233,6 +256,53 @@ fn search_help_states_the_query_syntax() {
     ] {
         assert!(help.contains(form), "{form}: {help}");
     }
+}
+
+#[test]
+fn algorithm_help_lists_every_algorithm_there_is() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let every: Vec<&str> = gleaner::extract::Algorithm::ALL
+        .iter()
+        .map(|algorithm| algorithm.name())
+        .collect();
+    for command in ["extract", "reextract"] {
+        let output = gleaner(dir.path())
+            .args([command, "--help"])
+            .output()
+            .expect("runs");
+        let help = stdout(&output);
+        // The option's help, its wrapped lines joined, up to the next option.
+        let option = help
+            .split("--algorithm <ALGORITHM>")
+            .nth(1)
+            .and_then(|rest| rest.split("\n      --").next())
+            .map(|text| text.split_whitespace().collect::<Vec<_>>().join(" "))
+            .unwrap_or_default();
+        let listed: Vec<&str> = option
+            .split("[possible values: ")
+            .nth(1)
+            .and_then(|rest| rest.split(']').next())
+            .map(|names| names.split(", ").collect())
+            .unwrap_or_default();
+        assert_eq!(listed, every, "{command}: {help}");
+    }
+}
+
+#[test]
+fn short_and_long_help_describe_gleaner_alike() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let first_line = |flag: &str| {
+        let output = gleaner(dir.path()).arg(flag).output().expect("runs");
+        assert!(output.status.success(), "{flag}");
+        stdout(&output)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let (short, long) = (first_line("-h"), first_line("--help"));
+    assert!(short.starts_with("gleaner: "), "{short}");
+    assert_eq!(short.trim_end_matches('.'), long.trim_end_matches('.'));
 }
 
 #[test]
@@ -475,6 +545,32 @@ async fn poll_once_fails_when_a_feed_failed_and_speaks_json() -> anyhow::Result<
     Ok(())
 }
 
+/// `poll` is one cycle without `--once`, which stays accepted for the scripts that pass it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn poll_runs_one_cycle_with_or_without_once() -> anyhow::Result<()> {
+    let farm = common::farm::Farm::start().await?;
+    let feed = farm.story_feed(1, 1, false, common::farm::html_route);
+    let db = TestDb::sqlite().await?;
+    let dir = tempfile::tempdir()?;
+    common::TestConfig::new(&db)
+        .loopback_farm()
+        .feed("good", feed)
+        .write(dir.path())?;
+    for (args, new_articles) in [(&["poll"][..], 1), (&["poll", "--once", "--all"], 0)] {
+        let dir_path = dir.path().to_path_buf();
+        let output =
+            tokio::task::spawn_blocking(move || gleaner(&dir_path).args(args).output()).await??;
+        assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+        let expected = format!("feeds=1 new_articles={new_articles} ");
+        assert!(
+            stdout(&output).contains(&expected),
+            "{args:?}: {}",
+            stdout(&output)
+        );
+    }
+    Ok(())
+}
+
 #[test]
 fn postgres_mistakes_end_quickly_saying_what_to_check() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
@@ -543,4 +639,63 @@ fn init_writes_a_commented_valid_config_and_never_overwrites() {
     );
     let kept = std::fs::read_to_string(dir.path().join("config.toml")).expect("read");
     assert_eq!(kept, "# mine\n");
+}
+
+#[test]
+fn export_dir_without_markdown_is_refused_before_anything_is_written() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_config(dir.path(), TWO_FEEDS);
+    for args in [
+        &["export", "--dir", "out"][..],
+        &["export", "--format", "jsonl", "--dir", "out"],
+    ] {
+        let output = gleaner(dir.path()).args(args).output().expect("runs");
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        assert!(output.stdout.is_empty(), "{args:?}: {}", stdout(&output));
+        let err = stderr(&output);
+        assert!(err.contains("--format markdown"), "{err}");
+        assert!(!dir.path().join("out").exists(), "{args:?}");
+        assert!(!dir.path().join("gleaner.db").exists(), "{args:?}");
+    }
+}
+
+/// In a directory where nothing was polled yet, a command that reads says so and how to
+/// create the database, and leaves no database (nor its directory) behind; `feeds` lists the
+/// configured feeds, never polled.
+#[test]
+fn reads_never_create_the_database() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write_config(
+        dir.path(),
+        &format!("[database]\nurl = \"sqlite://data/gleaner.db\"\n{TWO_FEEDS}"),
+    );
+    for args in [
+        &["articles", "list"][..],
+        &["articles", "list", "--feed", "local-one"],
+        &["articles", "show", "1"],
+        &["articles", "search", "rust"],
+        &["export"],
+        &["export", "--format", "markdown", "--dir", "out"],
+        &["failures"],
+        &["sites"],
+    ] {
+        let output = gleaner(dir.path()).args(args).output().expect("runs");
+        assert_eq!(output.status.code(), Some(1), "{args:?}");
+        assert!(output.stdout.is_empty(), "{args:?}: {}", stdout(&output));
+        let err = stderr(&output);
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains("no database at"), "{args:?}: {err}");
+        assert!(err.contains("`gleaner poll`"), "{args:?}: {err}");
+        assert!(!dir.path().join("data").exists(), "{args:?}");
+        assert!(!dir.path().join("out").exists(), "{args:?}");
+    }
+    let output = gleaner(dir.path())
+        .args(["feeds", "--json"])
+        .output()
+        .expect("runs");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let rows: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_eq!(rows.as_array().map(Vec::len), Some(2));
+    assert!(rows[0]["last_polled_at"].is_null());
+    assert!(!dir.path().join("data").exists());
 }

@@ -22,6 +22,7 @@ on_both_databases!(
     failures_are_listed_newest_first,
     stored_text_prints_inert_and_a_closed_pipe_ends_quietly,
     search_syntax_finds_the_same_articles_on_both_databases,
+    an_unknown_feed_is_an_error_not_an_empty_listing,
 );
 
 const BINARY: &str = env!("CARGO_BIN_EXE_gleaner");
@@ -251,6 +252,34 @@ async fn articles_list_show_and_search(db: TestDb) -> anyhow::Result<()> {
     let hits: serde_json::Value = serde_json::from_str(&out)?;
     assert_eq!(hits.as_array().map(Vec::len), Some(1));
     assert_eq!(hits[0]["title"], "Storm warning");
+    Ok(())
+}
+
+async fn an_unknown_feed_is_an_error_not_an_empty_listing(db: TestDb) -> anyhow::Result<()> {
+    let (dir, _) = seed(&db).await?;
+    for command in [&["articles", "list"][..], &["failures"]] {
+        let (out, output) = run(gleaner(dir.path(), &db)
+            .args(command)
+            .args(["--feed", "nope"]))?;
+        assert_eq!(output.status.code(), Some(2), "{command:?}: {output:?}");
+        assert!(out.is_empty(), "{command:?}: {out}");
+        let err = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            err.contains("no feed is named \"nope\""),
+            "{command:?}: {err}"
+        );
+    }
+
+    // A feed taken out of the configuration still names its stored articles.
+    std::fs::write(
+        dir.path().join("config.toml"),
+        "[[feeds]]\nname = \"news\"\nurl = \"https://news.example/feed\"\n",
+    )?;
+    let (out, output) =
+        run(gleaner(dir.path(), &db).args(["articles", "list", "--feed", "blog", "--json"]))?;
+    assert!(output.status.success(), "{output:?}");
+    let rows: serde_json::Value = serde_json::from_str(&out)?;
+    assert_eq!(rows.as_array().map(Vec::len), Some(1));
     Ok(())
 }
 

@@ -96,6 +96,9 @@ fn json_and_format_json_are_one_choice_everywhere() {
          [[feeds]]\nname = \"one\"\nurl = \"https://example.org/feed\"\n",
     )
     .expect("config");
+    // Reads never create the database: make an empty one to read.
+    let migrated = gleaner(dir.path()).arg("migrate").output().expect("runs");
+    assert!(migrated.status.success(), "{migrated:?}");
     for (with_json, with_format) in [
         (vec!["feeds", "--json"], vec!["feeds", "--format", "json"]),
         (

@@ -61,11 +61,15 @@ pub async fn list(config: &Config, args: &ListArgs) -> Result<(), CliError> {
         page_type: args.page_type,
     };
     let store = open_store(config).await?;
-    let rows = store
-        .list_articles(&filter)
-        .await
-        .context("listing articles")?;
+    let rows = match check_feed(config, &store, args.feed.as_deref()).await {
+        Ok(()) => store
+            .list_articles(&filter)
+            .await
+            .context("listing articles"),
+        Err(error) => Err(error),
+    };
     store.close().await;
+    let rows = rows?;
     if args.output.is_json() {
         return print_json(&rows);
     }
@@ -92,6 +96,29 @@ pub async fn list(config: &Config, args: &ListArgs) -> Result<(), CliError> {
         )
     );
     Ok(())
+}
+
+/// `--feed NAME`: a name neither configured nor stored is a usage error (exit 2), never an
+/// empty listing, as the API answers 404. A feed taken out of the configuration still names
+/// its stored articles.
+pub(super) async fn check_feed(
+    config: &Config,
+    store: &Store,
+    name: Option<&str>,
+) -> Result<(), CliError> {
+    let Some(name) = name else { return Ok(()) };
+    if config.feeds.iter().any(|feed| feed.name == name)
+        || store
+            .feed_by_name(name)
+            .await
+            .context("reading a feed")?
+            .is_some()
+    {
+        return Ok(());
+    }
+    Err(CliError::Usage(format!(
+        "no feed is named {name:?} (`gleaner feeds` lists them)"
+    )))
 }
 
 /// The quality with two decimals, `-` when it was never estimated.
@@ -275,20 +302,32 @@ pub async fn search(config: &Config, query: &str, limit: i64, json: bool) -> Res
 /// `--min-quality`, articles below it are left out; with `--page-type`, those of other types). Reads in batches so that any database
 /// size streams in constant memory.
 pub async fn export(config: &Config, args: &ExportArgs) -> Result<(), CliError> {
-    let mut sink = match (args.format.as_str(), &args.dir) {
-        ("markdown", Some(dir)) => {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-            ExportSink::Markdown(dir.clone())
-        }
+    let markdown_dir = match (args.format.as_str(), &args.dir) {
+        ("markdown", Some(dir)) => Some(dir),
         ("markdown", None) => {
             return Err(CliError::Usage(
                 "--format markdown writes one file per article: name the directory with --dir"
                     .to_string(),
             ));
         }
-        _ => ExportSink::Lines(std::io::BufWriter::new(std::io::stdout().lock())),
+        (_, Some(dir)) => {
+            return Err(CliError::Usage(format!(
+                "--dir {} is where --format markdown writes; JSON lines go to standard output: \
+                 add --format markdown, or leave --dir out",
+                dir.display()
+            )));
+        }
+        _ => None,
     };
+    // The database first: without one, no directory is left behind.
     let store = open_store(config).await?;
+    let mut sink = match markdown_dir {
+        Some(dir) => {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            ExportSink::Markdown(dir.clone())
+        }
+        None => ExportSink::Lines(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
     let mut cursor = args.after_id;
     loop {
         let filter = ArticleFilter {

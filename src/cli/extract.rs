@@ -22,9 +22,9 @@ pub struct ExtractArgs {
     /// The page's URL, against which relative links and images are resolved.
     #[arg(long)]
     pub url: Option<String>,
-    /// The algorithm to run (auto, cuter, cetr, cetr-tm, cetr-km, dana, bte, coreex, econ, alltext).
-    #[arg(long, default_value = "auto")]
-    pub algorithm: String,
+    /// The algorithm to run.
+    #[arg(long, default_value = "auto", value_parser = super::algorithm::AlgorithmParser)]
+    pub algorithm: Algorithm,
     #[command(flatten)]
     pub format: super::BodyFormatArgs,
 }
@@ -32,10 +32,7 @@ pub struct ExtractArgs {
 /// Runs `gleaner extract`; `config_path` is `--config`, whose `[fetch]` section governs a
 /// download.
 pub fn run(args: &ExtractArgs, config_path: Option<&Path>) -> Result<(), super::CliError> {
-    let algorithm: Algorithm = args
-        .algorithm
-        .parse()
-        .map_err(|err: crate::extract::UnknownAlgorithm| super::CliError::Usage(err.to_string()))?;
+    let algorithm = args.algorithm;
     let base = args
         .url
         .as_deref()

@@ -3,8 +3,9 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::articles::check_feed;
 use super::time::{parse_since, time_cell};
-use super::{CliError, Context, open_store, print_json, table};
+use super::{CliError, Context, open_store, open_store_if_created, print_json, table};
 use crate::config::Config;
 use crate::pipeline::Stage;
 use crate::store::{FailureFilter, FeedRecord, now, overdue_since};
@@ -40,9 +41,14 @@ struct FeedRow {
 
 /// Lists every configured feed, joined with what the database knows of it.
 pub async fn list(config: &Config, json: bool) -> Result<(), CliError> {
-    let store = open_store(config).await?;
-    let stored = store.feeds().await.context("reading feed state")?;
-    store.close().await;
+    let stored = match open_store_if_created(config).await? {
+        Some(store) => {
+            let stored = store.feeds().await.context("reading feed state");
+            store.close().await;
+            stored?
+        }
+        None => Vec::new(),
+    };
     let at = now();
     let rows: Vec<FeedRow> = config
         .feeds
@@ -164,11 +170,15 @@ pub async fn failures(
 ) -> Result<(), CliError> {
     let filter = query.filter()?;
     let store = open_store(config).await?;
-    let rows = store
-        .failures_matching(&filter)
-        .await
-        .context("reading failures")?;
+    let rows = match check_feed(config, &store, filter.feed.as_deref()).await {
+        Ok(()) => store
+            .failures_matching(&filter)
+            .await
+            .context("reading failures"),
+        Err(error) => Err(error),
+    };
     store.close().await;
+    let rows = rows?;
     if json {
         return print_json(&rows);
     }

@@ -4,6 +4,7 @@
 //! depend on: add to them, never rename. `main.rs` parses, sets up logging and maps
 //! [`CliError`] to exit codes.
 
+mod algorithm;
 mod articles;
 pub mod eval;
 pub mod extract;
@@ -99,7 +100,7 @@ impl CliError {
 /// Polls RSS/Atom/JSON feeds on a schedule, downloads each new article, extracts its body and
 /// images, and stores them in SQLite or PostgreSQL for people and downstream consumers.
 #[derive(Debug, Parser)]
-#[command(name = "gleaner", version, about, long_about)]
+#[command(name = "gleaner", version)]
 pub struct Cli {
     /// The configuration file [default: $GLEANER_CONFIG when set, else ./config.toml].
     #[arg(long, global = true, value_name = "PATH")]
@@ -182,7 +183,7 @@ pub enum Command {
         /// At most this many rows, newest first.
         #[arg(long, default_value_t = 50)]
         limit: i64,
-        /// Only this feed's failures.
+        /// Only this feed's failures (configured or stored; another name is an error).
         #[arg(long)]
         feed: Option<String>,
         /// Only failures at this stage (feed, page, extract, image, store).
@@ -219,7 +220,8 @@ pub enum Command {
 
 #[derive(Debug, Args)]
 pub struct PollArgs {
-    /// Run one cycle and exit (the only mode `poll` has; `run` is the daemon).
+    /// Run one cycle and exit: the default and only mode of `poll` (`run` is the service);
+    /// accepted so that `poll --once` keeps working.
     #[arg(long)]
     pub once: bool,
     /// Poll every feed, due or not.
@@ -319,7 +321,7 @@ pub enum ArticlesCommand {
 
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// Only articles of this feed.
+    /// Only articles of this feed (configured or stored; another name is an error).
     #[arg(long)]
     pub feed: Option<String>,
     /// Only articles fetched at or after this time (RFC 3339).
@@ -360,7 +362,8 @@ pub struct ExportArgs {
     /// (one `ID.md` file per article, front matter and body, into `--dir`).
     #[arg(long, default_value = "jsonl", value_parser = ["jsonl", "markdown"])]
     pub format: String,
-    /// The directory `--format markdown` writes into (created when missing).
+    /// The directory `--format markdown` writes into (created when missing); only with
+    /// `--format markdown`.
     #[arg(long)]
     pub dir: Option<std::path::PathBuf>,
 }
@@ -392,9 +395,9 @@ pub struct PruneArgs {
 
 #[derive(Debug, Args)]
 pub struct ReextractArgs {
-    /// The algorithm to use (default: `[extract]` algorithm).
-    #[arg(long)]
-    pub algorithm: Option<String>,
+    /// The algorithm to use [default: the feed's `algorithm`, else `[extract]` algorithm].
+    #[arg(long, value_parser = algorithm::AlgorithmParser)]
+    pub algorithm: Option<crate::extract::Algorithm>,
     /// Only articles of this feed.
     #[arg(long)]
     pub feed: Option<String>,
@@ -432,21 +435,15 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             output.is_json(),
         )),
         Command::Run => block_on(poll::run(config)),
-        Command::Poll(PollArgs { once: false, .. }) => Err(CliError::Usage(
-            "`gleaner poll` runs one cycle: use `gleaner poll --once` (or `gleaner run` for the service)"
-                .to_string(),
-        )),
         Command::Poll(PollArgs { all, output, .. }) => {
             block_on(poll::poll_once(config, *all, output.is_json()))
         }
         Command::Articles(command) => run_articles(&config, command),
         Command::Export(args) => block_on(articles::export(&config, args)),
         Command::Mcp => block_on(serve_mcp(&config)),
-        Command::Reextract(ReextractArgs { algorithm, feed }) => block_on(reextract::run(
-            &config,
-            algorithm.as_deref(),
-            feed.as_deref(),
-        )),
+        Command::Reextract(ReextractArgs { algorithm, feed }) => {
+            block_on(reextract::run(&config, *algorithm, feed.as_deref()))
+        }
         Command::Sites { output } => block_on(sites::list(&config, output.is_json())),
         Command::Prune(PruneArgs {
             older_than,
@@ -519,12 +516,23 @@ async fn serve_mcp(config: &Config) -> Result<(), CliError> {
     served.map_err(CliError::runtime)
 }
 
-/// Opens (and if needed creates or upgrades) the configured database; a read-only SQLite
-/// file with a current schema is opened read-only.
+/// Opens (and if needed upgrades) the configured database for a command that reads: a
+/// missing SQLite file is an error saying how to create it, never created; a read-only
+/// SQLite file with a current schema is opened read-only.
 async fn open_store(config: &Config) -> Result<crate::store::Store, CliError> {
     crate::store::Store::connect_for_reading(&config.database.target)
         .await
         .context("opening the database")
+}
+
+/// As [`open_store`], but `None` where no SQLite file exists yet: for a command that has
+/// something to say before the first poll (`feeds` lists the configured feeds, never polled).
+async fn open_store_if_created(config: &Config) -> Result<Option<crate::store::Store>, CliError> {
+    match crate::store::Store::connect_for_reading(&config.database.target).await {
+        Ok(store) => Ok(Some(store)),
+        Err(crate::store::StoreError::NoDatabaseYet { .. }) => Ok(None),
+        Err(error) => Err(error).context("opening the database"),
+    }
 }
 
 /// Prints a value as pretty JSON on standard output.

@@ -42,16 +42,9 @@ enum Outcome {
 
 pub async fn run(
     config: &Config,
-    algorithm: Option<&str>,
+    chosen: Option<Algorithm>,
     feed: Option<&str>,
 ) -> Result<(), CliError> {
-    let chosen = match algorithm {
-        Some(name) => Some(
-            name.parse::<Algorithm>()
-                .map_err(|e| CliError::Usage(e.to_string()))?,
-        ),
-        None => None,
-    };
     let algorithm_of = |feed: &str| {
         let configured = config.feeds.iter().find(|f| f.name == feed);
         let algorithm = chosen

@@ -178,6 +178,12 @@ pub enum StoreError {
         port: u16,
         reason: String,
     },
+    /// A command that only reads found no SQLite file: reads never create one.
+    #[error(
+        "no database at {} yet: `gleaner poll` (one cycle) or `gleaner run` (the service) creates it",
+        path.display()
+    )]
+    NoDatabaseYet { path: std::path::PathBuf },
     /// The server answered, but the database named in the URL does not exist.
     #[error("database {name} does not exist; create it with createdb {name}")]
     NoSuchDatabase { name: String },
@@ -316,10 +322,17 @@ impl Store {
         Ok(store)
     }
 
-    /// Connects for a command that only reads. As [`Store::connect`]; but when that fails on
-    /// an SQLite file this process cannot write (a read-only file or directory), the file is
-    /// opened read-only and immutable instead, provided its schema is current.
+    /// Connects for a command that only reads. As [`Store::connect`], except that a missing
+    /// SQLite file is [`StoreError::NoDatabaseYet`], never created (nor its directory); and
+    /// when connecting fails on an SQLite file this process cannot write (a read-only file or
+    /// directory), the file is opened read-only and immutable instead, provided its schema is
+    /// current.
     pub async fn connect_for_reading(target: &DatabaseTarget) -> Result<Store, StoreError> {
+        if let DatabaseTarget::Sqlite { path } = target
+            && !path.exists()
+        {
+            return Err(StoreError::NoDatabaseYet { path: path.clone() });
+        }
         let error = match Self::connect(target).await {
             Ok(store) => return Ok(store),
             Err(error) => error,
