@@ -168,6 +168,17 @@ impl Candidates {
         }
     }
 
+    /// The blocks of `choice`'s candidate; none for CETR, whose candidate is lines of the
+    /// source.
+    pub fn blocks(&self, choice: Choice) -> &[usize] {
+        match choice {
+            Choice::Cuter => self.cuter.as_ref().map_or(&[], |s| &s.blocks),
+            Choice::Econ => &self.econ,
+            Choice::Readability => &self.readability,
+            Choice::Cetr => &[],
+        }
+    }
+
     /// The text of `choice` (blocks joined by blank lines, as rendered text is).
     pub fn text(&self, page: &Page, choice: Choice) -> String {
         match choice {
@@ -363,6 +374,35 @@ fn cascade_extraction(page: &Page, params: &AutoParams) -> Result<Extraction, Ex
     if let Some(extraction) = page_type::extract_typed(page) {
         return Ok(extraction);
     }
+    let (candidates, choice, quality) =
+        choose(page, params).ok_or_else(|| ExtractError::no_content(Algorithm::Auto))?;
+    let chosen = candidates.blocks(choice);
+    // A choice outside the page's `main`, whose heading stands inside it, is the page's
+    // furniture: the content is read from `main` alone.
+    if let Some(main) = super::landmark::missed_main(page, chosen)
+        && let Some(alone) = super::landmark::reread_main(page, main)
+    {
+        // The product's description, if wanted, is added once, to the outer reading.
+        return cascade_extraction(&alone, params);
+    }
+    if let Some(extraction) = page_type::widen(page, chosen) {
+        return Ok(extraction);
+    }
+    // A product's text is its own copy: its customer reviews are left out, as an article's
+    // reader comments are, and so are other products' cards.
+    let own_copy = (page.page_type == PageType::Product)
+        .then(|| page_type::product::own_copy(page, chosen))
+        .flatten();
+    let mut extraction = render_choice(page, params, &candidates, choice, own_copy);
+    extraction.quality = quality;
+    Ok(extraction)
+}
+
+/// The cascade's candidates and the one it takes, with that one's quality estimate: the
+/// rules' choice, ECON's and the scorer's second opinions, and, when the estimate is under
+/// [`AutoParams::quality_floor`], the best of the others ([`rescue`]). `None` when no
+/// candidate has text.
+fn choose(page: &Page, params: &AutoParams) -> Option<(Candidates, Choice, f64)> {
     let sums = quality::PageSums::of(page);
     let cuter = cuter::select_with_lead(
         &page.stats,
@@ -387,52 +427,53 @@ fn cascade_extraction(page: &Page, params: &AutoParams) -> Result<Extraction, Ex
     }
     best = scorers_opinion(page, params, &sums, &mut candidates, best);
     if best.is_none_or(|(_, quality)| quality < params.quality_floor) {
-        // The candidates the rules did not run are run now.
-        if candidates.econ.is_empty() {
-            candidates.econ = econ::select(page);
-        }
-        if candidates.cetr.lines.is_empty() {
-            candidates.cetr = cetr::select_2d(&page.source, params.sigma);
-        }
-        if candidates.readability.is_empty() {
-            candidates.readability = readability::select(page);
-        }
-        let bar = best.map_or(f64::NEG_INFINITY, |(_, q)| q + params.quality_margin);
-        for choice in Choice::ALL.into_iter().filter(|&c| c != preferred) {
-            if let Some(quality) = candidates.estimate(page, &sums, choice)
-                && quality > bar
-                && best.is_none_or(|(_, q)| quality > q)
-            {
-                best = Some((choice, quality));
-            }
+        best = rescue(page, params, &sums, &mut candidates, best);
+    }
+    let (choice, quality) = best?;
+    Some((candidates, choice, quality))
+}
+
+/// A doubtful choice's rescue: the candidates the rules did not run are run, and one whose
+/// estimate passes the choice's by [`AutoParams::quality_margin`] (the best such) is taken.
+fn rescue(
+    page: &Page,
+    params: &AutoParams,
+    sums: &quality::PageSums,
+    candidates: &mut Candidates,
+    mut best: Estimated,
+) -> Estimated {
+    if candidates.econ.is_empty() {
+        candidates.econ = econ::select(page);
+    }
+    if candidates.cetr.lines.is_empty() {
+        candidates.cetr = cetr::select_2d(&page.source, params.sigma);
+    }
+    if candidates.readability.is_empty() {
+        candidates.readability = readability::select(page);
+    }
+    let preferred = candidates.preferred;
+    let bar = best.map_or(f64::NEG_INFINITY, |(_, q)| q + params.quality_margin);
+    for choice in Choice::ALL.into_iter().filter(|&c| c != preferred) {
+        if let Some(quality) = candidates.estimate(page, sums, choice)
+            && quality > bar
+            && best.is_none_or(|(_, q)| quality > q)
+        {
+            best = Some((choice, quality));
         }
     }
-    let Some((choice, quality)) = best else {
-        return Err(ExtractError::no_content(Algorithm::Auto));
-    };
-    let chosen: &[usize] = match choice {
-        Choice::Cuter => candidates.cuter.as_ref().map_or(&[], |s| &s.blocks),
-        Choice::Econ => &candidates.econ,
-        Choice::Readability => &candidates.readability,
-        Choice::Cetr => &[],
-    };
-    // A choice outside the page's `main`, whose heading stands inside it, is the page's
-    // furniture: the content is read from `main` alone.
-    if let Some(main) = super::landmark::missed_main(page, chosen)
-        && let Some(alone) = super::landmark::reread_main(page, main)
-    {
-        // The product's description, if wanted, is added once, to the outer reading.
-        return cascade_extraction(&alone, params);
-    }
-    if let Some(extraction) = page_type::widen(page, chosen) {
-        return Ok(extraction);
-    }
-    // A product's text is its own copy: its customer reviews are left out, as an article's
-    // reader comments are, and so are other products' cards.
-    let own_copy = (page.page_type == PageType::Product)
-        .then(|| page_type::product::own_copy(page, chosen))
-        .flatten();
-    let mut extraction = match (choice, &candidates.cuter) {
+    best
+}
+
+/// The extraction of the candidate `choice`, its blocks replaced by `own_copy` when given (a
+/// product's copy without its reviews and other products).
+fn render_choice(
+    page: &Page,
+    params: &AutoParams,
+    candidates: &Candidates,
+    choice: Choice,
+    own_copy: Option<Vec<usize>>,
+) -> Extraction {
+    match (choice, &candidates.cuter) {
         (Choice::Cuter, Some(selection)) => match own_copy {
             Some(blocks) => cuter_extraction(
                 page,
@@ -444,11 +485,13 @@ fn cascade_extraction(page: &Page, params: &AutoParams) -> Result<Extraction, Ex
             None => cuter_extraction(page, selection),
         },
         (Choice::Econ | Choice::Readability, _) => {
-            let (algorithm, blocks) = match choice {
-                Choice::Econ => (Algorithm::Econ, &candidates.econ),
-                _ => (Algorithm::Readability, &candidates.readability),
+            let algorithm = match choice {
+                Choice::Econ => Algorithm::Econ,
+                _ => Algorithm::Readability,
             };
-            let blocks = own_copy.as_deref().unwrap_or(blocks);
+            let blocks = own_copy
+                .as_deref()
+                .unwrap_or_else(|| candidates.blocks(choice));
             let mut extraction = blocks_extraction(page, algorithm, blocks);
             extraction.confidence = candidates
                 .cuter
@@ -457,9 +500,7 @@ fn cascade_extraction(page: &Page, params: &AutoParams) -> Result<Extraction, Ex
             extraction
         }
         _ => lines_extraction(page, Algorithm::Cetr, &candidates.cetr),
-    };
-    extraction.quality = quality;
-    Ok(extraction)
+    }
 }
 
 /// A choice and its quality estimate.

@@ -76,6 +76,7 @@
 use std::sync::LazyLock;
 
 use aho_corasick::AhoCorasick;
+use ego_tree::NodeId;
 
 use super::dom::{DomStats, Region, RegionKind, TextBlock};
 use super::pattern::SharedPattern;
@@ -870,65 +871,20 @@ pub fn merge_neighbouring_nodes(
     let mut assigned = vec![false; n];
     let mut order: Vec<usize> = (0..n).filter(|&i| measures[i].valid).collect();
     order.sort_by(|&a, &b| measures[b].tp.total_cmp(&measures[a].tp).then(a.cmp(&b)));
+    let unite = Unite {
+        blocks,
+        measures,
+        params,
+    };
     let mut groups = Vec::new();
     for nk in order {
         if assigned[nk] {
             continue;
         }
         let threshold = measures[nk].tp / params.unite_divisor;
-        let joins = |ix: usize| {
-            measures[ix].valid
-                && (measures[ix].tp > threshold || blocks[ix].sl >= params.unite_min_bytes)
-        };
-        let change_cost = |from: usize, to: usize| {
-            if blocks[from].parent == blocks[to].parent {
-                0.0
-            } else {
-                params.parent_change_cost
-            }
-        };
-        let gap_cost = |ix: usize| {
-            let m = &measures[ix];
-            if m.valid {
-                params.weak_gap_cost
-            } else if m.linky {
-                1.0
-            } else {
-                params.region_gap_cost
-            }
-        };
-        // Walk right.
-        let mut last = nk;
-        let mut gap = 0.0;
-        let mut ix = nk + 1;
-        while ix < n && !assigned[ix] {
-            if joins(ix) && gap + change_cost(last, ix) <= params.max_gap {
-                last = ix;
-                gap = 0.0;
-            } else {
-                gap += gap_cost(ix);
-                if gap > params.max_gap {
-                    break;
-                }
-            }
-            ix += 1;
-        }
-        // Walk left.
-        let mut first = nk;
-        gap = 0.0;
-        let mut ix = nk;
-        while ix > 0 && !assigned[ix - 1] {
-            ix -= 1;
-            if joins(ix) && gap + change_cost(first, ix) <= params.max_gap {
-                first = ix;
-                gap = 0.0;
-            } else {
-                gap += gap_cost(ix);
-                if gap > params.max_gap {
-                    break;
-                }
-            }
-        }
+        let free = |ix: &usize| !assigned[*ix];
+        let last = unite.reach(nk, threshold, (nk + 1..n).take_while(free));
+        let first = unite.reach(nk, threshold, (0..nk).rev().take_while(free));
         let members: Vec<usize> = (first..=last).filter(|&i| measures[i].valid).collect();
         for flag in &mut assigned[first..=last] {
             *flag = true;
@@ -944,6 +900,60 @@ pub fn merge_neighbouring_nodes(
     }
     groups.sort_by_key(|g| g.first);
     groups
+}
+
+/// The nodes and parameters step 4 unites by.
+struct Unite<'a> {
+    blocks: &'a [TextBlock],
+    measures: &'a [NodeMeasure],
+    params: &'a CuterParams,
+}
+
+impl Unite<'_> {
+    /// The farthest node from `seed` along `path` (nodes not yet in a group, nearest first)
+    /// that joins its group: one strong enough (over `threshold`, or long), reached over gaps
+    /// whose cost stays within `max_gap`.
+    fn reach(&self, seed: usize, threshold: f64, path: impl Iterator<Item = usize>) -> usize {
+        let params = self.params;
+        let mut edge = seed;
+        let mut gap = 0.0;
+        for ix in path {
+            let m = &self.measures[ix];
+            let joins =
+                m.valid && (m.tp > threshold || self.blocks[ix].sl >= params.unite_min_bytes);
+            if joins && gap + self.change_cost(edge, ix) <= params.max_gap {
+                edge = ix;
+                gap = 0.0;
+            } else {
+                gap += self.gap_cost(ix);
+                if gap > params.max_gap {
+                    break;
+                }
+            }
+        }
+        edge
+    }
+
+    /// The cost of moving from one parent element to another.
+    fn change_cost(&self, from: usize, to: usize) -> f64 {
+        if self.blocks[from].parent == self.blocks[to].parent {
+            0.0
+        } else {
+            self.params.parent_change_cost
+        }
+    }
+
+    /// The cost of a node left out between two united ones.
+    fn gap_cost(&self, ix: usize) -> f64 {
+        let m = &self.measures[ix];
+        if m.valid {
+            self.params.weak_gap_cost
+        } else if m.linky {
+            1.0
+        } else {
+            self.params.region_gap_cost
+        }
+    }
 }
 
 /// Steps 5–6: the first group longer than `AL × maxLength`, among the groups the title hint
@@ -1007,6 +1017,13 @@ fn rejoin_across_links(
         b.parent
     })
     .flatten();
+    let rejoin = Rejoin {
+        blocks,
+        measures,
+        base: &base,
+        article_parent,
+        params,
+    };
     let mut joined: Vec<&Group> = Vec::new();
     for direction in [Direction::Forward, Direction::Backward] {
         let neighbours: Box<dyn Iterator<Item = &Group>> = match direction {
@@ -1018,67 +1035,7 @@ fn rejoin_across_links(
                     .take_while(|g| title.is_none_or(|t| g.last > t)),
             ),
         };
-        let mut edge = direction.outer_end(&base);
-        let mut pending: Vec<&Group> = Vec::new();
-        for next in neighbours {
-            let between = match direction {
-                Direction::Forward => edge + 1..next.first,
-                Direction::Backward => next.last + 1..edge,
-            };
-            let (mut sl, mut sa, mut any_linky, mut all_omitted) = (0, 0, false, true);
-            let mut all_boxed = true;
-            for ix in between.clone() {
-                let (Some(block), Some(m)) = (blocks.get(ix), measures.get(ix)) else {
-                    continue;
-                };
-                sl += block.sl;
-                sa += block.sa;
-                any_linky |= m.linky;
-                all_omitted &= !m.valid;
-                all_boxed &= m.boxed_in_article;
-            }
-            // Past a small group (a heading) only boxes of omitted nodes lead on: a link list
-            // after a heading is that section's list, not an interruption of the article.
-            let link_dense = pending.is_empty() && any_linky && 2 * sa >= sl;
-
-            let omitted = params.rejoin_across_omitted && all_omitted;
-            // A box among the article's own paragraphs (a gallery) interrupts it at any length.
-            let short = sl as f64 <= params.rejoin_max_share * base.length as f64
-                || (all_boxed && !between.is_empty());
-            if !((link_dense || omitted) && short) {
-                break;
-            }
-            let continues = next.length as f64 >= params.rejoin_min_share * base.length as f64;
-            if !continues {
-                // A heading or a short line between two parts: it joins with what it leads to.
-                pending.push(next);
-                edge = direction.outer_end(next);
-                continue;
-            }
-            // Groups with nothing between them were split by their weight, not by an
-            // interruption: only the article's own parent element vouches for them.
-            let alike_places = sl > 0 || !pending.is_empty();
-            // A group that carries on the article's container with a share of text that would
-            // make a group of its own belongs to it, whatever follows in the same group (a
-            // reference list after the last section).
-            let continued_in_place = article_parent.is_some()
-                && next
-                    .members
-                    .iter()
-                    .filter_map(|&ix| blocks.get(ix))
-                    .filter(|b| b.parent == article_parent)
-                    .map(|b| b.sl)
-                    .sum::<usize>() as f64
-                    >= params.rejoin_min_share * base.length as f64;
-            if !(continued_in_place
-                || same_container(blocks, &base.members, &next.members, alike_places))
-            {
-                break;
-            }
-            joined.append(&mut pending);
-            joined.push(next);
-            edge = direction.outer_end(next);
-        }
+        joined.extend(rejoin.joined_towards(direction, neighbours));
     }
     for group in joined {
         article.members.extend(group.members.iter().copied());
@@ -1088,6 +1045,120 @@ fn rejoin_across_links(
     }
     article.members.sort_unstable();
     article
+}
+
+/// The article's group as [`rejoin_across_links`] reads its neighbours.
+struct Rejoin<'a> {
+    blocks: &'a [TextBlock],
+    measures: &'a [NodeMeasure],
+    /// The chosen group before anything was joined to it.
+    base: &'a Group,
+    /// The element holding most of the article's text.
+    article_parent: Option<NodeId>,
+    params: &'a CuterParams,
+}
+
+/// What stands between the article and a neighbouring group.
+struct Gap {
+    /// Bytes of text, and of link text.
+    sl: usize,
+    sa: usize,
+    /// Some node in it is link-dense.
+    any_linky: bool,
+    /// Every node in it was omitted from the groups.
+    all_omitted: bool,
+    /// Every node in it is a box inside the article (a gallery, a figure).
+    all_boxed: bool,
+}
+
+impl Rejoin<'_> {
+    /// The groups joined walking from the article in `direction` over `neighbours` (nearest
+    /// first): each past a short gap of links or omitted nodes, in the article's container; a
+    /// short group (a heading) only with what it leads to.
+    fn joined_towards<'g>(
+        &self,
+        direction: Direction,
+        neighbours: impl Iterator<Item = &'g Group>,
+    ) -> Vec<&'g Group> {
+        let params = self.params;
+        let base_length = self.base.length as f64;
+        let mut joined: Vec<&Group> = Vec::new();
+        let mut edge = direction.outer_end(self.base);
+        let mut pending: Vec<&Group> = Vec::new();
+        for next in neighbours {
+            let between = match direction {
+                Direction::Forward => edge + 1..next.first,
+                Direction::Backward => next.last + 1..edge,
+            };
+            let gap = self.gap(between.clone());
+            // Past a small group (a heading) only boxes of omitted nodes lead on: a link list
+            // after a heading is that section's list, not an interruption of the article.
+            let link_dense = pending.is_empty() && gap.any_linky && 2 * gap.sa >= gap.sl;
+            let omitted = params.rejoin_across_omitted && gap.all_omitted;
+            // A box among the article's own paragraphs (a gallery) interrupts it at any length.
+            let short = gap.sl as f64 <= params.rejoin_max_share * base_length
+                || (gap.all_boxed && !between.is_empty());
+            if !((link_dense || omitted) && short) {
+                break;
+            }
+            let continues = next.length as f64 >= params.rejoin_min_share * base_length;
+            if !continues {
+                // A heading or a short line between two parts: it joins with what it leads to.
+                pending.push(next);
+                edge = direction.outer_end(next);
+                continue;
+            }
+            // Groups with nothing between them were split by their weight, not by an
+            // interruption: only the article's own parent element vouches for them.
+            let alike_places = gap.sl > 0 || !pending.is_empty();
+            if !(self.continued_in_place(next)
+                || same_container(self.blocks, &self.base.members, &next.members, alike_places))
+            {
+                break;
+            }
+            joined.append(&mut pending);
+            joined.push(next);
+            edge = direction.outer_end(next);
+        }
+        joined
+    }
+
+    /// The measures of the nodes in `between`.
+    fn gap(&self, between: std::ops::Range<usize>) -> Gap {
+        let mut gap = Gap {
+            sl: 0,
+            sa: 0,
+            any_linky: false,
+            all_omitted: true,
+            all_boxed: true,
+        };
+        for ix in between {
+            let (Some(block), Some(m)) = (self.blocks.get(ix), self.measures.get(ix)) else {
+                continue;
+            };
+            gap.sl += block.sl;
+            gap.sa += block.sa;
+            gap.any_linky |= m.linky;
+            gap.all_omitted &= !m.valid;
+            gap.all_boxed &= m.boxed_in_article;
+        }
+        gap
+    }
+
+    /// Whether `next` carries on the article's container with a share of text that would
+    /// make a group of its own: it belongs to the article, whatever follows in the same group
+    /// (a reference list after the last section).
+    fn continued_in_place(&self, next: &Group) -> bool {
+        self.article_parent.is_some()
+            && next
+                .members
+                .iter()
+                .filter_map(|&ix| self.blocks.get(ix))
+                .filter(|b| b.parent == self.article_parent)
+                .map(|b| b.sl)
+                .sum::<usize>() as f64
+                >= self.params.rejoin_min_share * self.base.length as f64
+    }
 }
 
 /// A heading right before the article, in the article's container and after the headline,
