@@ -78,15 +78,7 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
         return run_page_types(args);
     }
     let every = args.algorithm.trim().eq_ignore_ascii_case("all");
-    let algorithms: Vec<Algorithm> = if every {
-        Algorithm::ALL.to_vec()
-    } else {
-        vec![
-            args.algorithm
-                .parse::<Algorithm>()
-                .map_err(|err| super::CliError::Usage(err.to_string()))?,
-        ]
-    };
+    let algorithms = algorithms_of(args, every)?;
     let params = tuned_params(&args.tune)?;
     let template_params = tuned_template_params(&args.tune)?;
     let hint = if args.no_title_hint {
@@ -94,13 +86,7 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
     } else {
         TitleHint::FromPage
     };
-    let members = suite_members(&args.dataset_dir).map_err(super::CliError::runtime)?;
-    let suite = !members.is_empty();
-    let members = if suite {
-        members
-    } else {
-        vec![(String::new(), args.dataset_dir.clone())]
-    };
+    let (suite, members) = members_of(args)?;
 
     let mut page_rows = create_rows(args.pages.as_deref())?;
     let mut feature_rows = create_rows(args.features.as_deref())?;
@@ -155,6 +141,28 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
         print!("{}", table(&reports, suite));
     }
     Ok(())
+}
+
+/// The algorithms `--algorithm` names: every one when `every` (`all`).
+fn algorithms_of(args: &EvalArgs, every: bool) -> Result<Vec<Algorithm>, super::CliError> {
+    if every {
+        return Ok(Algorithm::ALL.to_vec());
+    }
+    let algorithm = args
+        .algorithm
+        .parse::<Algorithm>()
+        .map_err(|err| super::CliError::Usage(err.to_string()))?;
+    Ok(vec![algorithm])
+}
+
+/// The datasets to evaluate, each with its name, and whether they are a suite (a directory
+/// of datasets, reported with a mean row) rather than the one dataset given.
+fn members_of(args: &EvalArgs) -> Result<(bool, Vec<(String, PathBuf)>), super::CliError> {
+    let members = suite_members(&args.dataset_dir).map_err(super::CliError::runtime)?;
+    if members.is_empty() {
+        return Ok((false, vec![(String::new(), args.dataset_dir.clone())]));
+    }
+    Ok((true, members))
 }
 
 /// `gleaner eval --duplicates`: the near-duplicate evaluation on the suite, as a report or

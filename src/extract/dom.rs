@@ -409,8 +409,21 @@ impl<'a> Walk<'a> {
     fn open(&mut self, id: NodeId, element: &scraper::node::Element) {
         let name = element.name();
         self.position += 1;
-        let parent = self.stack.last();
-        let parent_skipped = parent.is_some_and(|f| f.skipped);
+        self.read_head(element);
+        let frame = self.frame(id, element);
+        if name == "img"
+            && !frame.skipped
+            && let Some(image) = image_node(element, self.base, self.position, frame.figure)
+        {
+            self.stats.images.push(image);
+        }
+        self.break_runs(name == "br", frame.inline);
+        self.stack.push(frame);
+    }
+
+    /// The page's own title, from `og:title` or `<title>`, as the head gives it.
+    fn read_head(&mut self, element: &scraper::node::Element) {
+        let name = element.name();
         if name == "meta"
             && self.og_title.is_none()
             && (element.attr("property") == Some("og:title")
@@ -419,6 +432,14 @@ impl<'a> Walk<'a> {
             self.og_title = element.attr("content").map(collapse_whitespace);
         }
         self.in_title = name == "title" && self.title_tag.is_none();
+    }
+
+    /// The frame of an element being opened: what it inherits from its parent (skipped, in a
+    /// link, a figure, a caption), its region and its place in the template.
+    fn frame(&mut self, id: NodeId, element: &scraper::node::Element) -> Frame {
+        let name = element.name();
+        let parent = self.stack.last();
+        let parent_skipped = parent.is_some_and(|f| f.skipped);
         let skipped = parent_skipped || tidy::is_dropped(name) || tidy::is_hidden(element);
         let anchor_target = name == "a" && is_anchor_target(element);
         let (class, id_attribute) = class_and_id_attributes(element, anchor_target);
@@ -430,7 +451,7 @@ impl<'a> Walk<'a> {
         if is_figure {
             self.figures += 1;
         }
-        let frame = Frame {
+        Frame {
             id,
             block: None,
             inline: is_inline(name),
@@ -456,18 +477,17 @@ impl<'a> Walk<'a> {
                 class.unwrap_or(""),
             ),
             comments_from: None,
-        };
-        if name == "img"
-            && !skipped
-            && let Some(image) = image_node(element, self.base, self.position, frame.figure)
-        {
-            self.stats.images.push(image);
         }
+    }
+
+    /// What opening a line break (`is_break`) or an element that is not `inline` does to the
+    /// runs of text around it.
+    fn break_runs(&mut self, is_break: bool, inline: bool) {
         // A line break or a nested block separates the words around it.
-        if name == "br" || !frame.inline {
+        if is_break || !inline {
             separate_words(&mut self.stats.blocks, &self.stack);
         }
-        if name == "br"
+        if is_break
             && let Some(holder) = self.stack.iter().rev().find(|f| !f.inline)
             && let Some(block) = holder.block.and_then(|b| self.stats.blocks.get_mut(b))
             && block.first_line.is_none()
@@ -476,7 +496,7 @@ impl<'a> Walk<'a> {
         }
         // Text after a nested block is a new run of the enclosing element (an anonymous
         // block box): a cross-heading `<span>` between paragraphs is not the byline's text.
-        if !frame.inline
+        if !inline
             && let Some(holder) = self.stack.iter_mut().rev().find(|f| !f.inline)
             && let Some(index) = holder.block.take()
             && let Some(block) = self.stats.blocks.get_mut(index)
@@ -490,7 +510,6 @@ impl<'a> Walk<'a> {
                 holder.comments_from = Some(index);
             }
         }
-        self.stack.push(frame);
     }
 
     fn text(&mut self, text: &str) {
@@ -768,45 +787,68 @@ fn add_text(
         return;
     }
     let in_link = stack.last().is_some_and(|f| f.link);
-    let Some(holder) = stack.iter().rposition(|f| !f.inline) else {
+    let Some(index) = holder_block(blocks, spare_text, stack, position, document) else {
         return;
-    };
-    let depth = holder;
-    let parent_path = holder.checked_sub(1).map_or(0, |p| stack[p].path);
-    let frame = &mut stack[holder];
-    let index = match frame.block {
-        Some(index) => index,
-        None => {
-            let node = document.tree.get(frame.id);
-            let tag = node
-                .and_then(|n| n.value().as_element().map(|e| e.name.local.clone()))
-                .unwrap_or_default();
-            let parent = node.and_then(|n| n.parent()).map(|p| p.id());
-            blocks.push(TextBlock {
-                node: frame.id,
-                tag,
-                parent,
-                parent_path,
-                position,
-                end: position,
-                depth,
-                text: std::mem::take(spare_text),
-                sl: 0,
-                sa: 0,
-                leading_link: 0,
-                caption: frame.caption,
-                figure: frame.figure,
-                pending_space: false,
-                first_line: None,
-            });
-            frame.block = Some(blocks.len() - 1);
-            blocks.len() - 1
-        }
     };
     let Some(block) = blocks.get_mut(index) else {
         return;
     };
     let before = block.text.len();
+    append_collapsed(block, text);
+    if in_link {
+        block.sa += block.text.len() - before;
+        if block.sa == block.text.len() {
+            block.leading_link = block.sa;
+        }
+    }
+}
+
+/// The index of the block of the nearest non-inline frame of `stack`, opened (its text
+/// taking `spare_text`'s buffer) when the frame has none yet; `None` with no such frame.
+fn holder_block(
+    blocks: &mut Vec<TextBlock>,
+    spare_text: &mut String,
+    stack: &mut [Frame],
+    position: usize,
+    document: &Html,
+) -> Option<usize> {
+    let holder = stack.iter().rposition(|f| !f.inline)?;
+    let depth = holder;
+    let parent_path = holder.checked_sub(1).map_or(0, |p| stack[p].path);
+    let frame = &mut stack[holder];
+    if let Some(index) = frame.block {
+        return Some(index);
+    }
+    let node = document.tree.get(frame.id);
+    let tag = node
+        .and_then(|n| n.value().as_element().map(|e| e.name.local.clone()))
+        .unwrap_or_default();
+    let parent = node.and_then(|n| n.parent()).map(|p| p.id());
+    blocks.push(TextBlock {
+        node: frame.id,
+        tag,
+        parent,
+        parent_path,
+        position,
+        end: position,
+        depth,
+        text: std::mem::take(spare_text),
+        sl: 0,
+        sa: 0,
+        leading_link: 0,
+        caption: frame.caption,
+        figure: frame.figure,
+        pending_space: false,
+        first_line: None,
+    });
+    frame.block = Some(blocks.len() - 1);
+    Some(blocks.len() - 1)
+}
+
+/// Appends `text` to the block's text with its whitespace collapsed: runs of whitespace
+/// become one space, none at the start of the block, and a space still owed at its end is
+/// remembered (`pending_space`) for the next leaf.
+fn append_collapsed(block: &mut TextBlock, text: &str) {
     // At most the leaf's bytes and one space (the buffer is reused: this rarely allocates).
     block.text.reserve(text.len() + 1);
     let mut pending = block.pending_space;
@@ -838,12 +880,6 @@ fn add_text(
         }
     }
     block.pending_space = pending;
-    if in_link {
-        block.sa += block.text.len() - before;
-        if block.sa == block.text.len() {
-            block.leading_link = block.sa;
-        }
-    }
 }
 
 /// Whether `text` is whitespace only: most text nodes start with a printable ASCII byte,

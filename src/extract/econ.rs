@@ -51,7 +51,7 @@
 
 use super::Page;
 use super::cuter::{after_main_block, inside_main_container};
-use super::dom::RegionKind;
+use super::dom::{DomStats, RegionKind};
 use super::subtree::{SubtreeIndex, block_totals};
 
 /// Blocks with at least this share of link text count no punctuation.
@@ -67,66 +67,11 @@ pub const ANNOUNCED_COMMENTS_MAX_SHARE: f64 = 0.9;
 pub fn select(page: &Page) -> Vec<usize> {
     crate::stages::measure(crate::stages::Stage::Econ, || {
         let stats = &page.stats;
-        let n = stats.blocks.len();
-        let small = |sl: usize| (sl as f64) < MAX_REGION_SHARE * stats.sh as f64;
-        let mut in_comments = vec![false; n];
-        for region in &stats.regions {
-            // A heading's place is better evidence than a class name: announced comments are
-            // trusted up to CUTER's comments share, the article they follow being shorter than
-            // them on a busy page.
-            let announced = region.kind == RegionKind::AnnouncedComments
-                && (region.sl as f64) < ANNOUNCED_COMMENTS_MAX_SHARE * stats.sh as f64;
-            if announced || (region.kind == RegionKind::Comments && small(region.sl)) {
-                in_comments[region.blocks.clone()].fill(true);
-            }
-        }
-        // punc-num of every text-node, noise counting none.
-        let mut punc: Vec<usize> = (0..n)
-            .map(|i| {
-                let b = &stats.blocks[i];
-                if b.caption || in_comments[i] || b.lp() >= MAX_LINK_SHARE {
-                    0
-                } else {
-                    block_totals(stats, i).punctuation
-                }
-            })
-            .collect();
-        // Joint-para: consecutive brother nodes form one text-para; punctuation-free nodes are
-        // pruned from it. The snippet-node is the longest node of the longest text-para.
-        let mut best: Option<(usize, usize)> = None;
-        let mut i = 0;
-        while i < n {
-            let mut j = i + 1;
-            while j < n && stats.blocks[j].parent == stats.blocks[i].parent {
-                j += 1;
-            }
-            let kept = || (i..j).filter(|&k| punc[k] > 0);
-            let length: usize = kept().map(|k| stats.blocks[k].sl).sum();
-            if let Some(node) = kept().max_by_key(|&k| (stats.blocks[k].sl, std::cmp::Reverse(k)))
-                && best.is_none_or(|(l, _)| length > l)
-            {
-                best = Some((length, node));
-            }
-            i = j;
-        }
-        let Some((_, snippet)) = best else {
+        let mut punc = punctuation_counts(stats);
+        let Some(snippet) = snippet_node(stats, &punc) else {
             return Vec::new();
         };
-        // Furniture (navigation, related links, share bars) counts no punctuation, unless the
-        // snippet-node itself sits in it.
-        for region in &stats.regions {
-            // A box among the snippet's own paragraphs (a gallery inside the article) or after
-            // the snippet (a sidebar, a teaser list) is noise at any size; before it, a large
-            // region may be a wrapper of the page.
-            if region.kind == RegionKind::Furniture
-                && !region.blocks.contains(&snippet)
-                && (small(region.sl)
-                    || inside_main_container(stats, region, Some(snippet))
-                    || after_main_block(region, Some(snippet)))
-            {
-                punc[region.blocks.clone()].fill(0);
-            }
-        }
+        silence_furniture(stats, snippet, &mut punc);
         let index = SubtreeIndex::build(&page.document, stats);
         let node_punc = |id| -> usize { index.blocks_in(id).iter().map(|&k| punc[k]).sum() };
         let mut node1 = stats.blocks[snippet].node;
@@ -146,4 +91,77 @@ pub fn select(page: &Page) -> Vec<usize> {
             .filter(|&ix| punc[ix] > 0)
             .collect()
     })
+}
+
+/// Whether a region of `sl` bytes is small against the page's text.
+fn is_small_region(stats: &DomStats, sl: usize) -> bool {
+    (sl as f64) < MAX_REGION_SHARE * stats.sh as f64
+}
+
+/// The punc-num of every text node, noise (captions, comments, link-dense nodes) counting
+/// none.
+fn punctuation_counts(stats: &DomStats) -> Vec<usize> {
+    let n = stats.blocks.len();
+    let mut in_comments = vec![false; n];
+    for region in &stats.regions {
+        // A heading's place is better evidence than a class name: announced comments are
+        // trusted up to CUTER's comments share, the article they follow being shorter than
+        // them on a busy page.
+        let announced = region.kind == RegionKind::AnnouncedComments
+            && (region.sl as f64) < ANNOUNCED_COMMENTS_MAX_SHARE * stats.sh as f64;
+        if announced || (region.kind == RegionKind::Comments && is_small_region(stats, region.sl)) {
+            in_comments[region.blocks.clone()].fill(true);
+        }
+    }
+    (0..n)
+        .map(|i| {
+            let b = &stats.blocks[i];
+            if b.caption || in_comments[i] || b.lp() >= MAX_LINK_SHARE {
+                0
+            } else {
+                block_totals(stats, i).punctuation
+            }
+        })
+        .collect()
+}
+
+/// Joint-para: consecutive brother nodes form one text-para; punctuation-free nodes are
+/// pruned from it. The snippet-node is the longest node of the longest text-para.
+fn snippet_node(stats: &DomStats, punc: &[usize]) -> Option<usize> {
+    let n = stats.blocks.len();
+    let mut best: Option<(usize, usize)> = None;
+    let mut i = 0;
+    while i < n {
+        let mut j = i + 1;
+        while j < n && stats.blocks[j].parent == stats.blocks[i].parent {
+            j += 1;
+        }
+        let kept = || (i..j).filter(|&k| punc[k] > 0);
+        let length: usize = kept().map(|k| stats.blocks[k].sl).sum();
+        if let Some(node) = kept().max_by_key(|&k| (stats.blocks[k].sl, std::cmp::Reverse(k)))
+            && best.is_none_or(|(l, _)| length > l)
+        {
+            best = Some((length, node));
+        }
+        i = j;
+    }
+    best.map(|(_, node)| node)
+}
+
+/// Furniture (navigation, related links, share bars) counts no punctuation, unless the
+/// snippet-node itself sits in it.
+fn silence_furniture(stats: &DomStats, snippet: usize, punc: &mut [usize]) {
+    for region in &stats.regions {
+        // A box among the snippet's own paragraphs (a gallery inside the article) or after
+        // the snippet (a sidebar, a teaser list) is noise at any size; before it, a large
+        // region may be a wrapper of the page.
+        if region.kind == RegionKind::Furniture
+            && !region.blocks.contains(&snippet)
+            && (is_small_region(stats, region.sl)
+                || inside_main_container(stats, region, Some(snippet))
+                || after_main_block(region, Some(snippet)))
+        {
+            punc[region.blocks.clone()].fill(0);
+        }
+    }
 }
