@@ -407,10 +407,9 @@ impl Page {
         if opening.len() < verdict::FEED_OPENING / 2 {
             return None;
         }
-        self.stats
-            .blocks
-            .iter()
-            .position(|block| !block.caption && verdict::collapse(&block.text).contains(&opening))
+        self.stats.blocks.iter().position(|block| {
+            !block.caption && dom::collapse_whitespace(&block.text).contains(&opening)
+        })
     }
 
     pub fn effective_title(&self) -> Option<&str> {

@@ -151,11 +151,11 @@ pub fn nothing_beyond_titles(page: &Page, text: &str) -> bool {
     let titles: Vec<String> = [page.title_hint.as_deref(), page.stats.page_title.as_deref()]
         .into_iter()
         .flatten()
-        .map(super::verdict::collapse)
+        .map(super::dom::collapse_whitespace)
         .filter(|title| !title.is_empty())
         .collect();
     let own_text = |text: &str| {
-        let mut rest = super::verdict::collapse(text);
+        let mut rest = super::dom::collapse_whitespace(text);
         for title in &titles {
             rest = rest.replace(title.as_str(), " ");
         }

@@ -17,7 +17,7 @@ use std::sync::LazyLock;
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use scraper::{Html, Selector};
 
-use super::dom::TextBlock;
+use super::dom::{TextBlock, collapse_whitespace};
 use super::page_type::PageType;
 use super::relation::{self, Relation};
 use super::{Extraction, Page};
@@ -322,7 +322,7 @@ impl<'a> Reading<'a> {
             return false;
         };
         let opening = opening_words(feed_text, FEED_OPENING);
-        opening.len() >= FEED_OPENING / 2 && collapse(self.text).contains(&opening)
+        opening.len() >= FEED_OPENING / 2 && collapse_whitespace(self.text).contains(&opening)
     }
 
     /// The rules, strongest evidence first.
@@ -519,7 +519,7 @@ const CONSENT_PHRASES: usize = 4;
 
 /// The first `bytes` of `text`, whitespace collapsed, cut at a word's end.
 pub(crate) fn opening_words(text: &str, bytes: usize) -> String {
-    let collapsed = collapse(text);
+    let collapsed = collapse_whitespace(text);
     if collapsed.len() <= bytes {
         return collapsed;
     }
@@ -531,10 +531,6 @@ pub(crate) fn opening_words(text: &str, bytes: usize) -> String {
         Some(space) => collapsed[..space].to_string(),
         None => collapsed[..cut].to_string(),
     }
-}
-
-pub(crate) fn collapse(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// Whether a block with a subscription prompt comes right after the block that holds the

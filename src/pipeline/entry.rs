@@ -6,7 +6,9 @@ use chrono::{DateTime, Utc};
 
 use super::context::{Context, FeedSettings};
 use super::failure::{StepFailure, record};
-use super::page::{PageOutcome, download_and_store, store_feed_entry, store_instead_of_page};
+use super::page::{
+    PageOutcome, candidate, download_and_store, store_feed_entry, store_instead_of_page,
+};
 use super::transcript::store_from_transcript;
 use crate::config::{ContentSource, EntriesConfig};
 use crate::extract::Verdict as PageVerdict;
@@ -151,20 +153,6 @@ async fn list_known(ctx: &Context, entry: &PendingEntry, article_id: i64) -> Ent
         tracing::warn!(url = %entry.url, %error, "cannot record a feed's listing; the entry stays due");
     }
     EntryOutcome::Known
-}
-
-/// What the filters read of an entry: its own summary, else `article_text` (the extracted
-/// article's, once there is one).
-pub(super) fn candidate<'a>(
-    entry: &'a PendingEntry,
-    article_text: Option<&'a str>,
-) -> Candidate<'a> {
-    Candidate {
-        title: &entry.title,
-        text: entry.summary.as_deref().or(article_text),
-        author: entry.author.as_deref(),
-        url: &entry.url,
-    }
 }
 
 /// Records an entry the filters turned away; it is not due again.

@@ -22,7 +22,6 @@ use futures::{FutureExt, StreamExt};
 use url::Url;
 
 use super::context::{Context, FeedSettings};
-use super::entry::candidate;
 use super::extraction::{
     Facts, FeedFacts, OffRuntimeError, RawPage, SiteSetup, cap_posts, cap_stored, extract_page,
     off_runtime, page_fields, strip_controls,
@@ -36,7 +35,7 @@ use crate::extract::template::{self, Applied, PageObservation, SiteTemplate};
 use crate::extract::{Algorithm, EntryHints, Extraction, PageCut};
 use crate::feed::normalize_url;
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, ResourceKind};
-use crate::filter::{Blocked, Decision};
+use crate::filter::{Blocked, Candidate, Decision};
 use crate::metrics;
 use crate::store::{
     CompressedPage, EntryAttempt, EntryKind, FEED_EXTRACTOR, ImageContent, InsertOutcome,
@@ -676,6 +675,20 @@ async fn fetch_image(
     tracing::debug!(url = %url, kind = %failure.kind, "image not downloaded");
     record(ctx, Some(feed_id), Some(url.as_str()), &failure).await;
     None
+}
+
+/// What the filters read of an entry: its own summary, else `article_text` (the extracted
+/// article's, once there is one).
+pub(super) fn candidate<'a>(
+    entry: &'a PendingEntry,
+    article_text: Option<&'a str>,
+) -> Candidate<'a> {
+    Candidate {
+        title: &entry.title,
+        text: entry.summary.as_deref().or(article_text),
+        author: entry.author.as_deref(),
+        url: &entry.url,
+    }
 }
 
 #[cfg(test)]

@@ -61,17 +61,6 @@ pub fn overdue_since(
     Some(due)
 }
 
-/// Since when a feed has been due, if it is now: its next due time, or without one (new, or
-/// its URL or schedule changed: due at once) its last poll or, never polled, its creation.
-pub fn due_since(
-    next_due_at: Option<DateTime<Utc>>,
-    last_polled_at: Option<DateTime<Utc>>,
-    created_at: DateTime<Utc>,
-) -> DateTime<Utc> {
-    next_due_at
-        .unwrap_or_else(|| last_polled_at.map_or(created_at, |polled| polled.max(created_at)))
-}
-
 impl Store {
     /// Makes the feeds table match the configuration in one transaction: configured feeds
     /// are added or updated (by name) and active; the others, and those with `enabled =

@@ -49,7 +49,7 @@ pub use api_reads::{
 };
 pub use articles::{PageFields, word_count};
 pub use duplicates::{DUPLICATE_WINDOW, candidates_statement};
-pub use feeds::{LeasedFeed, OVERDUE_FIRINGS, OverdueFeed, TakenLease, due_since, overdue_since};
+pub use feeds::{LeasedFeed, OVERDUE_FIRINGS, OverdueFeed, TakenLease, overdue_since};
 pub use health::{FailingWrite, WriteFailureKind, WriteKind};
 pub use kinds::{FailureKind, OwnKind, PollStatus, Stage};
 pub use model::*;

@@ -470,10 +470,21 @@ pub struct FeedRecord {
 }
 
 impl FeedRecord {
-    /// Since when the feed has been due, if it is now ([`super::feeds::due_since`]).
+    /// Since when the feed has been due, if it is now ([`due_since`]).
     pub fn due_since(&self) -> DateTime<Utc> {
-        super::feeds::due_since(self.next_due_at, self.last_polled_at, self.created_at)
+        due_since(self.next_due_at, self.last_polled_at, self.created_at)
     }
+}
+
+/// Since when a feed has been due, if it is now: its next due time, or without one (new, or
+/// its URL or schedule changed: due at once) its last poll or, never polled, its creation.
+pub fn due_since(
+    next_due_at: Option<DateTime<Utc>>,
+    last_polled_at: Option<DateTime<Utc>>,
+    created_at: DateTime<Utc>,
+) -> DateTime<Utc> {
+    next_due_at
+        .unwrap_or_else(|| last_polled_at.map_or(created_at, |polled| polled.max(created_at)))
 }
 
 /// The outcome of one poll of a feed, written back to its row.
