@@ -345,6 +345,7 @@ fn new_entry(entry: FeedEntry) -> NewEntry {
                 transcript: enclosure.transcript,
             })
             .collect(),
+        tags: entry.tags.iter().map(|tag| strip_controls(tag)).collect(),
     }
 }
 

@@ -142,6 +142,7 @@ async fn seed(db: &TestDb) -> anyhow::Result<(tempfile::TempDir, Vec<i64>)> {
             } else {
                 gleaner::store::EntryKind::Article
             },
+            tags: Vec::new(),
         };
         ids.push(db.store.insert_article(&article).await?.id());
     }
@@ -323,6 +324,7 @@ async fn seed_for_search(db: &TestDb) -> anyhow::Result<(tempfile::TempDir, Vec<
             posts: Vec::new(),
             enclosures: Vec::new(),
             kind: gleaner::store::EntryKind::Article,
+            tags: Vec::new(),
         };
         ids.push(db.store.insert_article(&article).await?.id());
     }
@@ -879,6 +881,7 @@ async fn stored_text_prints_inert_and_a_closed_pipe_ends_quietly(db: TestDb) -> 
         posts: Vec::new(),
         enclosures: Vec::new(),
         kind: gleaner::store::EntryKind::Article,
+        tags: Vec::new(),
     };
     let id = db.store.insert_article(&article).await?.id().to_string();
     for args in [

@@ -59,6 +59,7 @@ pub async fn list(config: &Config, args: &ListArgs) -> Result<(), CliError> {
         ascending: false,
         min_quality: args.min_quality,
         page_type: args.page_type,
+        tag: args.tag.clone(),
     };
     let store = open_store(config).await?;
     let rows = store
@@ -183,6 +184,9 @@ pub async fn show(config: &Config, id: i64, format: BodyFormat) -> Result<(), Cl
             .flatten()
             .collect();
             println!("{}", byline.join(" · "));
+            if !article.tags.is_empty() {
+                println!("tags: {}", one_line(&article.tags.join(", ")));
+            }
             for enclosure in &article.enclosures {
                 println!("{}", enclosure_line(enclosure));
             }
@@ -288,17 +292,20 @@ pub async fn export(config: &Config, args: &ExportArgs) -> Result<(), CliError> 
         }
         _ => ExportSink::Lines(std::io::BufWriter::new(std::io::stdout().lock())),
     };
+    let since = parse_since(args.since.as_deref())?;
     let store = open_store(config).await?;
     let mut cursor = args.after_id;
     loop {
         let filter = ArticleFilter {
+            feed: args.feed.clone(),
+            since,
             after_id: Some(cursor),
             before_id: None,
             limit: EXPORT_BATCH,
             ascending: true,
             min_quality: args.min_quality,
             page_type: args.page_type,
-            ..Default::default()
+            tag: args.tag.clone(),
         };
         let batch = store
             .list_articles(&filter)

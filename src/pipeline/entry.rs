@@ -266,6 +266,7 @@ mod tests {
             published_at: None,
             attempts,
             enclosures: Vec::new(),
+            tags: Vec::new(),
         }
     }
 

@@ -239,8 +239,8 @@ macro_rules! bind_metadata {
 }
 
 /// Writes one queued article on a connection inside the caller's transaction, which holds
-/// the article cursor lock: the cluster it joins, the row, its images, its band keys and its
-/// webhook deliveries. `statement` is the backend's [`sql::INSERT_ARTICLE`].
+/// the article cursor lock: the cluster it joins, the row, its images, its tags, its band keys
+/// and its webhook deliveries. `statement` is the backend's [`sql::INSERT_ARTICLE`].
 trait ArticleRows {
     async fn insert_queued(
         &mut self,
@@ -248,6 +248,9 @@ trait ArticleRows {
         write: &QueuedWrite,
         stored_at: DateTime<Utc>,
     ) -> Result<InsertOutcome, StoreError>;
+
+    /// Adds `tags` to article `article_id`'s, leaving out those it has in any case.
+    async fn insert_tags(&mut self, article_id: i64, tags: &[String]) -> Result<(), StoreError>;
 
     /// The article's row: its id, or `None` when it is already stored (same normalized URL,
     /// or same GUID in the same feed).
@@ -323,6 +326,7 @@ macro_rules! article_rows_on {
                 };
                 let (rows, blobs) = image_rows(&article.images, &[]);
                 insert_images!(tx, id, &rows, &blobs, stored_at);
+                tx.insert_tags(id, &article.tags).await?;
                 tx.write_band_keys(id, write.fingerprint.as_ref()).await?;
                 tx.record_listing(id, &listing, stored_at).await?;
                 // A better representative than the cluster's may have arrived: this one.
@@ -333,6 +337,22 @@ macro_rules! article_rows_on {
                 };
                 enqueue_deliveries!(tx, id, article.feed_id, representative, stored_at);
                 Ok(InsertOutcome::Inserted(id))
+            }
+
+            async fn insert_tags(
+                &mut self,
+                article_id: i64,
+                tags: &[String],
+            ) -> Result<(), StoreError> {
+                for tag in tags {
+                    sqlx::query(sql::INSERT_ARTICLE_TAG)
+                        .bind(article_id)
+                        .bind(tag)
+                        .execute(&mut *self)
+                        .await
+                        .context("storing an article's tag")?;
+                }
+                Ok(())
             }
 
             async fn insert_row(
@@ -608,10 +628,15 @@ impl Store {
     }
 
     pub async fn article(&self, id: i64) -> Result<Option<Article>, StoreError> {
-        on_pool!(self, pool => {
-            sqlx::query_as(sql::SELECT_ARTICLE).bind(id).fetch_optional(pool).await
+        let statement = self.sql(&sql::SELECT_ARTICLE);
+        let mut article: Option<Article> = on_pool!(self, pool => {
+            sqlx::query_as(statement).bind(id).fetch_optional(pool).await
         })
-        .context("reading an article")
+        .context("reading an article")?;
+        if let Some(article) = article.as_mut() {
+            sort_tags(&mut article.tags);
+        }
+        Ok(article)
     }
 
     /// The raw page of an article as downloaded, with its `Content-Type`, for re-extraction.
@@ -653,15 +678,15 @@ impl Store {
         };
         // Four statements, so that each is planned on its index: the feed filter and the
         // order decide which (an `OR $1 IS NULL` would hide the index from SQLite's planner).
-        let statement = match (feed_id.is_some(), filter.ascending) {
-            (false, true) if filter.page_type.is_some() => sql::LIST_TYPE_ARTICLES_ASCENDING,
-            (false, false) if filter.page_type.is_some() => sql::LIST_TYPE_ARTICLES_NEWEST_FIRST,
-            (false, true) => sql::LIST_ARTICLES_ASCENDING,
-            (false, false) => sql::LIST_ARTICLES_NEWEST_FIRST,
-            (true, true) => sql::LIST_FEED_ARTICLES_ASCENDING,
-            (true, false) => sql::LIST_FEED_ARTICLES_NEWEST_FIRST,
-        };
-        on_pool!(self, pool => {
+        let statement = self.sql(match (feed_id.is_some(), filter.ascending) {
+            (false, true) if filter.page_type.is_some() => &sql::LIST_TYPE_ARTICLES_ASCENDING,
+            (false, false) if filter.page_type.is_some() => &sql::LIST_TYPE_ARTICLES_NEWEST_FIRST,
+            (false, true) => &sql::LIST_ARTICLES_ASCENDING,
+            (false, false) => &sql::LIST_ARTICLES_NEWEST_FIRST,
+            (true, true) => &sql::LIST_FEED_ARTICLES_ASCENDING,
+            (true, false) => &sql::LIST_FEED_ARTICLES_NEWEST_FIRST,
+        });
+        let mut rows: Vec<ArticleSummary> = on_pool!(self, pool => {
             sqlx::query_as(statement)
                 .bind(feed_id)
                 .bind(filter.since.map(db_time))
@@ -670,10 +695,15 @@ impl Store {
                 .bind(filter.min_quality)
                 .bind(filter.before_id)
                 .bind(filter.page_type.map(PageType::as_str))
+                .bind(filter.tag.as_deref())
                 .fetch_all(pool)
                 .await
         })
-        .context("listing articles")
+        .context("listing articles")?;
+        for row in &mut rows {
+            sort_tags(&mut row.tags);
+        }
+        Ok(rows)
     }
 
     /// The id of the feed named `name`.
@@ -699,6 +729,12 @@ impl Store {
         })
         .context("reading image bytes")
     }
+}
+
+/// Tags in one order on both databases (their aggregates give none): without regard to case,
+/// then by spelling.
+fn sort_tags(tags: &mut [String]) {
+    tags.sort_by_cached_key(|tag| (tag.to_lowercase(), tag.clone()));
 }
 
 /// Words of a text: whitespace-separated pieces with at least one letter or digit (a lone
