@@ -1,6 +1,6 @@
 //! Tags end to end: a farm's RSS, Atom and JSON feeds carry categories, the configuration gives
-//! one feed `tags`; after a poll, `export`, `articles list`, `GET /articles/{id}` and
-//! `GET /articles?tag=` show and filter them, on both databases.
+//! one feed `tags`; after a poll, `export`, `articles list`, `articles show`,
+//! `GET /articles/{id}` and `GET /articles?tag=` show and filter them, on both databases.
 
 #[allow(dead_code)]
 mod api_support;
@@ -198,6 +198,11 @@ async fn feed_categories_and_configured_tags_are_stored_shown_and_filtered(
     assert_eq!(
         article["tags"],
         serde_json::json!(["Energy", "EU", "Grid policy"])
+    );
+    let shown = run(gleaner(dir.path()).args(["articles", "show", &id.to_string()]))?;
+    assert!(
+        shown.contains("\ntags: Energy, EU, Grid policy\n"),
+        "{shown}"
     );
     let (status, none) = app.get_json("/articles?tag=nuclear").await?;
     assert_eq!(status, 200, "{none}");
