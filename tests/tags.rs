@@ -18,6 +18,7 @@ use serde_json::Value;
 on_both_databases!(
     feed_categories_and_configured_tags_are_stored_shown_and_filtered,
     tags_of_a_pending_entry_reach_its_article,
+    every_feed_that_lists_an_article_gives_it_its_tags,
 );
 
 /// Serves story `n`'s page and returns its URL.
@@ -244,5 +245,49 @@ async fn tags_of_a_pending_entry_reach_its_article(db: TestDb) -> anyhow::Result
         .context("story 1 stored")?;
     let article = db.store.article(first_story.id).await?.context("stored")?;
     assert_eq!(article.tags, ["Energy", "Grid policy"]);
+    Ok(())
+}
+
+/// Two feeds list one story, each with categories and configured tags of its own: the story is
+/// stored once, with the tags of both.
+async fn every_feed_that_lists_an_article_gives_it_its_tags(db: TestDb) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    let url = story(&farm, 5);
+    let feed = |category: &str| {
+        format!(
+            "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>R</title>\
+             <link>http://farm.example/</link><item><title>Story 5</title><link>{url}</link>\
+             <category>{category}</category></item></channel></rss>"
+        )
+    };
+    farm.route(
+        "/one.xml",
+        farm::ok("application/rss+xml", feed("Hydro").into()),
+    );
+    farm.route(
+        "/two.xml",
+        farm::ok("application/rss+xml", feed("hydro").into()),
+    );
+    let config = TestConfig::new(&db)
+        .loopback_farm()
+        .feed("one", farm.url("/one.xml"))
+        .feed_set("tags", toml::Value::try_from(["Norway"])?)
+        .feed("two", farm.url("/two.xml"))
+        .feed_set("tags", toml::Value::try_from(["dams", "NORWAY"])?);
+    let ctx = daemon::prepare(config.parse()?).await?;
+    let (summary, reports) = poll(&ctx).await?;
+    assert_eq!(summary.new_articles, 1, "{reports:#?}");
+    // The feed that met the story while the other was storing it lists it at its next poll.
+    poll(&ctx).await?;
+    let rows = common::distinct_articles(&db.store).await?;
+    assert_eq!(rows.len(), 1);
+    let article = db.store.article(rows[0].id).await?.context("stored")?;
+    assert_eq!(article.tags.len(), 3, "{:?}", article.tags);
+    let folded: Vec<String> = article.tags.iter().map(|tag| tag.to_lowercase()).collect();
+    assert_eq!(folded, ["dams", "hydro", "norway"]);
+    // A second poll lists nothing new and adds nothing.
+    poll(&ctx).await?;
+    let again = db.store.article(rows[0].id).await?.context("stored")?;
+    assert_eq!(again.tags, article.tags);
     Ok(())
 }

@@ -3,7 +3,7 @@
 --
 -- `article_tags`: one row per (article, tag): the categories its feed entry gave (RSS
 -- `<category>`, Atom `category@term`, JSON Feed `tags`) and the `tags` configured on the
--- feed that stored it, in the spelling first met; tags that differ only by case are
+-- feed, of each feed that lists it (added when it first lists it), in the spelling first met; tags that differ only by case are
 -- one. The rows go with their article. `article_tags_tag_idx` serves the tag filter of
 -- listings and exports, which ignores case.
 -- `feed_entries.tags`: a JSON array of the entry's own tags, kept until its article is

@@ -175,6 +175,7 @@ impl QueuedWrite {
             author: article.author.as_deref(),
             published_at: article.published_at,
             summary: &self.summary,
+            tags: &article.tags,
         }
     }
 }
@@ -239,8 +240,8 @@ macro_rules! bind_metadata {
 }
 
 /// Writes one queued article on a connection inside the caller's transaction, which holds
-/// the article cursor lock: the cluster it joins, the row, its images, its tags, its band keys
-/// and its webhook deliveries. `statement` is the backend's [`sql::INSERT_ARTICLE`].
+/// the article cursor lock: the cluster it joins, the row, its images, its band keys, its
+/// listing (with its tags) and its webhook deliveries. `statement` is the backend's [`sql::INSERT_ARTICLE`].
 trait ArticleRows {
     async fn insert_queued(
         &mut self,
@@ -248,9 +249,6 @@ trait ArticleRows {
         write: &QueuedWrite,
         stored_at: DateTime<Utc>,
     ) -> Result<InsertOutcome, StoreError>;
-
-    /// Adds `tags` to article `article_id`'s, leaving out those it has in any case.
-    async fn insert_tags(&mut self, article_id: i64, tags: &[String]) -> Result<(), StoreError>;
 
     /// The article's row: its id, or `None` when it is already stored (same normalized URL,
     /// or same GUID in the same feed).
@@ -326,7 +324,6 @@ macro_rules! article_rows_on {
                 };
                 let (rows, blobs) = image_rows(&article.images, &[]);
                 insert_images!(tx, id, &rows, &blobs, stored_at);
-                tx.insert_tags(id, &article.tags).await?;
                 tx.write_band_keys(id, write.fingerprint.as_ref()).await?;
                 tx.record_listing(id, &listing, stored_at).await?;
                 // A better representative than the cluster's may have arrived: this one.
@@ -337,22 +334,6 @@ macro_rules! article_rows_on {
                 };
                 enqueue_deliveries!(tx, id, article.feed_id, representative, stored_at);
                 Ok(InsertOutcome::Inserted(id))
-            }
-
-            async fn insert_tags(
-                &mut self,
-                article_id: i64,
-                tags: &[String],
-            ) -> Result<(), StoreError> {
-                for tag in tags {
-                    sqlx::query(sql::INSERT_ARTICLE_TAG)
-                        .bind(article_id)
-                        .bind(tag)
-                        .execute(&mut *self)
-                        .await
-                        .context("storing an article's tag")?;
-                }
-                Ok(())
             }
 
             async fn insert_row(

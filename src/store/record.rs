@@ -54,7 +54,7 @@ pub struct ArticleRecord {
     /// The entry's enclosures and media, `{url, media_type, length, duration_seconds,
     /// thumbnail_url}` each; `[]` when none.
     pub enclosures: Vec<super::Enclosure>,
-    /// The article's tags (its entry's categories and its feed's configured tags), sorted
+    /// The article's tags (its entries' categories and its feeds' configured tags), sorted
     /// without regard to case; `[]` when none.
     pub tags: Vec<String>,
 }
