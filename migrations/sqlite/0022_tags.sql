@@ -2,10 +2,12 @@
 -- PostgreSQL's dialect: change both together (tests/store_schema.rs compares them).
 --
 -- `article_tags`: one row per (article, tag): the categories its feed entry gave (RSS
--- `<category>`, Atom `category@term`, JSON Feed `tags`) and the `tags` configured on the
--- feed, of each feed that lists it (added when it first lists it), in the spelling first met; tags that differ only by case are
--- one. The rows go with their article. `article_tags_tag_idx` serves the tag filter of
--- listings and exports, which ignores case.
+-- `<category>`, Atom `category@term`, JSON Feed `tags`) and the feed's configured `tags`, of
+-- each feed that lists it (added when it first lists it), in the spelling first met; tags
+-- that differ only by case are one. The rows go with their article (ON DELETE CASCADE).
+-- `article_tags_tag_idx` finds a tag's articles whatever its case; a listing's tag filter
+-- checks each row it reads on the primary key instead, so that a page still reads in id
+-- order.
 -- `feed_entries.tags`: a JSON array of the entry's own tags, kept until its article is
 -- stored; `[]` on rows remembered before this migration.
 
