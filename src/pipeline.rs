@@ -299,9 +299,7 @@ async fn remember_entries(
                 // tags.
                 if !listed {
                     let mut listing = new_entry(entry);
-                    listing.tags = crate::feed::tags::normalize(
-                        listing.tags.iter().chain(&settings.config.tags),
-                    );
+                    listing.tags = settings.article_tags(&listing.tags);
                     unlisted.push((article_id, listing));
                 }
             }

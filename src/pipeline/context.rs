@@ -9,7 +9,7 @@ use crate::config::{Config, FeedConfig};
 use crate::extract::Algorithm;
 use crate::extract::page_type::PageType;
 use crate::fetch::{Fetcher, RequestOptions};
-use crate::store::{FeedRecord, PendingEntry, Store};
+use crate::store::{FeedRecord, Store};
 
 /// What every poll needs. Cheap to clone; a reload builds a new one (keeping `in_flight`).
 #[derive(Clone)]
@@ -130,9 +130,9 @@ impl FeedSettings<'_> {
         ctx.config.sites.page_type_for(url).or(self.page_type)
     }
 
-    /// The tags of the article of an entry of this feed: the entry's own, then the feed's
-    /// `tags`, one of each whatever its case.
-    pub(super) fn article_tags(&self, entry: &PendingEntry) -> Vec<String> {
-        crate::feed::tags::normalize(entry.tags.iter().chain(&self.config.tags))
+    /// The tags this feed gives the article of an entry with tags `entry_tags`: the entry's
+    /// own, then the feed's `tags`, one of each whatever its case.
+    pub(super) fn article_tags(&self, entry_tags: &[String]) -> Vec<String> {
+        crate::feed::tags::normalize(entry_tags.iter().chain(&self.config.tags))
     }
 }

@@ -148,7 +148,7 @@ async fn list_known(
     article_id: i64,
 ) -> EntryOutcome {
     let attempt = EntryAttempt::stored(entry.attempts, now());
-    let tags = settings.article_tags(entry);
+    let tags = settings.article_tags(&entry.tags);
     if let Err(error) = ctx
         .store
         .list_known_article((entry, &tags), article_id, &attempt)

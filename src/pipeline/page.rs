@@ -135,7 +135,7 @@ pub(super) async fn download_and_store(
             let mut article =
                 page_article(entry, &page, (extraction, page_type), &metadata, raw_page);
             article.images = images;
-            article.tags = settings.article_tags(entry);
+            article.tags = settings.article_tags(&entry.tags);
             (article, failed)
         }
         Source::Feed(feed, verdict) => {
@@ -299,7 +299,7 @@ pub(super) async fn store_feed_text(
         posts: Vec::new(),
         enclosures: entry.enclosures.clone(),
         kind: EntryKind::of_entry(&entry.title, &entry.enclosures),
-        tags: settings.article_tags(entry),
+        tags: settings.article_tags(&entry.tags),
     };
     tracing::info!(url = %entry.url, verdict = verdict.as_str(), words = feed.words, "article stored from the feed's text");
     metrics::article_from_feed_text(verdict.as_str());
