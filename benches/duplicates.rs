@@ -676,6 +676,7 @@ fn new_article(feed_id: i64, url: String, text: String) -> NewArticle {
         posts: Vec::new(),
         enclosures: Vec::new(),
         kind: gleaner::store::EntryKind::Article,
+        tags: Vec::new(),
     }
 }
 

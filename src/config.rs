@@ -331,6 +331,9 @@ pub struct FeedConfig {
     /// `content`: where the feed's articles come from (the page, the entry's own text, or
     /// either by the rule of `auto`).
     pub content: ContentSource,
+    /// `tags`: given to each of the feed's articles besides its entry's own, normalized
+    /// (`feed::tags::normalize`).
+    pub tags: Vec<String>,
 }
 
 impl FeedConfig {
@@ -348,6 +351,7 @@ impl FeedConfig {
             filters: Filters::default(),
             trusted: false,
             content: ContentSource::Auto,
+            tags: Vec::new(),
         }
     }
 }
@@ -558,6 +562,7 @@ fn validate_feeds(
             filters: controls.filters,
             trusted: controls.trusted,
             content: controls.content,
+            tags: controls.tags,
         });
     }
     Ok((feeds, names))

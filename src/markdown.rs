@@ -63,8 +63,8 @@ const BLOCK_CONTAINERS: [&str; 14] = [
 
 /// What the YAML front matter of an article's Markdown says (`../shared/specs/cli.md`):
 /// `title, url, feed, author, published_at, language, id`, then `verdict` and `quality`, then
-/// `page_type`, then an entry's `kind` when it is not an article and its `enclosures` when it
-/// has any; absent values are left out.
+/// `page_type`, then its `tags` when it has any, then an entry's `kind` when it is not an
+/// article and its `enclosures` when it has any; absent values are left out.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FrontMatter<'a> {
     pub title: Option<&'a str>,
@@ -80,6 +80,8 @@ pub struct FrontMatter<'a> {
     pub duplicate_of: Option<i64>,
     /// What kind of page it was (`extract::PageType`): `article`, `forum`, ….
     pub page_type: Option<&'a str>,
+    /// The article's tags, a YAML list of strings.
+    pub tags: &'a [String],
     /// What the feed entry is (`video`, `audio`, `post`); `article` is left out.
     pub kind: Option<&'a str>,
     /// The entry's enclosures and media, a YAML list of mappings.
@@ -124,6 +126,12 @@ impl FrontMatter<'_> {
         }
         if let Some(page_type) = self.page_type {
             yaml.push_str(&format!("page_type: {}\n", yaml_quoted(page_type)));
+        }
+        if !self.tags.is_empty() {
+            yaml.push_str("tags:\n");
+            for tag in self.tags {
+                yaml.push_str(&format!("  - {}\n", yaml_quoted(tag)));
+            }
         }
         if let Some(kind) = self.kind.filter(|kind| *kind != "article") {
             yaml.push_str(&format!("kind: {}\n", yaml_quoted(kind)));
@@ -675,6 +683,22 @@ mod thread_tests {
             article.to_yaml(),
             "---\n---\n",
             "an article's kind is left out"
+        );
+    }
+
+    #[test]
+    fn tags_are_a_list_of_quoted_strings() {
+        let tags = ["EU: policy".to_string(), "- \"yes\"".to_string()];
+        let front = FrontMatter {
+            page_type: Some("article"),
+            tags: &tags,
+            kind: Some("audio"),
+            ..Default::default()
+        };
+        assert_eq!(
+            front.to_yaml(),
+            "---\npage_type: \"article\"\ntags:\n  - \"EU: policy\"\n  - \"- \\\"yes\\\"\"\n\
+             kind: \"audio\"\n---\n"
         );
     }
 

@@ -186,7 +186,7 @@ async fn poll_entries(
         }
         Some((fetched, parsed)) => {
             report.failed_articles += record_unusable_entries(ctx, feed.id, &parsed.unusable).await;
-            match remember_entries(ctx, feed, parsed.entries).await {
+            match remember_entries(ctx, &settings, feed, parsed.entries).await {
                 Ok(known) => counted = known,
                 Err(failure) => {
                     fail_poll(ctx, feed, feed_config, &failure, None).await;
@@ -270,10 +270,12 @@ async fn fetch_document(
 }
 
 /// Writes the document's entries that are not stored yet as pending, in one transaction,
-/// at most `[fetch] max_entries_per_feed` of them, newest first. Returns the URLs of those
-/// that are stored.
+/// at most `[fetch] max_entries_per_feed` of them, newest first; those stored already from
+/// another feed are listed in this one, with its tags. Returns the URLs of those that are
+/// stored.
 async fn remember_entries(
     ctx: &Context,
+    settings: &FeedSettings<'_>,
     feed: &FeedRecord,
     entries: Vec<FeedEntry>,
 ) -> Result<HashSet<String>, StepFailure> {
@@ -293,9 +295,12 @@ async fn remember_entries(
         match known {
             Some((article_id, listed)) => {
                 known_urls.insert(entry.url.to_string());
-                // Stored from another feed: this feed lists it too, with its own fields.
+                // Stored from another feed: this feed lists it too, with its own fields and
+                // tags.
                 if !listed {
-                    unlisted.push((article_id, new_entry(entry)));
+                    let mut listing = new_entry(entry);
+                    listing.tags = settings.article_tags(&listing.tags);
+                    unlisted.push((article_id, listing));
                 }
             }
             None => new_entries.push(new_entry(entry)),
@@ -345,6 +350,7 @@ fn new_entry(entry: FeedEntry) -> NewEntry {
                 transcript: enclosure.transcript,
             })
             .collect(),
+        tags: entry.tags.iter().map(|tag| strip_controls(tag)).collect(),
     }
 }
 

@@ -143,6 +143,7 @@ async fn seed(db: &TestDb) -> anyhow::Result<(tempfile::TempDir, Vec<i64>)> {
             } else {
                 gleaner::store::EntryKind::Article
             },
+            tags: Vec::new(),
         };
         ids.push(db.store.insert_article(&article).await?.id());
     }
@@ -257,7 +258,7 @@ async fn articles_list_show_and_search(db: TestDb) -> anyhow::Result<()> {
 
 async fn an_unknown_feed_is_an_error_not_an_empty_listing(db: TestDb) -> anyhow::Result<()> {
     let (dir, _) = seed(&db).await?;
-    for command in [&["articles", "list"][..], &["failures"]] {
+    for command in [&["articles", "list"][..], &["failures"], &["export"]] {
         let (out, output) = run(gleaner(dir.path(), &db)
             .args(command)
             .args(["--feed", "nope"]))?;
@@ -352,6 +353,7 @@ async fn seed_for_search(db: &TestDb) -> anyhow::Result<(tempfile::TempDir, Vec<
             posts: Vec::new(),
             enclosures: Vec::new(),
             kind: gleaner::store::EntryKind::Article,
+            tags: Vec::new(),
         };
         ids.push(db.store.insert_article(&article).await?.id());
     }
@@ -908,6 +910,7 @@ async fn stored_text_prints_inert_and_a_closed_pipe_ends_quietly(db: TestDb) -> 
         posts: Vec::new(),
         enclosures: Vec::new(),
         kind: gleaner::store::EntryKind::Article,
+        tags: Vec::new(),
     };
     let id = db.store.insert_article(&article).await?.id().to_string();
     for args in [

@@ -102,6 +102,7 @@ async fn seed(store: &Store) -> anyhow::Result<(tempfile::TempDir, Vec<i64>)> {
             posts: Vec::new(),
             enclosures: Vec::new(),
             kind: gleaner::store::EntryKind::Article,
+            tags: Vec::new(),
         };
         ids.push(store.insert_article(&article).await?.id());
     }
@@ -222,6 +223,7 @@ async fn feeds_remove_purge_keeps_an_article_another_feed_lists(db: TestDb) -> a
         posts: Vec::new(),
         enclosures: Vec::new(),
         kind: gleaner::store::EntryKind::Article,
+        tags: Vec::new(),
     };
     let shared = db
         .store

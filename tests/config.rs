@@ -652,6 +652,38 @@ fn a_page_type_is_set_per_feed_and_per_site() {
 }
 
 #[test]
+fn tags_are_set_per_feed_in_normal_form() {
+    let config = parse(
+        "[[feeds]]\nname = \"energy\"\nurl = \"https://energy.example/rss\"\n\
+         tags = [\" Energy \", \"EU  policy\", \"energy\"]\n\
+         [[feeds]]\nurl = \"https://news.example/rss\"\n",
+    )
+    .expect("valid");
+    assert_eq!(config.feeds[0].tags, ["Energy", "EU policy"]);
+    assert!(config.feeds[1].tags.is_empty());
+}
+
+#[test]
+fn empty_and_overlong_tags_are_refused_at_their_place() {
+    let message = refused("[[feeds]]\nurl = \"https://a.example/\"\n\ntags = [\"eu\", \"  \"]\n");
+    assert_at_line(&message, 4, "[[feeds]] tags of `a.example`");
+    assert!(message.contains("may not be empty"), "{message}");
+    let long = "x".repeat(gleaner::feed::bounds::MAX_TAG_BYTES + 1);
+    let message = refused(&format!(
+        "[[feeds]]\nurl = \"https://a.example/\"\ntags = [\"{long}\"]\n"
+    ));
+    assert_at_line(&message, 3, "[[feeds]] tags of `a.example`");
+    let many: Vec<String> = (0..=gleaner::feed::bounds::MAX_TAGS)
+        .map(|n| format!("\"t{n}\""))
+        .collect();
+    let message = refused(&format!(
+        "[[feeds]]\nurl = \"https://a.example/\"\ntags = [{}]\n",
+        many.join(", ")
+    ));
+    assert!(message.contains("at most 32 tags"), "{message}");
+}
+
+#[test]
 fn an_unknown_page_type_is_refused_at_its_place() {
     let message = refused("[[feeds]]\nurl = \"https://a.example/\"\npage_type = \"thread\"\n");
     assert_at_line(&message, 3, "[[feeds]] page_type of `a.example`");

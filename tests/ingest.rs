@@ -924,6 +924,7 @@ async fn entries_an_older_version_folded_into_one_guid_are_stored_after_the_upgr
             content: None,
             published_at: None,
             enclosures: Vec::new(),
+            tags: Vec::new(),
         })
         .collect();
     db.store

@@ -122,6 +122,7 @@ async fn every_output_path_opens_with_front_matter_a_yaml_parser_reads(
         posts: Vec::new(),
         enclosures: Vec::new(),
         kind: gleaner::store::EntryKind::Article,
+        tags: Vec::new(),
     };
     let id = db.store.insert_article(&article).await?.id();
     let check = |markdown: &str, path: &str| -> anyhow::Result<()> {

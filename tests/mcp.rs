@@ -59,6 +59,7 @@ async fn fill(db: &TestDb, config: &common::TestConfig) -> anyhow::Result<i64> {
             posts: Vec::new(),
             enclosures: Vec::new(),
             kind: gleaner::store::EntryKind::Article,
+            tags: vec!["Ports".into(), "storms".into()],
         })
         .await?
         .id();
@@ -264,7 +265,30 @@ fn check_every_call(seen: &serde_json::Value, id: i64) -> anyhow::Result<()> {
         "the server goes on: {seen}"
     );
     check_page_types(calls, id);
+    check_tags(calls, id);
     Ok(())
+}
+
+/// `get_article` gives the tags, in its structured content and its front matter;
+/// `list_articles` filters by a tag whatever its case, and an unknown tag is no rows.
+fn check_tags(calls: &serde_json::Value, id: i64) {
+    let tags = serde_json::json!(["Ports", "storms"]);
+    assert_eq!(calls["get_article"]["structured"]["tags"], tags, "{calls}");
+    let markdown = calls["get_article_markdown"]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        markdown.contains("tags:\n  - \"Ports\"\n  - \"storms\"\n"),
+        "{markdown}"
+    );
+    let tagged = &calls["list_articles_tagged"]["structured"]["articles"];
+    assert_eq!(tagged[0]["id"], id, "{tagged}");
+    assert_eq!(tagged[0]["tags"], tags, "{tagged}");
+    assert_eq!(
+        calls["list_articles_other_tag"]["structured"]["articles"],
+        serde_json::json!([]),
+        "{calls}"
+    );
 }
 
 /// `get_article` says the page type and the posts (none: the article is no thread);

@@ -108,6 +108,7 @@ fn article(feed_id: i64, slug: &str, text: &str, fetched_at: DateTime<Utc>) -> N
         posts: Vec::new(),
         enclosures: Vec::new(),
         kind: gleaner::store::EntryKind::Article,
+        tags: Vec::new(),
     }
 }
 

@@ -82,6 +82,7 @@ fn article(feed_id: i64, slug: &str, page_type: PageType) -> NewArticle {
         posts,
         enclosures: Vec::new(),
         kind: gleaner::store::EntryKind::Article,
+        tags: Vec::new(),
     }
 }
 

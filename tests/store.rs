@@ -77,6 +77,7 @@ fn article(feed_id: i64, n: u32) -> NewArticle {
         posts: Vec::new(),
         enclosures: Vec::new(),
         kind: gleaner::store::EntryKind::Article,
+        tags: Vec::new(),
     }
 }
 
@@ -994,6 +995,7 @@ async fn settled_entries_their_feed_stopped_listing_are_forgotten(
         content: None,
         published_at: None,
         enclosures: Vec::new(),
+        tags: Vec::new(),
     };
     let first = db_time(Utc::now()) - chrono::Duration::days(40);
     store
@@ -1095,6 +1097,7 @@ async fn failing_entry_writes_show_in_the_write_health() -> anyhow::Result<()> {
             content: None,
             published_at: None,
             enclosures: Vec::new(),
+            tags: Vec::new(),
         })
         .collect();
     store.cap_sqlite_size(SizeCap::AtCurrentSize).await?;

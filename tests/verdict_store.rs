@@ -58,6 +58,7 @@ fn article(feed_id: i64, n: u32, verdict: Verdict, quality: f64) -> NewArticle {
         posts: Vec::new(),
         enclosures: Vec::new(),
         kind: gleaner::store::EntryKind::Article,
+        tags: Vec::new(),
     }
 }
 
@@ -274,6 +275,7 @@ async fn an_entrys_content_is_kept_while_it_waits_and_dropped_once_settled(
         content: Some(format!("<p>The whole of story {n}.</p>")),
         published_at: None,
         enclosures: Vec::new(),
+        tags: Vec::new(),
     };
     let now = Utc::now();
     store

@@ -127,6 +127,7 @@ async fn fill(store: &Store) -> anyhow::Result<Vec<i64>> {
             posts: Vec::new(),
             enclosures: Vec::new(),
             kind: gleaner::store::EntryKind::Article,
+            tags: Vec::new(),
         };
         ids.push(store.insert_article(&article).await?.id());
     }
@@ -605,6 +606,7 @@ async fn an_episode_shows_its_kind_and_its_media_as_links(db: TestDb) -> anyhow:
             enclosure("javascript:alert(3)"),
         ],
         kind: gleaner::store::EntryKind::Audio,
+        tags: Vec::new(),
     };
     let id = db.store.insert_article(&episode).await?.id();
     let app = api_support::App::spawn(&db.store, None).await?;

@@ -78,6 +78,7 @@ pub async fn list(
     let feed = params.get("feed").map(str::to_string);
     let min_quality = params.get("min_quality").map(parse_quality).transpose()?;
     let page_type = params.get("page_type").map(parse_page_type).transpose()?;
+    let tag = params.get("tag").map(str::to_string);
     if let Some(name) = &feed
         && state.store.feed_by_name(name).await?.is_none()
     {
@@ -95,6 +96,7 @@ pub async fn list(
             ascending: true,
             min_quality,
             page_type,
+            tag,
         })
         .await?;
     let mut more = articles.len() as i64 > limit;

@@ -59,6 +59,7 @@ pub async fn list(config: &Config, args: &ListArgs) -> Result<(), CliError> {
         ascending: false,
         min_quality: args.min_quality,
         page_type: args.page_type,
+        tag: args.tag.clone(),
     };
     let store = open_store(config).await?;
     let rows = match check_feed(config, &store, args.feed.as_deref()).await {
@@ -210,6 +211,9 @@ pub async fn show(config: &Config, id: i64, format: BodyFormat) -> Result<(), Cl
             .flatten()
             .collect();
             println!("{}", byline.join(" · "));
+            if !article.tags.is_empty() {
+                println!("tags: {}", one_line(&article.tags.join(", ")));
+            }
             for enclosure in &article.enclosures {
                 println!("{}", enclosure_line(enclosure));
             }
@@ -319,8 +323,13 @@ pub async fn export(config: &Config, args: &ExportArgs) -> Result<(), CliError> 
         }
         _ => None,
     };
+    let since = parse_since(args.since.as_deref())?;
     // The database first: without one, no directory is left behind.
     let store = open_store(config).await?;
+    if let Err(error) = check_feed(config, &store, args.feed.as_deref()).await {
+        store.close().await;
+        return Err(error);
+    }
     let mut sink = match markdown_dir {
         Some(dir) => {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -331,13 +340,15 @@ pub async fn export(config: &Config, args: &ExportArgs) -> Result<(), CliError> 
     let mut cursor = args.after_id;
     loop {
         let filter = ArticleFilter {
+            feed: args.feed.clone(),
+            since,
             after_id: Some(cursor),
             before_id: None,
             limit: EXPORT_BATCH,
             ascending: true,
             min_quality: args.min_quality,
             page_type: args.page_type,
-            ..Default::default()
+            tag: args.tag.clone(),
         };
         let batch = store
             .list_articles(&filter)

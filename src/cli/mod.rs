@@ -338,6 +338,10 @@ pub struct ListArgs {
     /// documentation, service).
     #[arg(long, value_parser = parse_page_type)]
     pub page_type: Option<crate::store::PageType>,
+    /// Only articles with this tag (its entry's category or its feed's `tags`), whatever its
+    /// case.
+    #[arg(long)]
+    pub tag: Option<String>,
     /// At most this many rows.
     #[arg(long, default_value_t = 50)]
     pub limit: i64,
@@ -350,6 +354,16 @@ pub struct ExportArgs {
     /// Only articles with an id greater than this.
     #[arg(long, default_value_t = 0)]
     pub after_id: i64,
+    /// Only articles of this feed.
+    #[arg(long)]
+    pub feed: Option<String>,
+    /// Only articles fetched at or after this time (RFC 3339, or a date: its midnight UTC).
+    #[arg(long)]
+    pub since: Option<String>,
+    /// Only articles with this tag (its entry's category or its feed's `tags`), whatever its
+    /// case.
+    #[arg(long)]
+    pub tag: Option<String>,
     /// Only articles whose quality is at least this, from 0 to 1 (articles stored before
     /// quality was estimated have none and are exported).
     #[arg(long, value_parser = parse_quality)]

@@ -4,7 +4,7 @@
 //! one feed), [`Secret`] (a value whose `Debug` and `Display` never show it) and the
 //! validation of the keys `user_agent`, `headers`, `cookie`, `username`, `password`,
 //! `algorithm`, `page_type`, `images`, `enabled`, `trusted`, `content` ([`ContentSource`]),
-//! `keep` and `block`, each error pointing at its value.
+//! `tags`, `keep` and `block`, each error pointing at its value.
 //! Filter rules themselves are [`crate::filter`]'s; a feed's own `keep` or `block` list
 //! replaces the `[filters]` one of the same name.
 
@@ -183,6 +183,7 @@ pub(super) struct FeedControls {
     pub(super) filters: Filters,
     pub(super) trusted: bool,
     pub(super) content: ContentSource,
+    pub(super) tags: Vec<String>,
 }
 
 /// `[filters]` as written.
@@ -224,6 +225,7 @@ pub(super) struct RawFeed {
     pub(super) enabled: Option<bool>,
     pub(super) trusted: Option<bool>,
     pub(super) content: Option<Spanned<String>>,
+    pub(super) tags: Option<Vec<Spanned<String>>>,
     pub(super) keep: Option<Vec<Spanned<String>>>,
     pub(super) block: Option<Vec<Spanned<String>>>,
 }
@@ -281,6 +283,7 @@ impl RawFeed {
             },
         };
         let request = self.request(&key, &at)?;
+        let tags = tags(self.tags.as_deref().unwrap_or_default(), &key("tags"), &at)?;
         Ok(FeedControls {
             enabled: self.enabled.unwrap_or(true),
             algorithm,
@@ -290,6 +293,7 @@ impl RawFeed {
             filters,
             trusted: self.trusted.unwrap_or(false),
             content,
+            tags,
         })
     }
 
@@ -395,6 +399,37 @@ fn header_value(text: &str, sensitive: bool) -> Result<HeaderValue, String> {
 }
 
 /// Parses a list of rules, each error at its rule.
+/// A `tags` list: each tag normalized as a feed's are (`feed::tags::normalize`), at most
+/// [`MAX_TAGS`](crate::feed::bounds::MAX_TAGS) of at most
+/// [`MAX_TAG_BYTES`](crate::feed::bounds::MAX_TAG_BYTES) each; an empty one is refused at its
+/// place, as a tag too long.
+fn tags(
+    list: &[Spanned<String>],
+    key: &str,
+    at: &impl Fn(Range<usize>, String) -> ConfigError,
+) -> Result<Vec<String>, ConfigError> {
+    use crate::feed::bounds::{MAX_TAG_BYTES, MAX_TAGS};
+    for tag in list {
+        let normal = crate::feed::tags::normalize([tag.get_ref()]);
+        match normal.first() {
+            None => return Err(at(tag.span(), format!("{key}: a tag may not be empty"))),
+            Some(normal) if normal.len() > MAX_TAG_BYTES => {
+                return Err(at(
+                    tag.span(),
+                    format!("{key}: a tag has at most {MAX_TAG_BYTES} bytes"),
+                ));
+            }
+            Some(_) => {}
+        }
+    }
+    let tags = crate::feed::tags::normalize(list.iter().map(Spanned::get_ref));
+    if tags.len() > MAX_TAGS {
+        let span = list.last().map(Spanned::span).unwrap_or_default();
+        return Err(at(span, format!("{key}: at most {MAX_TAGS} tags")));
+    }
+    Ok(tags)
+}
+
 fn rules(
     list: &[Spanned<String>],
     key: &str,

@@ -26,6 +26,10 @@ pub const MAX_URL_BYTES: usize = 8 * 1024;
 pub const MAX_ENCLOSURES: usize = 32;
 /// An enclosure's media type, in bytes: a longer one is no media type and is left out.
 pub const MAX_MEDIA_TYPE_BYTES: usize = 128;
+/// Tags kept per entry, in the feed's order.
+pub const MAX_TAGS: usize = 32;
+/// A tag, in bytes.
+pub const MAX_TAG_BYTES: usize = 128;
 /// An unusable entry's name (its GUID or title), in bytes.
 pub const MAX_NAME_BYTES: usize = MAX_TITLE_BYTES;
 
@@ -85,6 +89,7 @@ fn bound_entry(entry: &mut FeedEntry) {
         .enclosures
         .retain(|enclosure| enclosure.url.as_str().len() <= MAX_URL_BYTES);
     entry.enclosures.truncate(MAX_ENCLOSURES);
+    bound_tags(&mut entry.tags);
     for Enclosure { media_type, .. } in &mut entry.enclosures {
         if media_type
             .as_ref()
@@ -93,6 +98,16 @@ fn bound_entry(entry: &mut FeedEntry) {
             *media_type = None;
         }
     }
+}
+
+/// At most [`MAX_TAGS`] tags of at most [`MAX_TAG_BYTES`] each; tags that become one when
+/// cut are one.
+pub fn bound_tags(tags: &mut Vec<String>) {
+    for tag in tags.iter_mut() {
+        cut(tag, MAX_TAG_BYTES);
+    }
+    *tags = super::tags::normalize(std::mem::take(tags));
+    tags.truncate(MAX_TAGS);
 }
 
 /// A GUID over [`MAX_GUID_BYTES`]: its start, `#` and the hash of the whole in hexadecimal.
@@ -119,6 +134,18 @@ mod tests {
         let mut short = "short".to_string();
         cut(&mut short, 5);
         assert_eq!(short, "short");
+    }
+
+    #[test]
+    fn tags_are_bounded_in_count_and_length() {
+        let mut tags: Vec<String> = (0..100)
+            .map(|n| format!("{n}{}", "é".repeat(200)))
+            .collect();
+        tags.push(format!("0{}x", "é".repeat(200)));
+        bound_tags(&mut tags);
+        assert_eq!(tags.len(), MAX_TAGS);
+        assert!(tags.iter().all(|tag| tag.len() <= MAX_TAG_BYTES));
+        assert_eq!(tags.iter().filter(|tag| tag.starts_with("0é")).count(), 1);
     }
 
     #[test]

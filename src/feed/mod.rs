@@ -2,7 +2,7 @@
 //! 1.0/1.1.
 //!
 //! Owns [`parse_feed`], which turns the bytes of a feed into [`FeedEntry`] values (guid, URL,
-//! title, author, published time, summary, content, enclosures) and says of every entry it
+//! title, author, published time, summary, content, enclosures, tags) and says of every entry it
 //! cannot use why ([`UnusableEntry`]), and the identity of an article: [`normalize_url`]
 //! across feeds (fragment and tracking parameters dropped), and within a feed its GUID, made
 //! distinct when a document gives one GUID to entries with different links. Pure: no I/O.
@@ -23,6 +23,7 @@ pub mod bounds;
 pub mod discover;
 mod json;
 mod normalize;
+pub mod tags;
 pub mod transcript;
 
 use std::collections::{HashMap, HashSet};
@@ -138,6 +139,9 @@ pub struct FeedEntry {
     /// as `summary`: not sanitized, to be sanitized where it is used.
     pub content: Option<String>,
     pub enclosures: Vec<Enclosure>,
+    /// The entry's categories (RSS `<category>`, Atom `category@term`, else its `label`, JSON
+    /// Feed `tags`) in the feed's order and spelling, normalized ([`tags::normalize`]).
+    pub tags: Vec<String>,
 }
 
 /// A file attached to an entry (podcast audio, an image).
@@ -512,6 +516,7 @@ fn convert_entry(
         });
     };
     let enclosures = entry_enclosures(&entry, feed_url);
+    let tags = tags::of_entry(&entry);
     // A name that is only markup (`<script>…</script>`) names no one.
     let author = entry
         .authors
@@ -540,6 +545,7 @@ fn convert_entry(
         summary,
         content,
         enclosures,
+        tags,
     })
 }
 

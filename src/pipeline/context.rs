@@ -129,4 +129,10 @@ impl FeedSettings<'_> {
     pub(super) fn page_type_for(&self, ctx: &Context, url: &url::Url) -> Option<PageType> {
         ctx.config.sites.page_type_for(url).or(self.page_type)
     }
+
+    /// The tags this feed gives the article of an entry with tags `entry_tags`: the entry's
+    /// own, then the feed's `tags`, one of each whatever its case.
+    pub(super) fn article_tags(&self, entry_tags: &[String]) -> Vec<String> {
+        crate::feed::tags::normalize(entry_tags.iter().chain(&self.config.tags))
+    }
 }

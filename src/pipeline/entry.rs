@@ -56,7 +56,7 @@ pub(super) async fn process_entry(
         .known_article(entry.feed_id, entry.guid.as_deref(), &entry.url)
         .await
     {
-        Ok(Some(id)) => return list_known(ctx, entry, id).await,
+        Ok(Some(id)) => return list_known(ctx, settings, entry, id).await,
         Ok(None) => match transcribed(ctx, settings, entry).await {
             Some(outcome) => outcome,
             // `content = "feed"`: the entry's own text is the article, and the page is not
@@ -142,12 +142,18 @@ async fn page_outcome(ctx: &Context, entry: &PendingEntry, page: PageOutcome) ->
 
 /// An entry whose article is stored already (another feed's, or its own under another URL
 /// form): the feed lists it from now on, with what its entry says of it, and the entry is
-/// settled. A database that refuses leaves the entry due.
-async fn list_known(ctx: &Context, entry: &PendingEntry, article_id: i64) -> EntryOutcome {
+/// settled, the article taking the feed's tags. A database that refuses leaves the entry due.
+async fn list_known(
+    ctx: &Context,
+    settings: &FeedSettings<'_>,
+    entry: &PendingEntry,
+    article_id: i64,
+) -> EntryOutcome {
     let attempt = EntryAttempt::stored(entry.attempts, now());
+    let tags = settings.article_tags(&entry.tags);
     if let Err(error) = ctx
         .store
-        .list_known_article(entry, article_id, &attempt)
+        .list_known_article((entry, &tags), article_id, &attempt)
         .await
     {
         tracing::warn!(url = %entry.url, %error, "cannot record a feed's listing; the entry stays due");
@@ -254,6 +260,7 @@ mod tests {
             published_at: None,
             attempts,
             enclosures: Vec::new(),
+            tags: Vec::new(),
         }
     }
 

@@ -134,6 +134,7 @@ pub(super) async fn download_and_store(
             let mut article =
                 page_article(entry, &page, (extraction, page_type), &metadata, raw_page);
             article.images = images;
+            article.tags = settings.article_tags(&entry.tags);
             (article, failed)
         }
         Source::Feed(feed, verdict) => {
@@ -297,6 +298,7 @@ pub(super) async fn store_feed_text(
         posts: Vec::new(),
         enclosures: entry.enclosures.clone(),
         kind: EntryKind::of_entry(&entry.title, &entry.enclosures),
+        tags: settings.article_tags(&entry.tags),
     };
     tracing::info!(url = %entry.url, verdict = verdict.as_str(), words = feed.words, "article stored from the feed's text");
     metrics::article_from_feed_text(verdict.as_str());
@@ -304,7 +306,7 @@ pub(super) async fn store_feed_text(
 }
 
 /// The article of the page's extraction, stored as the `configured` page type when there is
-/// one; its images are the caller's to download.
+/// one; its images and tags are the caller's to add.
 fn page_article(
     entry: &PendingEntry,
     page: &Fetched,
@@ -348,6 +350,7 @@ fn page_article(
         posts: fields.posts,
         enclosures: entry.enclosures.clone(),
         kind: EntryKind::of_entry(&entry.title, &entry.enclosures),
+        tags: Vec::new(),
     }
 }
 

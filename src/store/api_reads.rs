@@ -129,7 +129,10 @@ mod tests {
             super::super::sql::LIST_TYPE_ARTICLES_ASCENDING,
             super::super::sql::LIST_FEED_ARTICLES_ASCENDING,
             super::super::sql::LIST_FEED_ARTICLES_NEWEST_FIRST,
-        ] {
+        ]
+        .iter()
+        .flat_map(|dialects| [dialects.sqlite, dialects.postgres])
+        {
             assert!(statement.contains(&title), "{statement}");
             assert!(statement.contains(&author), "{statement}");
         }

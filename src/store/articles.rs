@@ -175,6 +175,7 @@ impl QueuedWrite {
             author: article.author.as_deref(),
             published_at: article.published_at,
             summary: &self.summary,
+            tags: &article.tags,
         }
     }
 }
@@ -239,8 +240,8 @@ macro_rules! bind_metadata {
 }
 
 /// Writes one queued article on a connection inside the caller's transaction, which holds
-/// the article cursor lock: the cluster it joins, the row, its images, its band keys and its
-/// webhook deliveries. `statement` is the backend's [`sql::INSERT_ARTICLE`].
+/// the article cursor lock: the cluster it joins, the row, its images, its band keys, its
+/// listing (with its tags) and its webhook deliveries. `statement` is the backend's [`sql::INSERT_ARTICLE`].
 trait ArticleRows {
     async fn insert_queued(
         &mut self,
@@ -608,10 +609,15 @@ impl Store {
     }
 
     pub async fn article(&self, id: i64) -> Result<Option<Article>, StoreError> {
-        on_pool!(self, pool => {
-            sqlx::query_as(sql::SELECT_ARTICLE).bind(id).fetch_optional(pool).await
+        let statement = self.sql(&sql::SELECT_ARTICLE);
+        let mut article: Option<Article> = on_pool!(self, pool => {
+            sqlx::query_as(statement).bind(id).fetch_optional(pool).await
         })
-        .context("reading an article")
+        .context("reading an article")?;
+        if let Some(article) = article.as_mut() {
+            sort_tags(&mut article.tags);
+        }
+        Ok(article)
     }
 
     /// The raw page of an article as downloaded, with its `Content-Type`, for re-extraction.
@@ -653,15 +659,15 @@ impl Store {
         };
         // Four statements, so that each is planned on its index: the feed filter and the
         // order decide which (an `OR $1 IS NULL` would hide the index from SQLite's planner).
-        let statement = match (feed_id.is_some(), filter.ascending) {
-            (false, true) if filter.page_type.is_some() => sql::LIST_TYPE_ARTICLES_ASCENDING,
-            (false, false) if filter.page_type.is_some() => sql::LIST_TYPE_ARTICLES_NEWEST_FIRST,
-            (false, true) => sql::LIST_ARTICLES_ASCENDING,
-            (false, false) => sql::LIST_ARTICLES_NEWEST_FIRST,
-            (true, true) => sql::LIST_FEED_ARTICLES_ASCENDING,
-            (true, false) => sql::LIST_FEED_ARTICLES_NEWEST_FIRST,
-        };
-        on_pool!(self, pool => {
+        let statement = self.sql(match (feed_id.is_some(), filter.ascending) {
+            (false, true) if filter.page_type.is_some() => &sql::LIST_TYPE_ARTICLES_ASCENDING,
+            (false, false) if filter.page_type.is_some() => &sql::LIST_TYPE_ARTICLES_NEWEST_FIRST,
+            (false, true) => &sql::LIST_ARTICLES_ASCENDING,
+            (false, false) => &sql::LIST_ARTICLES_NEWEST_FIRST,
+            (true, true) => &sql::LIST_FEED_ARTICLES_ASCENDING,
+            (true, false) => &sql::LIST_FEED_ARTICLES_NEWEST_FIRST,
+        });
+        let mut rows: Vec<ArticleSummary> = on_pool!(self, pool => {
             sqlx::query_as(statement)
                 .bind(feed_id)
                 .bind(filter.since.map(db_time))
@@ -670,10 +676,15 @@ impl Store {
                 .bind(filter.min_quality)
                 .bind(filter.before_id)
                 .bind(filter.page_type.map(PageType::as_str))
+                .bind(filter.tag.as_deref())
                 .fetch_all(pool)
                 .await
         })
-        .context("listing articles")
+        .context("listing articles")?;
+        for row in &mut rows {
+            sort_tags(&mut row.tags);
+        }
+        Ok(rows)
     }
 
     /// The id of the feed named `name`.
@@ -699,6 +710,12 @@ impl Store {
         })
         .context("reading image bytes")
     }
+}
+
+/// Tags in one order on both databases (their aggregates give none): without regard to case,
+/// then by spelling.
+fn sort_tags(tags: &mut [String]) {
+    tags.sort_by_cached_key(|tag| (tag.to_lowercase(), tag.clone()));
 }
 
 /// Words of a text: whitespace-separated pieces with at least one letter or digit (a lone

@@ -48,6 +48,7 @@ impl Store {
                     .bind(EntryState::Stored.as_str())
                     .bind(&entry.content)
                     .bind(sqlx::types::Json(&entry.enclosures))
+                    .bind(sqlx::types::Json(&entry.tags))
                     .execute(&mut *tx)
                     .await
                     .context("remembering a feed entry")?

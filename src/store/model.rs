@@ -221,6 +221,9 @@ pub struct NewArticle {
     pub enclosures: Vec<Enclosure>,
     /// What the feed entry is.
     pub kind: EntryKind,
+    /// The entry's own tags and its feed's configured ones, normalized
+    /// (`feed::tags::normalize`): the article's tags.
+    pub tags: Vec<String>,
 }
 
 /// An entry's summary as stored: its HTML sanitized like an article's (`tidy::sanitize`),
@@ -356,6 +359,9 @@ pub struct Article {
     pub enclosures: Vec<Enclosure>,
     /// An [`EntryKind`] name, as stored (`article` on rows stored before kinds).
     pub kind: String,
+    /// Its tags (`article_tags`), sorted without regard to case.
+    #[sqlx(json)]
+    pub tags: Vec<String>,
 }
 
 /// One row of an article listing.
@@ -377,6 +383,9 @@ pub struct ArticleSummary {
     pub cluster_size: i64,
     /// A [`PageType`] name, as stored.
     pub page_type: String,
+    /// Its tags, sorted without regard to case.
+    #[sqlx(json)]
+    pub tags: Vec<String>,
 }
 
 /// Which articles a listing returns. Empty fields do not filter.
@@ -395,6 +404,8 @@ pub struct ArticleFilter {
     pub min_quality: Option<f64>,
     /// Only articles of this page type.
     pub page_type: Option<PageType>,
+    /// Only articles with this tag, whatever its case (ASCII letters on SQLite).
+    pub tag: Option<String>,
 }
 
 /// Which failures a listing returns, newest first. Empty fields do not filter.
@@ -600,6 +611,8 @@ pub struct NewEntry {
     pub published_at: Option<DateTime<Utc>>,
     /// Its enclosures and media, kept until the entry is settled.
     pub enclosures: Vec<Enclosure>,
+    /// Its own tags (the feed's categories), kept until the entry is settled.
+    pub tags: Vec<String>,
 }
 
 /// A remembered entry that is waiting to be processed.
@@ -619,6 +632,9 @@ pub struct PendingEntry {
     /// Its enclosures and media.
     #[sqlx(json)]
     pub enclosures: Vec<Enclosure>,
+    /// Its own tags (the feed's categories).
+    #[sqlx(json)]
+    pub tags: Vec<String>,
 }
 
 /// What an attempt at an entry changed: its new state, failure count, next attempt time and

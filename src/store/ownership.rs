@@ -28,6 +28,9 @@ pub(super) struct Listing<'a> {
     pub author: Option<&'a str>,
     pub published_at: Option<DateTime<Utc>>,
     pub summary: &'a StoredSummary,
+    /// The tags this feed gives the article (its entry's and the feed's configured ones),
+    /// added to the article's when the feed first lists it.
+    pub tags: &'a [String],
 }
 
 /// Whether a feed served from `feed_host` publishes the article at `article_url`: the same
@@ -85,7 +88,8 @@ fn adopters(rows: &[AdopterRow]) -> Vec<(i64, i64)> {
 /// Listings written on one connection, inside the caller's transaction.
 pub(super) trait Listings {
     /// Records that a feed lists an article, as [`Listings::list_in_feed`] does, for an
-    /// article the feed has just stored (and so owns). True when the feed did not list it yet.
+    /// article the feed has just stored (and so owns), and adds the listing's tags to the
+    /// article's (those it has in any case left out). True when the feed did not list it yet.
     async fn record_listing(
         &mut self,
         article_id: i64,
@@ -131,7 +135,18 @@ macro_rules! listings_on {
                     .await
                     .context("recording the feed that lists an article")?
                     .rows_affected();
-                Ok(added > 0)
+                if added == 0 {
+                    return Ok(false);
+                }
+                for tag in listing.tags {
+                    sqlx::query(sql::INSERT_ARTICLE_TAG)
+                        .bind(article_id)
+                        .bind(tag)
+                        .execute(&mut *self)
+                        .await
+                        .context("storing an article's tag")?;
+                }
+                Ok(true)
             }
 
             async fn list_in_feed(
@@ -195,10 +210,11 @@ listings_on!(sqlx::PgConnection);
 impl Store {
     /// Records that the feed of `entry` lists article `article_id`, stored already (from
     /// another feed, or under another URL form), and settles the entry with `attempt`, in one
-    /// transaction; the feed's webhooks get the article as a new one of theirs.
+    /// transaction; the feed's webhooks get the article as a new one of theirs, and the
+    /// article gets `tags` (the entry's and the feed's configured ones).
     pub async fn list_known_article(
         &self,
-        entry: &PendingEntry,
+        (entry, tags): (&PendingEntry, &[String]),
         article_id: i64,
         attempt: &EntryAttempt,
     ) -> Result<(), StoreError> {
@@ -210,6 +226,7 @@ impl Store {
             author: entry.author.as_deref(),
             published_at: entry.published_at,
             summary: &summary,
+            tags,
         };
         let settled = Some((entry.id, attempt));
         self.write_listings(&[(article_id, listing)], settled).await
@@ -242,6 +259,7 @@ impl Store {
                     author: entry.author.as_deref(),
                     published_at: entry.published_at,
                     summary,
+                    tags: &entry.tags,
                 };
                 (*article_id, listing)
             })

@@ -54,6 +54,9 @@ pub struct ArticleRecord {
     /// The entry's enclosures and media, `{url, media_type, length, duration_seconds,
     /// thumbnail_url}` each; `[]` when none.
     pub enclosures: Vec<super::Enclosure>,
+    /// The article's tags (its entries' categories and its feeds' configured tags), sorted
+    /// without regard to case; `[]` when none.
+    pub tags: Vec<String>,
 }
 
 impl ArticleRecord {
@@ -71,6 +74,7 @@ impl ArticleRecord {
             quality: self.quality,
             duplicate_of: self.duplicate_of,
             page_type: Some(&self.page_type),
+            tags: &self.tags,
             kind: Some(&self.kind),
             enclosures: &self.enclosures,
         }
@@ -140,6 +144,7 @@ impl ArticleRecord {
             posts: article.posts,
             kind: article.kind,
             enclosures: article.enclosures,
+            tags: article.tags,
         }
     }
 }

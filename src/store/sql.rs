@@ -232,7 +232,7 @@ pub(super) const SET_FEED_NEXT_DUE: &str = "UPDATE feeds SET next_due_at = $2 WH
 // --- feed entries ---
 
 /// Remembers entry `$2`..`$7` (guid, url, title, author, summary, published), `$12` (its
-/// content) and `$13` (its enclosures, JSON) of feed `$1` in state `$8` (pending), due at `$9`. An entry the feed already has
+/// content), `$13` (its enclosures, JSON) and `$14` (its tags, JSON) of feed `$1` in state `$8` (pending), due at `$9`. An entry the feed already has
 /// (same URL) keeps its state, with one exception: while it waits (`$8`, `$10`: retrying) or
 /// was settled as stored (`$11`) under a GUID that its new one (`$2`) extends with its URL.
 /// Older versions took entries that share a GUID but not a link for one entry, and stored
@@ -241,8 +241,8 @@ pub(super) const SET_FEED_NEXT_DUE: &str = "UPDATE feeds SET next_due_at = $2 WH
 pub(super) const INSERT_FEED_ENTRY: &str = "
     INSERT INTO feed_entries (feed_id, guid, url, title, author, summary, published_at, state,
                               attempts, next_attempt_at, first_seen_at, content, last_seen_at,
-                              enclosures)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $9, $12, $9, $13)
+                              enclosures, tags)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $9, $12, $9, $13, $14)
     ON CONFLICT (feed_id, url) DO UPDATE SET
         guid = excluded.guid,
         state = excluded.state,
@@ -250,7 +250,8 @@ pub(super) const INSERT_FEED_ENTRY: &str = "
         next_attempt_at = excluded.next_attempt_at,
         last_error = NULL,
         content = excluded.content,
-        enclosures = excluded.enclosures
+        enclosures = excluded.enclosures,
+        tags = excluded.tags
     WHERE feed_entries.state IN ($8, $10, $11)
       AND excluded.guid = feed_entries.guid || ' ' || feed_entries.url";
 
@@ -280,7 +281,7 @@ pub(super) const FORGET_ENTRIES: &str = "
 /// order they were first seen (oldest first), at most `$5`.
 pub(super) const SELECT_DUE_ENTRIES: &str = "
     SELECT id, feed_id, guid, url, title, author, summary, content, published_at, attempts,
-           enclosures
+           enclosures, tags
     FROM feed_entries
     WHERE feed_id = $1 AND state IN ($2, $3) AND next_attempt_at <= $4
     ORDER BY id
@@ -577,25 +578,55 @@ pub(super) const SELECT_CLUSTER_MEMBERS: &str = "
     SELECT id FROM articles WHERE duplicate_of = $1
     ORDER BY id";
 
-pub(super) const SELECT_ARTICLE: &str = "
-    SELECT a.id, a.feed_id, f.name AS feed, a.guid, a.url, a.canonical_url, a.title, a.author,
-           a.summary, a.summary_text, a.published_at, a.fetched_at, a.language, a.extractor,
-           a.confidence, a.verdict, a.quality, a.text, a.html, a.word_count, a.content_hash,
-           a.author_source, a.published_source, a.lead_image_url, a.lead_image_source,
-           a.site_name, a.site_name_source, a.duplicate_of,
-           a.page_type, a.posts, a.enclosures, a.kind
-    FROM articles a
-    JOIN feeds f ON f.id = a.feed_id
-    WHERE a.id = $1";
+/// Article `a`'s tags as a JSON array (`[]` when it has none), read on `article_tags`' primary
+/// key; the store sorts them.
+macro_rules! tags_of {
+    (sqlite) => {
+        "(SELECT json_group_array(t.tag) FROM article_tags t WHERE t.article_id = a.id) AS tags"
+    };
+    (postgres) => {
+        "(SELECT COALESCE(json_agg(t.tag), '[]'::json) FROM article_tags t
+          WHERE t.article_id = a.id) AS tags"
+    };
+}
+
+macro_rules! select_article {
+    ($dialect:ident) => {
+        concat!(
+            "SELECT a.id, a.feed_id, f.name AS feed, a.guid, a.url, a.canonical_url, a.title,
+                    a.author, a.summary, a.summary_text, a.published_at, a.fetched_at, a.language,
+                    a.extractor, a.confidence, a.verdict, a.quality, a.text, a.html,
+                    a.word_count, a.content_hash, a.author_source, a.published_source,
+                    a.lead_image_url, a.lead_image_source, a.site_name, a.site_name_source,
+                    a.duplicate_of, a.page_type, a.posts, a.enclosures, a.kind, ",
+            tags_of!($dialect),
+            "
+             FROM articles a
+             JOIN feeds f ON f.id = a.feed_id
+             WHERE a.id = $1"
+        )
+    };
+}
+
+pub(super) const SELECT_ARTICLE: Dialects = Dialects {
+    sqlite: select_article!(sqlite),
+    postgres: select_article!(postgres),
+};
+
+/// Stores tag `$2` of article `$1`, unless the article has it already in any case.
+pub(super) const INSERT_ARTICLE_TAG: &str = "
+    INSERT INTO article_tags (article_id, tag)
+    SELECT $1, $2
+    WHERE NOT EXISTS (SELECT 1 FROM article_tags t
+                      WHERE t.article_id = $1 AND lower(t.tag) = lower($2))";
 
 /// The raw page of article `$1` with its `Content-Type` and how it is compressed.
 pub(super) const SELECT_RAW_PAGE: &str =
     "SELECT raw_page, raw_content_type, raw_encoding FROM articles WHERE id = $1";
 
 /// Listings: `$1` the feed's id, `$2` fetched at or after, `$3` id greater than, `$4` limit, `$5`
-/// the least quality (an article without one passes), `$6` id less than, `$7` the page type; a
-/// NULL filter
-/// matches everything. Each order, with and without a feed, is a statement of its own, and
+/// the least quality (an article without one passes), `$6` id less than, `$7` the page type,
+/// `$8` a tag (any case); a NULL filter matches everything. Each order, with and without a feed, is a statement of its own, and
 /// the id bounds are ranges whatever their values, so that each is planned on its index (the
 /// primary key, or `article_feeds`' (feed, article)) and reads one page of rows. A row's
 /// `cluster_size` counts its cluster's stored articles: the representative and those that
@@ -605,7 +636,7 @@ pub(super) const SELECT_RAW_PAGE: &str =
 /// and authors are cut to `api_reads::LISTED_TITLE_CHARS` and `LISTED_AUTHOR_CHARS`
 /// characters.
 macro_rules! list_articles {
-    ($order:literal, $own:literal, $rows:ident, $id:literal) => {
+    ($dialect:ident, $order:literal, $own:literal, $rows:ident, $id:literal) => {
         concat!(
             "SELECT a.id, f.name AS feed, a.url, substr(",
             $own,
@@ -619,7 +650,9 @@ macro_rules! list_articles {
                      WHERE d.duplicate_of = COALESCE(a.duplicate_of, a.id))
                     + (SELECT COUNT(*) FROM articles d
                        WHERE d.id = COALESCE(a.duplicate_of, a.id)) AS cluster_size,
-                    a.page_type
+                    a.page_type, ",
+            tags_of!($dialect),
+            "
              FROM ",
             list_from!($rows),
             "
@@ -632,6 +665,9 @@ macro_rules! list_articles {
             $id,
             " < COALESCE($6, 9223372036854775807)
                AND ($7 IS NULL OR a.page_type = $7)
+               AND ($8 IS NULL OR EXISTS (SELECT 1 FROM article_tags t
+                                          WHERE t.article_id = a.id
+                                            AND lower(t.tag) = lower($8)))
              ORDER BY ",
             $id,
             " ",
@@ -660,14 +696,24 @@ macro_rules! list_from {
     };
 }
 
-pub(super) const LIST_ARTICLES_NEWEST_FIRST: &str = list_articles!("DESC", "a", all, "a.id");
-pub(super) const LIST_ARTICLES_ASCENDING: &str = list_articles!("ASC", "a", all, "a.id");
-pub(super) const LIST_TYPE_ARTICLES_NEWEST_FIRST: &str = list_articles!("DESC", "a", typed, "a.id");
-pub(super) const LIST_TYPE_ARTICLES_ASCENDING: &str = list_articles!("ASC", "a", typed, "a.id");
-pub(super) const LIST_FEED_ARTICLES_NEWEST_FIRST: &str =
-    list_articles!("DESC", "own", feed, "own.article_id");
-pub(super) const LIST_FEED_ARTICLES_ASCENDING: &str =
-    list_articles!("ASC", "own", feed, "own.article_id");
+/// One listing in both dialects (they differ in how the tags are read).
+macro_rules! listing {
+    ($($rest:tt)*) => {
+        Dialects {
+            sqlite: list_articles!(sqlite, $($rest)*),
+            postgres: list_articles!(postgres, $($rest)*),
+        }
+    };
+}
+
+pub(super) const LIST_ARTICLES_NEWEST_FIRST: Dialects = listing!("DESC", "a", all, "a.id");
+pub(super) const LIST_ARTICLES_ASCENDING: Dialects = listing!("ASC", "a", all, "a.id");
+pub(super) const LIST_TYPE_ARTICLES_NEWEST_FIRST: Dialects = listing!("DESC", "a", typed, "a.id");
+pub(super) const LIST_TYPE_ARTICLES_ASCENDING: Dialects = listing!("ASC", "a", typed, "a.id");
+pub(super) const LIST_FEED_ARTICLES_NEWEST_FIRST: Dialects =
+    listing!("DESC", "own", feed, "own.article_id");
+pub(super) const LIST_FEED_ARTICLES_ASCENDING: Dialects =
+    listing!("ASC", "own", feed, "own.article_id");
 
 pub(super) const SELECT_ARTICLE_IMAGES: &str = "
     SELECT position, url, alt, caption, width, height, mime, size, sha256

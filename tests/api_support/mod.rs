@@ -213,6 +213,7 @@ pub async fn seed(store: &Store, count: u32) -> anyhow::Result<Seeded> {
             posts: Vec::new(),
             enclosures: Vec::new(),
             kind: gleaner::store::EntryKind::Article,
+            tags: Vec::new(),
         };
         if n == 0 {
             article.text.push_str("\n\nA rare word: xylographer.");
@@ -300,5 +301,6 @@ pub fn dense_article(feed_id: i64, n: u32) -> NewArticle {
         posts: Vec::new(),
         enclosures: Vec::new(),
         kind: gleaner::store::EntryKind::Article,
+        tags: Vec::new(),
     }
 }

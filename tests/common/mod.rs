@@ -42,6 +42,7 @@ pub const MIGRATIONS: &[&str] = &[
     "page types",
     "enclosures and kinds",
     "search syntax",
+    "tags",
 ];
 
 /// The `gleaner` binary, run in `dir` with none of the caller's settings: no
