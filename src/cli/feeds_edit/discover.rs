@@ -1,5 +1,6 @@
 //! The URL `feeds add` is given, checked: a feed is taken as it is; an HTML page's announced
-//! feeds (`feed::discover`) are offered, one taken, or the choice left to the user.
+//! feeds (`feed::discover`) are offered, one taken, or the choice left to the user; a page
+//! that announces none has the site's usual feed paths tried, the first feed found taken.
 
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 
@@ -8,7 +9,7 @@ use url::Url;
 use super::Discovery;
 use crate::cli::CliError;
 use crate::config::Config;
-use crate::feed::discover::{FeedLink, feed_links};
+use crate::feed::discover::{FeedLink, USUAL_FEED_PATHS, feed_links, usual_feed_urls};
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, Fetcher, ResourceKind};
 
 /// The feed to add for `url`: itself when it is a feed, else the feed its page announces.
@@ -21,11 +22,16 @@ pub(super) fn feed_url(config: &Config, url: Url, discovery: Discovery) -> Resul
     let links = feed_links(&page.bytes, page.charset(), &page.final_url);
     let chosen = match (links.len(), discovery) {
         (0, _) => {
-            return Err(runtime(
-                &url,
-                "neither a feed nor a page that announces one (<link rel=\"alternate\">); \
-                 nothing written",
-            ));
+            if let Some(found) = usual_feed(config, &page.final_url) {
+                eprintln!("{url} is a page that announces no feed; {found} is a feed");
+                return Ok(found);
+            }
+            let message = format!(
+                "neither a feed nor a page that announces one (<link rel=\"alternate\">), and \
+                 none of {} on its site is a feed; nothing written",
+                USUAL_FEED_PATHS.join(", ")
+            );
+            return Err(runtime(&url, &message));
         }
         (1, _) | (_, Discovery::First) => links[0].url.clone(),
         _ if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() => {
@@ -50,6 +56,28 @@ fn runtime(url: &Url, message: &str) -> CliError {
         context: format!("feeds add {url}"),
         source: message.to_string().into(),
     }
+}
+
+/// The first of the site's usual feed URLs that answers with a feed: at most
+/// [`USUAL_FEED_PATHS`]' few requests, one after the other. A failed request is no answer.
+fn usual_feed(config: &Config, page_url: &Url) -> Option<Url> {
+    let tokio = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok()?;
+    tokio.block_on(async {
+        let fetcher = Fetcher::new(&config.fetch).ok()?;
+        for candidate in usual_feed_urls(page_url) {
+            let request = FetchRequest::new(candidate.clone(), ResourceKind::Feed);
+            let Ok(FetchOutcome::Fetched(page)) = fetcher.fetch(&request).await else {
+                continue;
+            };
+            if crate::feed::parse_feed(&page.bytes, page.charset(), &page.final_url).is_ok() {
+                return Some(candidate);
+            }
+        }
+        None
+    })
 }
 
 /// Downloads `url` as a feed would be, through the configured fetcher.
