@@ -209,3 +209,57 @@ async fn a_private_address_is_refused_naming_the_setting() -> anyhow::Result<()>
     assert_eq!(std::fs::read_to_string(&path)?, before);
     Ok(())
 }
+
+/// Without `--name`, a feed is named from its own title, made unique with `-2`, `-3`: a
+/// second feed of one host (or of one title) is added, not refused as a duplicate. With
+/// `--no-discover` there is no title: the host, made unique the same way.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_feed_is_named_from_its_title_and_the_name_made_unique() -> anyhow::Result<()> {
+    let (farm, dir, path, _db) = setup().await?;
+    let items = [Item {
+        guid: "g2".into(),
+        url: farm.url("/a/2.html"),
+        title: "Two".into(),
+    }];
+    for other in ["/other.xml", "/third.xml", "/fourth.xml"] {
+        farm.route(
+            other,
+            farm::ok("application/rss+xml", farm::rss(&items).into_bytes()),
+        );
+    }
+    farm.html(
+        "/blog/fourth.html",
+        &page_with_links(&[("application/rss+xml", "/fourth.xml")]),
+    );
+    for (url, name) in [
+        (farm.url("/feed.xml"), "farm-rss"),
+        (farm.url("/atom.xml"), "farm-atom"),
+        (farm.url("/other.xml"), "farm-rss-2"),
+        (farm.url("/blog/fourth.html"), "farm-rss-3"),
+    ] {
+        let output = feeds_add(dir.path(), &[&url]).await?;
+        assert!(output.status.success(), "{url}: {output:?}");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(stdout.contains(&format!("added feed `{name}`")), "{stdout}");
+    }
+    for n in 1..=2 {
+        let url = farm.url(&format!("/third.xml?n={n}"));
+        let output = feeds_add(dir.path(), &[&url, "--no-discover"]).await?;
+        assert!(output.status.success(), "{output:?}");
+    }
+    let text = std::fs::read_to_string(&path)?;
+    for name in [
+        "farm-rss",
+        "farm-atom",
+        "farm-rss-2",
+        "farm-rss-3",
+        "127.0.0.1",
+        "127.0.0.1-2",
+    ] {
+        assert!(
+            text.contains(&format!("name = \"{name}\"")),
+            "{name}: {text}"
+        );
+    }
+    Ok(())
+}

@@ -56,20 +56,32 @@ pub fn add(
     }
     let parsed = url::Url::parse(url.trim())
         .map_err(|e| CliError::Usage(format!("`{url}` is not a valid URL ({e})")))?;
-    let parsed = match discovery {
-        Discovery::Off => parsed,
-        _ => discover::feed_url(config, parsed, discovery)?,
+    let (parsed, title) = match discovery {
+        Discovery::Off => (parsed, None),
+        _ => {
+            let found = discover::feed_url(config, parsed, discovery)?;
+            (found.url, found.title)
+        }
     };
-    let name = match name {
-        Some(name) => name.trim().to_string(),
-        None => parsed.host_str().unwrap_or_default().to_string(),
-    };
-    let feed = NewFeed {
-        name: name.clone(),
-        url: parsed.to_string(),
-        schedule: schedule.map(str::to_string),
-    };
-    edit_feeds(&config.path, |_| (vec![feed], ()))?;
+    let url = parsed.to_string();
+    let given = name.map(|name| name.trim().to_string());
+    // Without --name: the feed's title (the host when it has none), made unique among the
+    // names the file holds once locked, as import-opml names its feeds.
+    let name = edit_feeds(&config.path, |current| {
+        let name = given.unwrap_or_else(|| {
+            let mut names = current.feeds.iter().map(|f| f.name.clone()).collect();
+            unique_name(
+                &slug(title.as_deref().unwrap_or_default(), &parsed),
+                &mut names,
+            )
+        });
+        let feed = NewFeed {
+            name: name.clone(),
+            url,
+            schedule: schedule.map(str::to_string),
+        };
+        (vec![feed], name)
+    })?;
     println!(
         "added feed `{name}` ({parsed}) to {}",
         config.path.display()

@@ -12,18 +12,34 @@ use crate::config::Config;
 use crate::feed::discover::{FeedLink, USUAL_FEED_PATHS, feed_links, usual_feed_urls};
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, Fetcher, ResourceKind};
 
+/// The feed `feeds add` found, with its own title when it gives one (for its default name).
+pub(super) struct Found {
+    pub url: Url,
+    pub title: Option<String>,
+}
+
+/// The title of `page` when it is a feed (`None` inside when the feed has no title); `None`
+/// when it is not a feed.
+fn feed_title(page: &Fetched) -> Option<Option<String>> {
+    let parsed = crate::feed::parse_feed(&page.bytes, page.charset(), &page.final_url).ok()?;
+    Some(parsed.title.filter(|title| !title.trim().is_empty()))
+}
+
 /// The feed to add for `url`: itself when it is a feed, else the feed its page announces.
 /// Nothing is written on any error.
-pub(super) fn feed_url(config: &Config, url: Url, discovery: Discovery) -> Result<Url, CliError> {
+pub(super) fn feed_url(config: &Config, url: Url, discovery: Discovery) -> Result<Found, CliError> {
     let page = fetch(config, &url)?;
-    if crate::feed::parse_feed(&page.bytes, page.charset(), &page.final_url).is_ok() {
-        return Ok(url);
+    if let Some(title) = feed_title(&page) {
+        return Ok(Found { url, title });
     }
     let links = feed_links(&page.bytes, page.charset(), &page.final_url);
     let chosen = match (links.len(), discovery) {
         (0, _) => {
             if let Some(found) = usual_feed(config, &page.final_url) {
-                eprintln!("{url} is a page that announces no feed; {found} is a feed");
+                eprintln!(
+                    "{url} is a page that announces no feed; {} is a feed",
+                    found.url
+                );
                 return Ok(found);
             }
             let message = format!(
@@ -33,7 +49,7 @@ pub(super) fn feed_url(config: &Config, url: Url, discovery: Discovery) -> Resul
             );
             return Err(runtime(&url, &message));
         }
-        (1, _) | (_, Discovery::First) => links[0].url.clone(),
+        (1, _) | (_, Discovery::First) => links[0].clone(),
         _ if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() => {
             pick(&url, &links)?
         }
@@ -47,8 +63,17 @@ pub(super) fn feed_url(config: &Config, url: Url, discovery: Discovery) -> Resul
             return Err(runtime(&url, &message));
         }
     };
-    eprintln!("{url} is a page; its feed is {chosen}");
-    Ok(chosen)
+    eprintln!("{url} is a page; its feed is {}", chosen.url);
+    // The feed's own title names it; the link's, when the feed cannot be read now.
+    let title = fetch(config, &chosen.url)
+        .ok()
+        .and_then(|feed| feed_title(&feed))
+        .flatten()
+        .or(chosen.title);
+    Ok(Found {
+        url: chosen.url,
+        title,
+    })
 }
 
 fn runtime(url: &Url, message: &str) -> CliError {
@@ -60,7 +85,7 @@ fn runtime(url: &Url, message: &str) -> CliError {
 
 /// The first of the site's usual feed URLs that answers with a feed: at most
 /// [`USUAL_FEED_PATHS`]' few requests, one after the other. A failed request is no answer.
-fn usual_feed(config: &Config, page_url: &Url) -> Option<Url> {
+fn usual_feed(config: &Config, page_url: &Url) -> Option<Found> {
     let tokio = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -72,8 +97,11 @@ fn usual_feed(config: &Config, page_url: &Url) -> Option<Url> {
             let Ok(FetchOutcome::Fetched(page)) = fetcher.fetch(&request).await else {
                 continue;
             };
-            if crate::feed::parse_feed(&page.bytes, page.charset(), &page.final_url).is_ok() {
-                return Some(candidate);
+            if let Some(title) = feed_title(&page) {
+                return Some(Found {
+                    url: candidate,
+                    title,
+                });
             }
         }
         None
@@ -118,7 +146,7 @@ fn numbered(links: &[FeedLink]) -> String {
 }
 
 /// Asks on the terminal which feed to add.
-fn pick(url: &Url, links: &[FeedLink]) -> Result<Url, CliError> {
+fn pick(url: &Url, links: &[FeedLink]) -> Result<FeedLink, CliError> {
     let mut stderr = std::io::stderr();
     let _ = writeln!(
         stderr,
@@ -139,7 +167,7 @@ fn pick(url: &Url, links: &[FeedLink]) -> Result<Url, CliError> {
             .and_then(|n| n.checked_sub(1))
             .and_then(|i| links.get(i))
         {
-            return Ok(link.url.clone());
+            return Ok(link.clone());
         }
     }
 }
