@@ -733,6 +733,148 @@ fn feeds_remove_takes_out_one_feed_and_keeps_comments() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Runs `gleaner feeds remove NAME` in `dir`, which must succeed.
+fn remove_feed(dir: &std::path::Path, name: &str) -> anyhow::Result<()> {
+    let output = Command::new(BINARY)
+        .current_dir(dir)
+        .env_remove("GLEANER_CONFIG")
+        .args(["feeds", "remove", name])
+        .output()?;
+    anyhow::ensure!(output.status.success(), "{output:?}");
+    Ok(())
+}
+
+/// On the file `gleaner init` writes, removing a feed takes out its table and the blank line
+/// above it, and nothing else: the commented `[[sites]]`, `[[webhooks]]` and per-feed key
+/// documentation above the first feed stays.
+#[test]
+fn feeds_remove_keeps_the_documentation_of_an_init_file() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let init = Command::new(BINARY)
+        .current_dir(dir.path())
+        .env_remove("GLEANER_CONFIG")
+        .arg("init")
+        .output()?;
+    assert!(init.status.success(), "{init:?}");
+    let path = dir.path().join("config.toml");
+    let original = std::fs::read_to_string(&path)?;
+    // A feed's block: from its `[[feeds]]` header through the blank line that follows it.
+    let block = |text: &str, name: &str| -> anyhow::Result<String> {
+        let at = text
+            .find(&format!("name = \"{name}\""))
+            .ok_or_else(|| anyhow::anyhow!("no feed {name}"))?;
+        let start = text[..at]
+            .rfind("[[feeds]]\n")
+            .ok_or_else(|| anyhow::anyhow!("no header"))?;
+        let end = text[at..]
+            .find("\n\n")
+            .ok_or_else(|| anyhow::anyhow!("no blank line"))?;
+        Ok(text[start..at + end + 2].to_string())
+    };
+    let mut expected = original.clone();
+    for name in ["lwn", "ars-technica"] {
+        expected = expected.replacen(&block(&expected, name)?, "", 1);
+        remove_feed(dir.path(), name)?;
+        assert_eq!(
+            std::fs::read_to_string(&path)?,
+            expected,
+            "after removing {name}"
+        );
+    }
+    for line in original.lines().filter(|l| l.starts_with('#')) {
+        assert!(expected.contains(line), "lost: {line}");
+    }
+    Ok(())
+}
+
+/// Comments before, inside and after feed tables in a hand-written file: those attached to
+/// the removed table's header (no blank line between) and those inside it go with it; the
+/// rest stays where it was.
+#[test]
+fn feeds_remove_keeps_comments_that_are_not_the_feeds_own() -> anyhow::Result<()> {
+    let original = "# top\n\n[schedule]\ndefault = \"0 * * * *\"\n\n\
+        # about the feeds below\n\n\
+        # one's own\n[[feeds]]\n# inside one\nname = \"one\"\nurl = \"https://one.example/f\"\n\
+        # after one\n\n\
+        [[feeds]]\nname = \"two\"\nurl = \"https://two.example/f\"\n\
+        # two's own\n[[feeds]]\nname = \"three\" # third\nurl = \"https://three.example/f\"\n\
+        \n# the end\n";
+    let cases = [
+        (
+            "one",
+            "# top\n\n[schedule]\ndefault = \"0 * * * *\"\n\n\
+             # about the feeds below\n\n\
+             # after one\n\n\
+             [[feeds]]\nname = \"two\"\nurl = \"https://two.example/f\"\n\
+             # two's own\n[[feeds]]\nname = \"three\" # third\nurl = \"https://three.example/f\"\n\
+             \n# the end\n",
+        ),
+        (
+            "two",
+            "# top\n\n[schedule]\ndefault = \"0 * * * *\"\n\n\
+             # about the feeds below\n\n\
+             # one's own\n[[feeds]]\n# inside one\nname = \"one\"\nurl = \"https://one.example/f\"\n\
+             # after one\n\n\
+             # two's own\n[[feeds]]\nname = \"three\" # third\nurl = \"https://three.example/f\"\n\
+             \n# the end\n",
+        ),
+        (
+            "three",
+            "# top\n\n[schedule]\ndefault = \"0 * * * *\"\n\n\
+             # about the feeds below\n\n\
+             # one's own\n[[feeds]]\n# inside one\nname = \"one\"\nurl = \"https://one.example/f\"\n\
+             # after one\n\n\
+             [[feeds]]\nname = \"two\"\nurl = \"https://two.example/f\"\n\
+             \n# the end\n",
+        ),
+    ];
+    for (name, expected) in cases {
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("config.toml");
+        std::fs::write(&path, original)?;
+        remove_feed(dir.path(), name)?;
+        assert_eq!(std::fs::read_to_string(&path)?, expected, "removing {name}");
+    }
+    Ok(())
+}
+
+/// `feeds add` and `feeds import-opml` keep every comment and blank line of the file.
+#[test]
+fn feeds_add_and_import_keep_every_comment() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("config.toml");
+    let original = "# top\n\n# about one\n\n[[feeds]]\n# inside\nname = \"one\"\nurl = \"https://one.example/f\"\n\n# the end\n";
+    std::fs::write(&path, original)?;
+    let output = Command::new(BINARY)
+        .current_dir(dir.path())
+        .env_remove("GLEANER_CONFIG")
+        .args(["feeds", "add", "https://two.example/f", "--no-discover"])
+        .output()?;
+    assert!(output.status.success(), "{output:?}");
+    let opml = dir.path().join("list.opml");
+    std::fs::write(
+        &opml,
+        "<opml version=\"2.0\"><head/><body><outline text=\"Three\" xmlUrl=\"https://three.example/f\"/></body></opml>",
+    )?;
+    let output = Command::new(BINARY)
+        .current_dir(dir.path())
+        .env_remove("GLEANER_CONFIG")
+        .args(["feeds", "import-opml"])
+        .arg(&opml)
+        .output()?;
+    assert!(output.status.success(), "{output:?}");
+    let edited = std::fs::read_to_string(&path)?;
+    let mut rest = edited.as_str();
+    for line in original.lines() {
+        let at = rest
+            .find(&format!("{line}\n"))
+            .ok_or_else(|| anyhow::anyhow!("lost or moved {line:?}:\n{edited}"))?;
+        rest = &rest[at + line.len() + 1..];
+    }
+    assert!(edited.contains("name = \"three\""), "{edited}");
+    Ok(())
+}
+
 /// `feeds add` through a symbolic link, 20 at once: the link stays a link, the file it points
 /// to keeps its mode (0600) and owner, and every feed lands.
 #[test]

@@ -698,3 +698,38 @@ fn an_unknown_page_type_is_refused_at_its_place() {
     let message = refused("[[sites]]\nhost = \"a b\"\npage_type = \"forum\"\n");
     assert_at_line(&message, 2, "[[sites]] host");
 }
+
+/// Every key of the repository's `config.toml` (which shows every key) is named in README's
+/// configuration section.
+#[test]
+fn every_key_of_the_example_config_is_documented_in_the_readme() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let example = std::fs::read_to_string(root.join("config.toml")).expect("config.toml");
+    let readme = std::fs::read_to_string(root.join("README.md")).expect("README.md");
+    let start = readme
+        .find("## Configuration")
+        .expect("a configuration section");
+    let end = readme[start + 1..]
+        .find("\n## ")
+        .map_or(readme.len(), |at| start + 1 + at);
+    let section = &readme[start..end];
+    let table: toml::Table = example.parse().expect("config.toml is TOML");
+    let mut missing = Vec::new();
+    for (name, item) in &table {
+        let tables: Vec<&toml::Table> = match item {
+            toml::Value::Table(table) => vec![table],
+            toml::Value::Array(list) => list.iter().filter_map(toml::Value::as_table).collect(),
+            _ => continue,
+        };
+        for key in tables.iter().flat_map(|table| table.keys()) {
+            if !section.contains(&format!("`{key}`")) {
+                missing.push(format!("[{name}] {key}"));
+            }
+        }
+    }
+    missing.dedup();
+    assert!(
+        missing.is_empty(),
+        "not in README's configuration: {missing:?}"
+    );
+}

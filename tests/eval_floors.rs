@@ -73,3 +73,55 @@ fn auto_reaches_its_f1_floor_on_every_set_of_the_suite() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The number written right before `marker` in `text`.
+fn figure_before(text: &str, marker: &str) -> Option<f64> {
+    let at = text.find(marker)?;
+    text[..at]
+        .split_whitespace()
+        .last()?
+        .trim_matches('*')
+        .parse()
+        .ok()
+}
+
+/// README's figures for `auto` are no older than the floors: each set's F1 in the suite's
+/// sentence, and the scrapinghub table's bold row, reach the set's floor.
+#[test]
+fn the_readme_figures_reach_the_floors() {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .unwrap_or_else(|err| panic!("README.md: {err}"));
+    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    for (set, floor) in floors() {
+        let marker = if set == "wcxb" {
+            " over all of wcxb's pages".to_string()
+        } else {
+            format!(" on {set}")
+        };
+        let figure = figure_before(&flat, &marker)
+            .unwrap_or_else(|| panic!("README gives no F1 for {set} (`N{marker}`)"));
+        assert!(
+            figure >= floor,
+            "README says {figure} for {set}, under its floor {floor}"
+        );
+    }
+    let row = readme
+        .lines()
+        .find(|line| line.starts_with("| **`auto`**"))
+        .unwrap_or_else(|| panic!("README has no auto row"));
+    let f1: f64 = row
+        .split('|')
+        .nth(2)
+        .map(|cell| cell.trim().trim_matches('*'))
+        .and_then(|cell| cell.parse().ok())
+        .unwrap_or_else(|| panic!("no F1 in {row}"));
+    let scrapinghub = floors()
+        .into_iter()
+        .find(|(set, _)| set == "scrapinghub")
+        .map(|(_, floor)| floor)
+        .unwrap_or_else(|| panic!("no scrapinghub floor"));
+    assert!(
+        f1 >= scrapinghub,
+        "README's table says {f1}, under {scrapinghub}"
+    );
+}

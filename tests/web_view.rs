@@ -27,6 +27,7 @@ on_both_databases!(
     a_session_cookie_replayed_after_sign_out_is_no_session,
     a_sign_in_needs_a_value_the_server_signed_and_guesses_are_locked_out,
     an_episode_shows_its_kind_and_its_media_as_links,
+    a_search_keeps_to_the_picked_feed_and_page_type,
 );
 
 const TOKEN: &str = "reading-token-42";
@@ -623,5 +624,129 @@ async fn an_episode_shows_its_kind_and_its_media_as_links(db: TestDb) -> anyhow:
     );
     assert!(body.contains("audio/mpeg · 42:10 · 31.4 MB"), "{body}");
     assert!(!body.contains("javascript:"), "{body}");
+    Ok(())
+}
+
+/// An article of `feed_id` about `text`, of `page_type`.
+fn farm_article(
+    feed_id: i64,
+    n: usize,
+    title: &str,
+    text: &str,
+    page_type: gleaner::store::PageType,
+) -> NewArticle {
+    NewArticle {
+        feed_id,
+        guid: Some(format!("farm-{feed_id}-{n}")),
+        url: format!("http://farm.example/{feed_id}/{n}"),
+        canonical_url: None,
+        title: title.to_string(),
+        author: None,
+        summary: None,
+        published_at: None,
+        fetched_at: Utc::now(),
+        language: Some("en".into()),
+        extractor: "cuter".into(),
+        confidence: 0.9,
+        verdict: Verdict::Article,
+        quality: 0.9,
+        text: text.to_string(),
+        html: format!("<p>{text}</p>"),
+        raw_page: None,
+        raw_content_type: None,
+        images: Vec::new(),
+        metadata: ArticleMetadata::default(),
+        page_type,
+        posts: Vec::new(),
+        enclosures: Vec::new(),
+        kind: gleaner::store::EntryKind::Article,
+    }
+}
+
+/// `/ui/articles?q=&feed=&page_type=` searches only the picked feed's articles of the picked
+/// type, before the page's limit: another feed with more (and better) matches than a page
+/// holds hides none of them.
+async fn a_search_keeps_to_the_picked_feed_and_page_type(db: TestDb) -> anyhow::Result<()> {
+    use gleaner::store::PageType;
+    let schedule = gleaner::schedule::CronSchedule::parse("*/30 * * * *")?;
+    let feeds = db
+        .store
+        .sync_feeds(&[
+            gleaner::config::FeedConfig::new(
+                "farm3",
+                "http://farm3.example/feed.xml".parse()?,
+                schedule.clone(),
+            ),
+            gleaner::config::FeedConfig::new(
+                "farm4",
+                "http://farm4.example/feed.xml".parse()?,
+                schedule,
+            ),
+        ])
+        .await?;
+    let id_of = |name: &str| feeds.iter().find(|f| f.name == name).map(|f| f.id);
+    let farm3 = id_of("farm3").context("farm3")?;
+    let farm4 = id_of("farm4").context("farm4")?;
+    let store = &db.store;
+    store
+        .insert_article(&farm_article(
+            farm4,
+            1,
+            "Fourth tractor review",
+            "An electric tractor on a small farm.",
+            PageType::Article,
+        ))
+        .await?;
+    store
+        .insert_article(&farm_article(
+            farm4,
+            2,
+            "Fourth forum thread",
+            "Who charges an electric fence from solar?",
+            PageType::Forum,
+        ))
+        .await?;
+    for n in 0..60 {
+        store
+            .insert_article(&farm_article(
+                farm3,
+                n,
+                &format!("Electric electric number {n}"),
+                "Electric electric electric: all electric, all the time.",
+                PageType::Article,
+            ))
+            .await?;
+    }
+    let app = api_support::App::spawn(&db.store, None).await?;
+    let client = browser()?;
+    let page = |query: &'static str| {
+        let client = client.clone();
+        let url = app.url(&format!("/ui/articles?{query}"));
+        async move {
+            let response = client.get(url).send().await?;
+            anyhow::ensure!(response.status() == StatusCode::OK, "{query}");
+            Ok::<String, anyhow::Error>(response.text().await?)
+        }
+    };
+
+    let everything = page("q=electric").await?;
+    assert!(everything.contains("Electric electric number"));
+
+    let farm = page("q=electric&feed=farm4").await?;
+    assert!(farm.contains("Fourth tractor review"), "{farm}");
+    assert!(farm.contains("Fourth forum thread"), "{farm}");
+    assert!(!farm.contains("Electric electric number"), "{farm}");
+
+    let forum = page("q=electric&feed=farm4&page_type=forum").await?;
+    assert!(forum.contains("Fourth forum thread"), "{forum}");
+    assert!(!forum.contains("Fourth tractor review"), "{forum}");
+    assert!(!forum.contains("Electric electric number"), "{forum}");
+
+    let typed = page("q=electric&page_type=forum").await?;
+    assert!(typed.contains("Fourth forum thread"), "{typed}");
+    assert!(!typed.contains("Electric electric number"), "{typed}");
+
+    let nobody = page("q=electric&feed=no-such-feed").await?;
+    assert!(nobody.contains("Nothing found."), "{nobody}");
     Ok(())
 }

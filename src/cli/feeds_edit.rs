@@ -56,20 +56,32 @@ pub fn add(
     }
     let parsed = url::Url::parse(url.trim())
         .map_err(|e| CliError::Usage(format!("`{url}` is not a valid URL ({e})")))?;
-    let parsed = match discovery {
-        Discovery::Off => parsed,
-        _ => discover::feed_url(config, parsed, discovery)?,
+    let (parsed, title) = match discovery {
+        Discovery::Off => (parsed, None),
+        _ => {
+            let found = discover::feed_url(config, parsed, discovery)?;
+            (found.url, found.title)
+        }
     };
-    let name = match name {
-        Some(name) => name.trim().to_string(),
-        None => parsed.host_str().unwrap_or_default().to_string(),
-    };
-    let feed = NewFeed {
-        name: name.clone(),
-        url: parsed.to_string(),
-        schedule: schedule.map(str::to_string),
-    };
-    edit_feeds(&config.path, |_| (vec![feed], ()))?;
+    let url = parsed.to_string();
+    let given = name.map(|name| name.trim().to_string());
+    // Without --name: the feed's title (the host when it has none), made unique among the
+    // names the file holds once locked, as import-opml names its feeds.
+    let name = edit_feeds(&config.path, |current| {
+        let name = given.unwrap_or_else(|| {
+            let mut names = current.feeds.iter().map(|f| f.name.clone()).collect();
+            unique_name(
+                &slug(title.as_deref().unwrap_or_default(), &parsed),
+                &mut names,
+            )
+        });
+        let feed = NewFeed {
+            name: name.clone(),
+            url,
+            schedule: schedule.map(str::to_string),
+        };
+        (vec![feed], name)
+    })?;
     println!(
         "added feed `{name}` ({parsed}) to {}",
         config.path.display()
@@ -101,7 +113,8 @@ pub fn remove(config: &Config, name: &str) -> Result<(), CliError> {
             config.path.display()
         )));
     };
-    list.remove(position);
+    let removed = list.remove(position);
+    keep_detached_comments(&mut document, &removed);
     let edited = document.to_string();
     Config::parse(&edited, &config.path, None).map_err(|e| {
         CliError::Usage(format!("nothing changed, the result would be invalid: {e}"))
@@ -109,6 +122,94 @@ pub fn remove(config: &Config, name: &str) -> Result<(), CliError> {
     replace_keeping_metadata(&target, &edited)?;
     println!("removed feed `{name}` from {}", config.path.display());
     Ok(())
+}
+
+/// Hands the comments above a removed table that are not its own to whatever follows it in
+/// the file (the next table, or the end of the document). Its own are those after the last
+/// blank line of what precedes its header: a block separated from the header by a blank line
+/// documents something else (in `gleaner init`'s file, the `[[sites]]` and `[[webhooks]]`
+/// sections and the per-feed keys) and stays; the blank line itself goes with the table.
+fn keep_detached_comments(document: &mut DocumentMut, removed: &Table) {
+    let prefix = removed
+        .decor()
+        .prefix()
+        .and_then(|raw| raw.as_str())
+        .unwrap_or_default();
+    let kept = detached_part(prefix);
+    if kept.is_empty() {
+        return;
+    }
+    let after = removed.position();
+    let mut next: Option<isize> = None;
+    visit_tables(document.as_table_mut(), &mut |table| {
+        if let (Some(at), Some(position)) = (after, table.position())
+            && position > at
+            && next.is_none_or(|n| position < n)
+        {
+            next = Some(position);
+        }
+    });
+    let mut placed = false;
+    if let Some(next) = next {
+        visit_tables(document.as_table_mut(), &mut |table| {
+            if !placed && table.position() == Some(next) {
+                let own = table
+                    .decor()
+                    .prefix()
+                    .and_then(|raw| raw.as_str())
+                    .unwrap_or_default();
+                // The kept block stays apart from the table now below it.
+                let gap = if own.lines().next().is_some_and(|l| l.trim().is_empty()) {
+                    ""
+                } else {
+                    "\n"
+                };
+                let joined = format!("{kept}{gap}{own}");
+                table.decor_mut().set_prefix(joined);
+                placed = true;
+            }
+        });
+    }
+    if !placed {
+        let trailing = document.trailing().as_str().unwrap_or_default().to_string();
+        document.set_trailing(format!("{kept}{trailing}"));
+    }
+}
+
+/// The lines of a table's prefix before its last blank line (empty when it has none): the
+/// part not attached to the table's header.
+fn detached_part(prefix: &str) -> &str {
+    let mut end = 0;
+    let mut last_blank = None;
+    for line in prefix.split_inclusive('\n') {
+        if line.trim().is_empty() && line.ends_with('\n') {
+            last_blank = Some(end);
+        }
+        end += line.len();
+    }
+    last_blank.map_or("", |at| &prefix[..at])
+}
+
+/// Calls `f` on every table of `table` that is written with a header (not implicit, not
+/// dotted), depth first, `[[array]]` entries included.
+fn visit_tables(table: &mut Table, f: &mut dyn FnMut(&mut Table)) {
+    for (_, item) in table.iter_mut() {
+        match item {
+            Item::Table(inner) => {
+                if !inner.is_implicit() && !inner.is_dotted() {
+                    f(inner);
+                }
+                visit_tables(inner, f);
+            }
+            Item::ArrayOfTables(list) => {
+                for inner in list.iter_mut() {
+                    f(inner);
+                    visit_tables(inner, f);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The deepest element nesting `feeds import-opml` reads. The OPML parser recurses once per

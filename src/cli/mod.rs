@@ -248,7 +248,8 @@ pub enum FeedsCommand {
     Add {
         /// The feed's URL.
         url: String,
-        /// A unique name [default: the feed's host].
+        /// A unique name [default: from the feed's title, else its host, with `-2`, `-3`…
+        /// when taken].
         #[arg(long)]
         name: Option<String>,
         /// A cron schedule for this feed (default: the `[schedule]` default).

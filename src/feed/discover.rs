@@ -2,7 +2,8 @@
 //! `<link rel="alternate" type="application/rss+xml|atom+xml|feed+json|json" href="…">`.
 //!
 //! Pure: takes the page's bytes, HTTP charset and URL; gives the announced feeds in document
-//! order, absolute (relative `href`s resolved against `<base>` or the page), each once.
+//! order, absolute (relative `href`s resolved against `<base>` or the page), each once. For a
+//! page that announces none, [`usual_feed_urls`] names the few places sites put a feed.
 
 use scraper::Selector;
 use url::Url;
@@ -14,6 +15,26 @@ const FEED_TYPES: [&str; 4] = [
     "application/feed+json",
     "application/json",
 ];
+
+/// Where sites commonly serve their feed, tried in this order (at the site's root) when a
+/// page announces none.
+pub const USUAL_FEED_PATHS: [&str; 6] = [
+    "/feed",
+    "/rss",
+    "/atom.xml",
+    "/feed.xml",
+    "/index.xml",
+    "/rss.xml",
+];
+
+/// The [`USUAL_FEED_PATHS`] on `page_url`'s site, without `page_url` itself.
+pub fn usual_feed_urls(page_url: &Url) -> Vec<Url> {
+    USUAL_FEED_PATHS
+        .iter()
+        .filter_map(|path| page_url.join(path).ok())
+        .filter(|url| url != page_url)
+        .collect()
+}
 
 /// One feed a page announces.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -97,5 +118,18 @@ mod tests {
                 "https://other.example/feed.json",
             ]
         );
+    }
+
+    #[test]
+    fn the_usual_paths_are_at_the_sites_root_without_the_page_itself() {
+        let url = Url::parse("https://blog.example:8080/posts/feed?x=1").expect("url");
+        let usual: Vec<String> = usual_feed_urls(&url)
+            .into_iter()
+            .map(String::from)
+            .collect();
+        assert_eq!(usual.len(), USUAL_FEED_PATHS.len());
+        assert_eq!(usual[0], "https://blog.example:8080/feed");
+        let root = Url::parse("https://blog.example/rss").expect("url");
+        assert!(!usual_feed_urls(&root).contains(&root));
     }
 }

@@ -117,14 +117,14 @@ impl std::fmt::Display for Refused {
             if literal.parse::<IpAddr>().ok() != Some(self.address) {
                 write!(f, " ({})", self.address)?;
             }
-            Ok(())
         } else {
             write!(
                 f,
                 "{} resolves to {}, a forbidden non-public address",
                 self.host, self.address
-            )
+            )?;
         }
+        write!(f, " (`[fetch] allow_private_networks = true` allows it)")
     }
 }
 

@@ -688,7 +688,7 @@ impl Store {
     }
 
     /// The id of the feed named `name`.
-    async fn feed_id(&self, name: &str) -> Result<Option<i64>, StoreError> {
+    pub(super) async fn feed_id(&self, name: &str) -> Result<Option<i64>, StoreError> {
         on_pool!(self, pool => {
             sqlx::query_scalar(sql::SELECT_FEED_ID).bind(name).fetch_optional(pool).await
         })

@@ -58,6 +58,7 @@ pub use record::{ArticleRecord, ImageRecord};
 pub use retention::Pruned;
 pub use search::{
     MAX_QUERY_CHARS, MAX_QUERY_TERMS, MAX_QUERY_WORDS_IN_ALL, SearchQuery, SearchQueryError,
+    SearchScope,
 };
 pub use templates::SiteSummary;
 pub use webhooks::{DeliveryOutcome, DeliveryRecord, DeliveryState, DueDelivery};

@@ -23,6 +23,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::{Pool, QueryContext, SearchHit, Store, StoreError, sql};
+use crate::extract::page_type::PageType;
 
 /// The longest query text accepted, in characters.
 pub const MAX_QUERY_CHARS: usize = 256;
@@ -371,21 +372,65 @@ fn is_interruption(error: &sqlx::Error) -> bool {
     }
 }
 
+/// What a search is limited to: the articles one feed lists, and those of one page type.
+/// The default is everything.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchScope {
+    /// A feed's name; a name no feed has matches nothing.
+    pub feed: Option<String>,
+    pub page_type: Option<PageType>,
+}
+
+/// A scope as the statements bind it: the feed's id, the page type's name.
+struct Bound {
+    feed_id: Option<i64>,
+    page_type: Option<&'static str>,
+}
+
+impl Bound {
+    fn is_everything(&self) -> bool {
+        self.feed_id.is_none() && self.page_type.is_none()
+    }
+}
+
 impl Store {
+    /// [`Store::search_in`] over every article.
+    pub async fn search(&self, text: &str, limit: i64) -> Result<Vec<SearchHit>, StoreError> {
+        self.search_in(text, &SearchScope::default(), limit).await
+    }
+
     /// Full-text search over titles and texts, best match first: the articles that match one
     /// of the query's alternatives (every required term, in any order, any case, stemmed; no
     /// excluded one). A query that cannot be read or is beyond the bounds is
     /// [`StoreError::SearchQuery`]; a search longer than the store's budget stops with
-    /// [`StoreError::SearchTimedOut`].
-    pub async fn search(&self, text: &str, limit: i64) -> Result<Vec<SearchHit>, StoreError> {
+    /// [`StoreError::SearchTimedOut`]. Only the articles of `scope` are searched, before the
+    /// limit: a feed's best matches, not the best matches that happen to be the feed's.
+    pub async fn search_in(
+        &self,
+        text: &str,
+        scope: &SearchScope,
+        limit: i64,
+    ) -> Result<Vec<SearchHit>, StoreError> {
         let query = SearchQuery::parse(text)?;
         let limit = limit.max(0);
+        let feed_id = match &scope.feed {
+            Some(name) => match self.feed_id(name).await? {
+                Some(id) => Some(id),
+                None => return Ok(Vec::new()),
+            },
+            None => None,
+        };
+        let bound = Bound {
+            feed_id,
+            page_type: scope.page_type.map(PageType::as_str),
+        };
+        let budget = self.search_budget;
         let result = match &self.pool {
             Pool::Sqlite(pool) => {
-                search_sqlite(pool, &query.to_fts5(), limit, self.search_budget).await
+                search_sqlite(pool, &query.to_fts5(), &bound, limit, budget).await
             }
             Pool::Postgres(pool) => {
-                search_postgres(pool, &query.to_tsquery(), limit, self.search_budget).await
+                search_postgres(pool, &query.to_tsquery(), &bound, limit, budget).await
             }
         };
         match result {
@@ -403,6 +448,7 @@ impl Store {
 async fn search_sqlite(
     pool: &sqlx::SqlitePool,
     fts5: &str,
+    scope: &Bound,
     limit: i64,
     budget: Duration,
 ) -> Result<Vec<SearchHit>, sqlx::Error> {
@@ -417,11 +463,21 @@ async fn search_sqlite(
         .set_progress_handler(PROGRESS_STEPS, move || {
             watched.strong_count() > 0 && Instant::now() < deadline
         });
-    let hits = sqlx::query_as(sql::SEARCH.sqlite)
-        .bind(fts5)
-        .bind(limit)
-        .fetch_all(&mut *guarded.connection)
-        .await?;
+    let hits = if scope.is_everything() {
+        sqlx::query_as(sql::SEARCH.sqlite)
+            .bind(fts5)
+            .bind(limit)
+            .fetch_all(&mut *guarded.connection)
+            .await?
+    } else {
+        sqlx::query_as(sql::SEARCH_SCOPED.sqlite)
+            .bind(fts5)
+            .bind(limit)
+            .bind(scope.feed_id)
+            .bind(scope.page_type)
+            .fetch_all(&mut *guarded.connection)
+            .await?
+    };
     guarded
         .connection
         .lock_handle()
@@ -439,6 +495,7 @@ async fn search_sqlite(
 async fn search_postgres(
     pool: &sqlx::PgPool,
     tsquery: &str,
+    scope: &Bound,
     limit: i64,
     budget: Duration,
 ) -> Result<Vec<SearchHit>, sqlx::Error> {
@@ -448,11 +505,21 @@ async fn search_postgres(
         .bind(millis.to_string())
         .execute(&mut *guarded.connection)
         .await?;
-    let hits = sqlx::query_as(sql::SEARCH.postgres)
-        .bind(tsquery)
-        .bind(limit)
-        .fetch_all(&mut *guarded.connection)
-        .await?;
+    let hits = if scope.is_everything() {
+        sqlx::query_as(sql::SEARCH.postgres)
+            .bind(tsquery)
+            .bind(limit)
+            .fetch_all(&mut *guarded.connection)
+            .await?
+    } else {
+        sqlx::query_as(sql::SEARCH_SCOPED.postgres)
+            .bind(tsquery)
+            .bind(limit)
+            .bind(scope.feed_id)
+            .bind(scope.page_type)
+            .fetch_all(&mut *guarded.connection)
+            .await?
+    };
     sqlx::query(sql::RESET_STATEMENT_TIMEOUT)
         .execute(&mut *guarded.connection)
         .await?;

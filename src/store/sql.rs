@@ -73,6 +73,58 @@ pub(super) const SEARCH: Dialects = Dialects {
                ORDER BY hit.score DESC, hit.id DESC",
 };
 
+/// [`SEARCH`] within a scope: the articles feed `$3` lists (`article_feeds`, as a feed's
+/// listing), of page type `$4`; either may be NULL. The scope is applied before the limit, so
+/// a feed's best matches are found however many other feeds match better. A hit names the
+/// scoped feed when there is one.
+pub(super) const SEARCH_SCOPED: Dialects = Dialects {
+    sqlite: "WITH top AS (SELECT articles_fts.rowid AS id, bm25(articles_fts, 4.0, 1.0) AS rank
+                          FROM articles_fts
+                          JOIN articles ta ON ta.id = articles_fts.rowid
+                          WHERE articles_fts MATCH $1
+                            AND ($3 IS NULL OR EXISTS (SELECT 1 FROM article_feeds own
+                                                       WHERE own.feed_id = $3
+                                                         AND own.article_id = ta.id))
+                            AND ($4 IS NULL OR ta.page_type = $4)
+                          ORDER BY rank, articles_fts.rowid DESC
+                          LIMIT $2)
+             SELECT a.id, f.name AS feed, a.url, substr(a.title, 1, 1024) AS title,
+                    a.published_at, snippet(articles_fts, 1, '«', '»', '…', 24) AS snippet,
+                    -top.rank AS score
+             FROM top
+             CROSS JOIN articles_fts
+             JOIN articles a ON a.id = top.id
+             JOIN feeds f ON f.id = COALESCE($3, a.feed_id)
+             WHERE articles_fts MATCH $1 AND articles_fts.rowid = top.id
+             ORDER BY top.rank, a.id DESC",
+    postgres: "SELECT hit.id, hit.feed, hit.url, hit.title, hit.published_at,
+                      ts_headline(hit.config, hit.text, to_tsquery(hit.config, $1),
+                          'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2')
+                          AS snippet,
+                      hit.score
+               FROM (SELECT a.id, f.name AS feed, a.url, substr(a.title, 1, 1024) AS title,
+                            a.published_at, left(a.text, 262144) AS text,
+                            gleaner_search_config(a.language) AS config,
+                            ts_rank(a.search,
+                                    to_tsquery(gleaner_search_config(a.language), $1),
+                                    1)::float8 AS score
+                     FROM (SELECT m.id
+                           FROM articles m, gleaner_search_query($1) mq
+                           WHERE m.search @@ mq
+                             AND ($3::bigint IS NULL
+                                  OR EXISTS (SELECT 1 FROM article_feeds own
+                                             WHERE own.feed_id = $3::bigint
+                                               AND own.article_id = m.id))
+                             AND ($4::text IS NULL OR m.page_type = $4::text)
+                           ORDER BY m.id DESC
+                           LIMIT 500) recent
+                     JOIN articles a ON a.id = recent.id
+                     JOIN feeds f ON f.id = COALESCE($3::bigint, a.feed_id)
+                     ORDER BY score DESC, a.id DESC
+                     LIMIT $2) hit
+               ORDER BY hit.score DESC, hit.id DESC",
+};
+
 // --- feeds ---
 
 pub(super) const DEACTIVATE_ALL_FEEDS: &str = "UPDATE feeds SET active = FALSE WHERE active";

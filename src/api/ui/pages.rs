@@ -232,7 +232,11 @@ pub async fn articles(
         next_before_id: None,
     };
     if let Some(q) = q {
-        match state.store.search(&q, PAGE_SIZE).await {
+        let scope = crate::store::SearchScope {
+            feed: feed.clone(),
+            page_type,
+        };
+        match state.store.search_in(&q, &scope, PAGE_SIZE).await {
             Ok(mut hits) => {
                 fit_listing(&mut hits, LISTING_BUDGET_BYTES);
                 page.hits = hits.into_iter().map(HitRow::from).collect();

@@ -1,5 +1,6 @@
 //! The URL `feeds add` is given, checked: a feed is taken as it is; an HTML page's announced
-//! feeds (`feed::discover`) are offered, one taken, or the choice left to the user.
+//! feeds (`feed::discover`) are offered, one taken, or the choice left to the user; a page
+//! that announces none has the site's usual feed paths tried, the first feed found taken.
 
 use std::io::{BufRead as _, IsTerminal as _, Write as _};
 
@@ -8,26 +9,47 @@ use url::Url;
 use super::Discovery;
 use crate::cli::CliError;
 use crate::config::Config;
-use crate::feed::discover::{FeedLink, feed_links};
+use crate::feed::discover::{FeedLink, USUAL_FEED_PATHS, feed_links, usual_feed_urls};
 use crate::fetch::{FetchOutcome, FetchRequest, Fetched, Fetcher, ResourceKind};
+
+/// The feed `feeds add` found, with its own title when it gives one (for its default name).
+pub(super) struct Found {
+    pub url: Url,
+    pub title: Option<String>,
+}
+
+/// The title of `page` when it is a feed (`None` inside when the feed has no title); `None`
+/// when it is not a feed.
+fn feed_title(page: &Fetched) -> Option<Option<String>> {
+    let parsed = crate::feed::parse_feed(&page.bytes, page.charset(), &page.final_url).ok()?;
+    Some(parsed.title.filter(|title| !title.trim().is_empty()))
+}
 
 /// The feed to add for `url`: itself when it is a feed, else the feed its page announces.
 /// Nothing is written on any error.
-pub(super) fn feed_url(config: &Config, url: Url, discovery: Discovery) -> Result<Url, CliError> {
+pub(super) fn feed_url(config: &Config, url: Url, discovery: Discovery) -> Result<Found, CliError> {
     let page = fetch(config, &url)?;
-    if crate::feed::parse_feed(&page.bytes, page.charset(), &page.final_url).is_ok() {
-        return Ok(url);
+    if let Some(title) = feed_title(&page) {
+        return Ok(Found { url, title });
     }
     let links = feed_links(&page.bytes, page.charset(), &page.final_url);
     let chosen = match (links.len(), discovery) {
         (0, _) => {
-            return Err(runtime(
-                &url,
-                "neither a feed nor a page that announces one (<link rel=\"alternate\">); \
-                 nothing written",
-            ));
+            if let Some(found) = usual_feed(config, &page.final_url) {
+                eprintln!(
+                    "{url} is a page that announces no feed; {} is a feed",
+                    found.url
+                );
+                return Ok(found);
+            }
+            let message = format!(
+                "neither a feed nor a page that announces one (<link rel=\"alternate\">), and \
+                 none of {} on its site is a feed; nothing written",
+                USUAL_FEED_PATHS.join(", ")
+            );
+            return Err(runtime(&url, &message));
         }
-        (1, _) | (_, Discovery::First) => links[0].url.clone(),
+        (1, _) | (_, Discovery::First) => links[0].clone(),
         _ if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() => {
             pick(&url, &links)?
         }
@@ -41,8 +63,17 @@ pub(super) fn feed_url(config: &Config, url: Url, discovery: Discovery) -> Resul
             return Err(runtime(&url, &message));
         }
     };
-    eprintln!("{url} is a page; its feed is {chosen}");
-    Ok(chosen)
+    eprintln!("{url} is a page; its feed is {}", chosen.url);
+    // The feed's own title names it; the link's, when the feed cannot be read now.
+    let title = fetch(config, &chosen.url)
+        .ok()
+        .and_then(|feed| feed_title(&feed))
+        .flatten()
+        .or(chosen.title);
+    Ok(Found {
+        url: chosen.url,
+        title,
+    })
 }
 
 fn runtime(url: &Url, message: &str) -> CliError {
@@ -50,6 +81,31 @@ fn runtime(url: &Url, message: &str) -> CliError {
         context: format!("feeds add {url}"),
         source: message.to_string().into(),
     }
+}
+
+/// The first of the site's usual feed URLs that answers with a feed: at most
+/// [`USUAL_FEED_PATHS`]' few requests, one after the other. A failed request is no answer.
+fn usual_feed(config: &Config, page_url: &Url) -> Option<Found> {
+    let tokio = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok()?;
+    tokio.block_on(async {
+        let fetcher = Fetcher::new(&config.fetch).ok()?;
+        for candidate in usual_feed_urls(page_url) {
+            let request = FetchRequest::new(candidate.clone(), ResourceKind::Feed);
+            let Ok(FetchOutcome::Fetched(page)) = fetcher.fetch(&request).await else {
+                continue;
+            };
+            if let Some(title) = feed_title(&page) {
+                return Some(Found {
+                    url: candidate,
+                    title,
+                });
+            }
+        }
+        None
+    })
 }
 
 /// Downloads `url` as a feed would be, through the configured fetcher.
@@ -90,7 +146,7 @@ fn numbered(links: &[FeedLink]) -> String {
 }
 
 /// Asks on the terminal which feed to add.
-fn pick(url: &Url, links: &[FeedLink]) -> Result<Url, CliError> {
+fn pick(url: &Url, links: &[FeedLink]) -> Result<FeedLink, CliError> {
     let mut stderr = std::io::stderr();
     let _ = writeln!(
         stderr,
@@ -111,7 +167,7 @@ fn pick(url: &Url, links: &[FeedLink]) -> Result<Url, CliError> {
             .and_then(|n| n.checked_sub(1))
             .and_then(|i| links.get(i))
         {
-            return Ok(link.url.clone());
+            return Ok(link.clone());
         }
     }
 }
