@@ -76,7 +76,9 @@ pub(super) const SEARCH: Dialects = Dialects {
 /// [`SEARCH`] within a scope: the articles feed `$3` lists (`article_feeds`, as a feed's
 /// listing), of page type `$4`; either may be NULL. The scope is applied before the limit, so
 /// a feed's best matches are found however many other feeds match better. A hit names the
-/// scoped feed when there is one.
+/// scoped feed when there is one. Kept apart from [`SEARCH`] rather than made one statement
+/// with NULL scopes: the unscoped search (the API's, MCP's, the CLI's) keeps a plan with no
+/// per-row scope test.
 pub(super) const SEARCH_SCOPED: Dialects = Dialects {
     sqlite: "WITH top AS (SELECT articles_fts.rowid AS id, bm25(articles_fts, 4.0, 1.0) AS rank
                           FROM articles_fts
