@@ -336,7 +336,17 @@ impl Writer<'_> {
                 if let Some(image) = self.images.remove(&position) {
                     self.break_segment();
                     self.flush_structure();
+                    // A list holds items only: a figure among its items is an item.
+                    let in_list = self
+                        .innermost_structure()
+                        .is_some_and(|tag| matches!(tag.name.as_str(), "ul" | "ol" | "menu"));
+                    if in_list {
+                        self.html.push_str("<li>");
+                    }
                     write_figure(&mut self.html, image);
+                    if in_list {
+                        self.html.push_str("</li>");
+                    }
                 }
                 return frame;
             }
@@ -440,6 +450,16 @@ impl Writer<'_> {
                 tag.written = true;
             }
         }
+    }
+
+    /// The innermost list or quotation written and still open, inside this extraction's
+    /// part of the page.
+    fn innermost_structure(&self) -> Option<&OpenTag> {
+        let from = self.floor.min(self.stack.len());
+        self.stack[from..]
+            .iter()
+            .rev()
+            .find(|tag| tag.structural && tag.written)
     }
 
     /// Writes the deferred lists and quotations a figure or table sits in.
@@ -949,5 +969,22 @@ mod tests {
         );
         assert!(figure < rendered.html.find("After the figure").unwrap_or(0));
         assert!(rendered.html.find(PROSE).unwrap_or(usize::MAX) < figure);
+    }
+
+    #[test]
+    fn an_image_in_a_list_item_stays_an_item_of_its_list() {
+        let html = format!(
+            "<article><p>{PROSE}</p><ul><li>The first step of the repair, described in full \
+             with its tools.</li><li><img src=\"https://example.org/step.jpg\" alt=\"Step two\"> \
+             The second step, with the photograph of the part.</li></ul></article>"
+        );
+        let rendered = render_all(&html);
+        assert!(rendered.html.contains("<figure>"), "{}", rendered.html);
+        assert!(
+            !rendered.html.contains("<ul><figure>") && !rendered.html.contains("</li><figure>"),
+            "a figure directly inside a list: {}",
+            rendered.html
+        );
+        assert!(rendered.html.contains("<li><figure>"), "{}", rendered.html);
     }
 }
