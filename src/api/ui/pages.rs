@@ -13,7 +13,7 @@ use crate::api::articles::{Params, path_id, with_stored_images};
 use crate::api::error::ApiError;
 use crate::store::{
     Article, ArticleFilter, ArticleSummary, FailureFilter, FeedRecord, LISTING_BUDGET_BYTES,
-    PageType, Post, SearchHit, TotalsSince, Verdict, fit_listing,
+    PageType, Post, SearchHit, StoredImage, TotalsSince, Verdict, fit_listing,
 };
 
 /// Articles per page of a listing, and hits of a search.
@@ -339,6 +339,30 @@ impl PostView {
     }
 }
 
+/// `body` with every image gleaner did not store written as a short link to it: the page's
+/// policy (`img-src 'self'`) blocks other hosts' images, and a browser shows a blocked
+/// image's alt text in its place, a paragraph of it where the site wrote a long one.
+fn unstored_images_as_links(body: &str, images: &[StoredImage]) -> String {
+    let mut body = body.to_string();
+    for image in images.iter().filter(|image| image.sha256.is_none()) {
+        // The sanitizer writes attribute values with `&` escaped; match either spelling.
+        for original in [image.url.clone(), image.url.replace('&', "&amp;")] {
+            let start_tag = format!("<img src=\"{original}\"");
+            while let Some(start) = body.find(&start_tag) {
+                // Attribute values have `>` escaped: the first one ends the tag.
+                let Some(length) = body[start..].find('>') else {
+                    break;
+                };
+                let link = format!(
+                    "<a class=\"unstored-image\" href=\"{original}\">image (not stored)</a>"
+                );
+                body.replace_range(start..start + length + 1, &link);
+            }
+        }
+    }
+    body
+}
+
 /// `GET /ui/articles/{id}`: the reading view.
 pub async fn article(
     State(state): State<UiState>,
@@ -351,6 +375,7 @@ pub async fn article(
     };
     let images = state.store.article_images(id).await?;
     let body = with_stored_images(&article.html, &images, "/ui/images/");
+    let body = unstored_images_as_links(&body, &images);
     let source_url = article
         .canonical_url
         .clone()
@@ -474,6 +499,35 @@ pub async fn failures(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_image_not_stored_is_a_link_not_its_alt_text() {
+        let image = |url: &str, sha256: Option<&str>| StoredImage {
+            position: 0,
+            url: url.to_string(),
+            alt: Some("A long description".into()),
+            caption: None,
+            width: None,
+            height: None,
+            mime: None,
+            size: None,
+            sha256: sha256.map(str::to_string),
+        };
+        let body = "<figure><img src=\"https://cdn.example/a.jpg?w=1&amp;h=2\" alt=\"A long \
+                    description\"><figcaption>The dam</figcaption></figure>\
+                    <img src=\"/ui/images/abc\" alt=\"kept\">";
+        let images = [
+            image("https://cdn.example/a.jpg?w=1&h=2", None),
+            image("https://cdn.example/b.jpg", Some("abc")),
+        ];
+        let shown = unstored_images_as_links(body, &images);
+        assert_eq!(
+            shown,
+            "<figure><a class=\"unstored-image\" href=\"https://cdn.example/a.jpg?w=1&amp;h=2\">\
+             image (not stored)</a><figcaption>The dam</figcaption></figure>\
+             <img src=\"/ui/images/abc\" alt=\"kept\">"
+        );
+    }
 
     #[test]
     fn a_snippet_is_cut_at_its_marks() {
