@@ -6,7 +6,9 @@
 //! of the exact bytes), posts it through the [`Fetcher`] (so the SSRF guard and the timeout
 //! apply), and records the outcome: a 2xx is delivered; an error, a non-2xx status or a
 //! timeout is tried again after `retry_seconds`, doubling with every failure, until
-//! `max_attempts`, then the row is marked failed and logged. Ingestion never waits for any of
+//! `max_attempts`, then the row is marked failed, logged, recorded as a failure at stage `webhook` (what
+//! `gleaner failures` and the web view list, and `gleaner webhooks redeliver` sends again) and
+//! counted in `gleaner_webhook_deliveries_given_up_total`. Ingestion never waits for any of
 //! it: the rows are written with the article, and [`run_deliveries`] sends them in the
 //! background of `gleaner run`; `poll --once` calls [`deliver_pending`] before it exits.
 
@@ -23,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 use crate::config::MAX_WEBHOOK_WAIT_SECONDS;
 use crate::config::WebhookConfig;
 use crate::fetch::Fetcher;
-use crate::store::{DeliveryOutcome, DueDelivery, Store, StoreError, now};
+use crate::store::{DeliveryOutcome, DueDelivery, OwnKind, Stage, Store, StoreError, now};
 
 /// Deliveries read per query.
 const BATCH: i64 = 32;
@@ -168,6 +170,13 @@ async fn attempt(
         }
     };
     store.settle_delivery(&delivery, &outcome).await?;
+    if let DeliveryOutcome::GivenUp(error) = &outcome {
+        crate::metrics::webhook_given_up();
+        crate::metrics::failure(Stage::Webhook.as_str(), OwnKind::GivenUp.as_str());
+        store
+            .record_given_up_delivery(&delivery, attempts, error)
+            .await?;
+    }
     Ok(Some(outcome == DeliveryOutcome::Delivered))
 }
 

@@ -186,7 +186,7 @@ pub enum Command {
         /// Only this feed's failures (configured or stored; another name is an error).
         #[arg(long)]
         feed: Option<String>,
-        /// Only failures at this stage (feed, page, extract, image, store).
+        /// Only failures at this stage (feed, page, extract, image, store, webhook).
         #[arg(long)]
         stage: Option<String>,
         /// Only failures since this time: RFC 3339, or a date meaning its midnight UTC.

@@ -9,7 +9,10 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{QueryContext, Store, StoreError, db_time, now, on_pool, sql};
+use super::{
+    FailureKind, OwnKind, QueryContext, Stage, Store, StoreError, WriteKind, db_time, now, on_pool,
+    sql,
+};
 use crate::config::WebhookConfig;
 
 /// Where a delivery stands (`webhook_deliveries.state`).
@@ -180,6 +183,43 @@ impl Store {
         .context("recording a delivery attempt")
     }
 
+    /// Records a delivery given up after its last attempt as a failure at stage `webhook`,
+    /// kind `given_up`, against the article's feed and URL; the message names the webhook
+    /// (its key) and the article (its id), which is what `gleaner webhooks redeliver` reads.
+    pub async fn record_given_up_delivery(
+        &self,
+        delivery: &DueDelivery,
+        attempts: u32,
+        error: &str,
+    ) -> Result<(), StoreError> {
+        let message = given_up_message(&delivery.webhook_key, delivery.article_id, attempts, error);
+        let inserted = on_pool!(self, pool => {
+            sqlx::query(sql::INSERT_DELIVERY_FAILURE)
+                .bind(now())
+                .bind(delivery.article_id)
+                .bind(Stage::Webhook.as_str())
+                .bind(FailureKind::Own(OwnKind::GivenUp).as_str())
+                .bind(message)
+                .execute(pool)
+                .await
+                .map(drop)
+        })
+        .context("recording a given-up delivery");
+        self.noted(WriteKind::Failures, inserted)
+    }
+
+    /// How many deliveries were given up since `since` (failures at stage `webhook`).
+    pub async fn given_up_deliveries_since(&self, since: DateTime<Utc>) -> Result<i64, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query_scalar(sql::COUNT_FAILURES_SINCE)
+                .bind(Stage::Webhook.as_str())
+                .bind(db_time(since))
+                .fetch_one(pool)
+                .await
+        })
+        .context("counting given-up deliveries")
+    }
+
     /// How many deliveries of configured webhooks are still pending.
     pub async fn pending_deliveries(&self) -> Result<i64, StoreError> {
         on_pool!(self, pool => {
@@ -207,4 +247,12 @@ impl Store {
         on_pool!(self, pool => sqlx::query_as(sql::SELECT_DELIVERIES).fetch_all(pool).await)
             .context("listing deliveries")
     }
+}
+
+/// The message of a given-up delivery's failure row: `webhook <key> article <id>: given up
+/// after <n> attempts: <error>`.
+pub fn given_up_message(webhook_key: &str, article_id: i64, attempts: u32, error: &str) -> String {
+    format!(
+        "webhook {webhook_key} article {article_id}: given up after {attempts} attempts: {error}"
+    )
 }
