@@ -26,6 +26,7 @@ on_both_databases!(
     a_webhook_that_is_down_does_not_hold_ingestion_back,
     the_service_delivers_in_the_background,
     a_delivery_given_up_is_a_failure_listed_and_counted,
+    redeliver_sends_the_given_up_deliveries_once_the_receiver_is_back,
 );
 
 const HOOK: &str = "/hook";
@@ -318,6 +319,84 @@ async fn a_delivery_given_up_is_a_failure_listed_and_counted(db: TestDb) -> anyh
     stop.cancel();
     server.await??;
     assert_eq!(health["webhook_deliveries_given_up_24h"], 1, "{health}");
+    Ok(())
+}
+
+/// `gleaner failures --stage webhook --json`, run in `dir`.
+fn webhook_failures(dir: &Path) -> anyhow::Result<Vec<serde_json::Value>> {
+    let output = common::gleaner_in(dir)
+        .args(["failures", "--stage", "webhook", "--json"])
+        .output()?;
+    anyhow::ensure!(output.status.success(), "{output:?}");
+    let rows: serde_json::Value = serde_json::from_slice(&output.stdout)?;
+    Ok(rows.as_array().cloned().unwrap_or_default())
+}
+
+async fn redeliver_sends_the_given_up_deliveries_once_the_receiver_is_back(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    let feed = farm.story_feed(1, 1, false, farm::html_route);
+    farm.route(
+        HOOK,
+        Route::Status {
+            status: 500,
+            headers: Vec::new(),
+            body: "down".to_string(),
+        },
+    );
+    let dir = tempfile::tempdir()?;
+    let config = TestConfig::new(&db).loopback_farm().feed("news", feed);
+    let config = webhook(
+        config,
+        farm.url(HOOK),
+        &[
+            ("retry_seconds", toml::Value::from(0)),
+            ("max_attempts", toml::Value::from(1)),
+        ],
+    );
+    config.write(dir.path())?;
+    let ctx = daemon::prepare(config.parse()?).await?;
+    poll_and_deliver(&ctx).await?;
+    assert_eq!(webhook_failures(dir.path())?.len(), 1, "given up");
+    let article = ctx.store.deliveries().await?[0].article_id;
+
+    let unknown = common::gleaner_in(dir.path())
+        .args(["webhooks", "redeliver", "--webhook", "nope"])
+        .output()?;
+    assert_eq!(unknown.status.code(), Some(2), "{unknown:?}");
+
+    farm.route(HOOK, farm::ok("text/plain", b"ok".to_vec()));
+    let key = ctx.config.webhooks[0].key();
+    let output = common::gleaner_in(dir.path())
+        .args([
+            "webhooks",
+            "redeliver",
+            "--webhook",
+            &key,
+            "--since",
+            "2000-01-01",
+        ])
+        .output()?;
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        stdout.trim(),
+        "requeued=1 delivered=1 given_up=0 pending=0 skipped=0"
+    );
+
+    let ids = delivered_ids(&farm.received(HOOK))?;
+    assert_eq!(ids, vec![article, article], "the 500, then the redelivery");
+    assert!(webhook_failures(dir.path())?.is_empty(), "resolved");
+    let deliveries = ctx.store.deliveries().await?;
+    assert_eq!(deliveries[0].state, DeliveryState::Delivered.as_str());
+
+    // Nothing left to send: a second run requeues nothing.
+    let again = common::gleaner_in(dir.path())
+        .args(["webhooks", "redeliver"])
+        .output()?;
+    assert!(again.status.success(), "{again:?}");
+    assert!(String::from_utf8_lossy(&again.stdout).starts_with("requeued=0 "));
     Ok(())
 }
 

@@ -974,6 +974,21 @@ pub(super) const INSERT_DELIVERY_FAILURE: &str = "
 pub(super) const COUNT_FAILURES_SINCE: &str = "
     SELECT COUNT(*) FROM failures WHERE stage = $1 AND occurred_at >= $2";
 
+/// The failures at stage `$1`, kind `$2` since `$3` (NULL: all), oldest first: id and message.
+pub(super) const SELECT_GIVEN_UP_FAILURES: &str = "
+    SELECT id, message FROM failures
+    WHERE stage = $1 AND kind = $2 AND ($3 IS NULL OR occurred_at >= $3)
+    ORDER BY id";
+
+/// Delivery (webhook key `$1`, article `$2`) due again from `$4` in state `$3`, attempts anew.
+pub(super) const REQUEUE_DELIVERY: &str = "
+    UPDATE webhook_deliveries
+    SET state = $3, attempts = 0, next_attempt_at = $4, delivered_at = NULL, last_error = NULL
+    WHERE article_id = $2 AND webhook_id = (SELECT id FROM webhooks WHERE key = $1)";
+
+/// Failure `$1` removed.
+pub(super) const DELETE_FAILURE: &str = "DELETE FROM failures WHERE id = $1";
+
 /// Every delivery, by article then webhook.
 pub(super) const SELECT_DELIVERIES: &str = "
     SELECT w.key AS webhook_key, d.article_id, d.state, d.attempts, d.delivered_at,
