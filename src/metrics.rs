@@ -46,7 +46,7 @@ pub fn entry_blocked() {
     REGISTRY.entries_blocked.inc(&[], 1);
 }
 
-/// Something failed at pipeline `stage` (`feed`, `page`, `extract`, `image`, `store`) with a
+/// Something failed at pipeline `stage` (`feed`, `page`, `extract`, `image`, `store`, `webhook`) with a
 /// short `kind` (`timeout`, `http_status`, …; at `extract`, the verdict on a page that is not
 /// an article: `blocked`, `not_found`, …).
 pub fn failure(stage: &str, kind: &str) {
@@ -67,6 +67,11 @@ pub fn extraction_finished(algorithm: &str, seconds: f64, fell_back: bool) {
     if fell_back {
         REGISTRY.extraction_fallbacks.inc(&[algorithm], 1);
     }
+}
+
+/// A webhook delivery was given up after its last attempt.
+pub fn webhook_given_up() {
+    REGISTRY.webhook_given_up.inc(&[], 1);
 }
 
 /// An HTTP API request was answered (`route` is the matched path pattern).
@@ -90,6 +95,7 @@ pub fn render() -> Exposition {
     registry.extraction_seconds.render(&mut out);
     registry.extraction_fallbacks.render(&mut out);
     registry.api_requests.render(&mut out);
+    registry.webhook_given_up.render(&mut out);
     out
 }
 
@@ -165,6 +171,7 @@ struct Registry {
     extraction_seconds: HistogramFamily,
     extraction_fallbacks: CounterFamily,
     api_requests: CounterFamily,
+    webhook_given_up: CounterFamily,
 }
 
 static REGISTRY: LazyLock<Registry> = LazyLock::new(|| Registry {
@@ -219,6 +226,12 @@ static REGISTRY: LazyLock<Registry> = LazyLock::new(|| Registry {
         "gleaner_api_requests_total",
         "HTTP API requests answered, by route and status code.",
         &["route", "status"],
+    ),
+    webhook_given_up: CounterFamily::new(
+        "gleaner_webhook_deliveries_given_up_total",
+        "Webhook deliveries given up after their last attempt (each also a failure at stage \
+         webhook; `gleaner webhooks redeliver` sends them again).",
+        &[],
     ),
 });
 

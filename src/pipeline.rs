@@ -204,15 +204,27 @@ async fn poll_entries(
     process_due_entries(ctx, &settings, cancel, &counted, report).await?;
     poll.next_due_at = next_due_with_entries(ctx, feed, polled_at, regular).await;
     save_poll(ctx, feed, &poll).await?;
-    tracing::info!(
-        feed = %feed.name,
-        status = %report.status,
-        new_articles = report.new_articles,
-        failed_articles = report.failed_articles,
-        known_articles = report.known_articles,
-        blocked = report.blocked,
-        "feed polled"
-    );
+    // A poll that found nothing new is routine: DEBUG, so that an idle service stays quiet.
+    let idle = report.new_articles == 0 && report.failed_articles == 0 && report.blocked == 0;
+    macro_rules! polled {
+        ($level:expr) => {
+            tracing::event!(
+                $level,
+                feed = %feed.name,
+                status = %report.status,
+                new_articles = report.new_articles,
+                failed_articles = report.failed_articles,
+                known_articles = report.known_articles,
+                blocked = report.blocked,
+                "feed polled"
+            )
+        };
+    }
+    if idle {
+        polled!(tracing::Level::DEBUG);
+    } else {
+        polled!(tracing::Level::INFO);
+    }
     Ok(())
 }
 

@@ -38,6 +38,13 @@ pub fn init(format: LogFormat, filter: Option<&str>) {
     } else {
         format!("{directives},html5ever=error")
     };
+    // The MCP library logs each `/mcp` request at INFO, three lines with a Debug dump of the
+    // message: detail for debugging, not what a person running the service reads.
+    let directives = if directives.contains("rmcp") {
+        directives
+    } else {
+        format!("{directives},rmcp=warn")
+    };
     let filter = EnvFilter::new(directives);
     let _already_set = match format {
         // A person at a terminal: colours, and log lines written around the progress bar

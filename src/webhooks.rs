@@ -6,7 +6,9 @@
 //! of the exact bytes), posts it through the [`Fetcher`] (so the SSRF guard and the timeout
 //! apply), and records the outcome: a 2xx is delivered; an error, a non-2xx status or a
 //! timeout is tried again after `retry_seconds`, doubling with every failure, until
-//! `max_attempts`, then the row is marked failed and logged. Ingestion never waits for any of
+//! `max_attempts`, then the row is marked failed, logged, recorded as a failure at stage `webhook` (what
+//! `gleaner failures` and the web view list, and `gleaner webhooks redeliver` sends again) and
+//! counted in `gleaner_webhook_deliveries_given_up_total`. Ingestion never waits for any of
 //! it: the rows are written with the article, and [`run_deliveries`] sends them in the
 //! background of `gleaner run`; `poll --once` calls [`deliver_pending`] before it exits.
 
@@ -23,7 +25,10 @@ use tokio_util::sync::CancellationToken;
 use crate::config::MAX_WEBHOOK_WAIT_SECONDS;
 use crate::config::WebhookConfig;
 use crate::fetch::Fetcher;
-use crate::store::{DeliveryOutcome, DueDelivery, Store, StoreError, now};
+use crate::store::{
+    DeliveryOutcome, DeliveryState, DueDelivery, GivenUpDelivery, OwnKind, Stage, Store,
+    StoreError, now,
+};
 
 /// Deliveries read per query.
 const BATCH: i64 = 32;
@@ -168,6 +173,13 @@ async fn attempt(
         }
     };
     store.settle_delivery(&delivery, &outcome).await?;
+    if let DeliveryOutcome::GivenUp(error) = &outcome {
+        crate::metrics::webhook_given_up();
+        crate::metrics::failure(Stage::Webhook.as_str(), OwnKind::GivenUp.as_str());
+        store
+            .record_given_up_delivery(&delivery, attempts, error)
+            .await?;
+    }
     Ok(Some(outcome == DeliveryOutcome::Delivered))
 }
 
@@ -283,4 +295,82 @@ pub async fn deliver_pending(
         passed?;
     }
     store.pending_deliveries().await
+}
+
+/// What `gleaner webhooks redeliver` did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Redelivered {
+    /// Given-up deliveries put back in the queue.
+    pub requeued: usize,
+    /// Of those, delivered now.
+    pub delivered: usize,
+    /// Of those, given up again (a new failure row each).
+    pub given_up: usize,
+    /// Of those, still pending when `wait` was over (sent by the next `run` or `poll`).
+    pub pending: usize,
+    /// Given-up deliveries left alone: their webhook is no longer configured, or their
+    /// article or webhook is no longer stored.
+    pub skipped: usize,
+}
+
+/// Whether `name` names `webhook`: its key (as failure rows and delivery ids name it) or
+/// its URL.
+fn names(webhook: &WebhookConfig, name: &str) -> bool {
+    webhook.key() == name || webhook.url.as_str() == name || webhook.display_url() == name
+}
+
+/// `gleaner webhooks redeliver`: puts the deliveries given up since `since` (of the webhook
+/// `webhook` names, else of every configured one) back in the queue, attempts counted anew,
+/// and sends them as `poll --once` does, for at most `wait`. A delivery that succeeds loses
+/// its failure row; one given up again gets a new one.
+pub async fn redeliver(
+    store: &Store,
+    targets: &Targets,
+    webhook: Option<&str>,
+    since: Option<chrono::DateTime<chrono::Utc>>,
+    wait: Duration,
+) -> Result<Redelivered, StoreError> {
+    let mut done = Redelivered::default();
+    let mut requeued: Vec<GivenUpDelivery> = Vec::new();
+    for given_up in store.given_up_deliveries(since).await? {
+        let Some(target) = targets.by_key(&given_up.webhook_key) else {
+            if webhook.is_none() {
+                done.skipped += 1;
+            }
+            continue;
+        };
+        if webhook.is_some_and(|name| !names(target, name)) {
+            continue;
+        }
+        if store.requeue_given_up(&given_up).await? {
+            requeued.push(given_up);
+        } else {
+            done.skipped += 1;
+        }
+    }
+    done.requeued = requeued.len();
+    if requeued.is_empty() {
+        return Ok(done);
+    }
+    deliver_pending(store, targets, wait).await?;
+    let states = store.deliveries().await?;
+    for given_up in &requeued {
+        let state = states.iter().find(|record| {
+            record.article_id == given_up.article_id && record.webhook_key == given_up.webhook_key
+        });
+        let state = state.map(|record| record.state.as_str());
+        if state == Some(DeliveryState::Delivered.as_str()) {
+            done.delivered += 1;
+        } else if state == Some(DeliveryState::Failed.as_str()) {
+            done.given_up += 1;
+        } else {
+            done.pending += 1;
+        }
+    }
+    Ok(done)
+}
+
+/// Whether some configured webhook is named `name` (its key or URL).
+pub fn is_configured(targets: &Targets, name: &str) -> bool {
+    targets.webhooks.iter().any(|webhook| names(webhook, name))
 }

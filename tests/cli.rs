@@ -545,6 +545,45 @@ async fn poll_once_fails_when_a_feed_failed_and_speaks_json() -> anyhow::Result<
     Ok(())
 }
 
+/// A poll with no feed due says, besides its `feeds=0` line, when the next one is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poll_with_nothing_due_says_when_the_next_feed_is() -> anyhow::Result<()> {
+    let farm = common::farm::Farm::start().await?;
+    let feed = farm.story_feed(1, 1, false, common::farm::html_route);
+    let db = TestDb::sqlite().await?;
+    let dir = tempfile::tempdir()?;
+    common::TestConfig::new(&db)
+        .loopback_farm()
+        .feed("good", feed)
+        .write(dir.path())?;
+    let mut outputs = Vec::new();
+    for _ in 0..2 {
+        let dir_path = dir.path().to_path_buf();
+        outputs.push(
+            tokio::task::spawn_blocking(move || {
+                gleaner(&dir_path).args(["poll", "--once"]).output()
+            })
+            .await??,
+        );
+    }
+    let idle = &outputs[1];
+    assert!(idle.status.success(), "{}", stderr(idle));
+    assert!(
+        stdout(idle).starts_with("feeds=0 new_articles=0 "),
+        "{}",
+        stdout(idle)
+    );
+    let said = stderr(idle);
+    assert!(said.contains("no feed was due; next poll at "), "{said}");
+    assert!(said.contains("(in "), "{said}");
+    assert!(
+        !stderr(&outputs[0]).contains("no feed was due"),
+        "{}",
+        stderr(&outputs[0])
+    );
+    Ok(())
+}
+
 /// `poll` is one cycle without `--once`, which stays accepted for the scripts that pass it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn poll_runs_one_cycle_with_or_without_once() -> anyhow::Result<()> {

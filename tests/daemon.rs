@@ -106,6 +106,14 @@ async fn the_service_reloads_and_stops_cleanly(db: TestDb) -> anyhow::Result<()>
         return outcome;
     }
     let logged = std::fs::read_to_string(&log)?;
+    let kind = if db.url().starts_with("postgres") {
+        "postgres"
+    } else {
+        "sqlite"
+    };
+    let started = format!("started: 1 feeds on {kind}, API 127.0.0.1:");
+    assert!(logged.contains(&started), "{logged}");
+    assert!(logged.contains("; first feed: next poll at "), "{logged}");
     assert!(logged.contains("SIGHUP"), "{logged}");
     assert!(logged.contains("configuration not reloaded"), "{logged}");
     assert!(logged.contains("lists no feeds"), "{logged}");

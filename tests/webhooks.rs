@@ -25,6 +25,8 @@ on_both_databases!(
     a_webhook_takes_only_the_feeds_it_names,
     a_webhook_that_is_down_does_not_hold_ingestion_back,
     the_service_delivers_in_the_background,
+    a_delivery_given_up_is_a_failure_listed_and_counted,
+    redeliver_sends_the_given_up_deliveries_once_the_receiver_is_back,
 );
 
 const HOOK: &str = "/hook";
@@ -230,6 +232,171 @@ async fn the_service_delivers_in_the_background(db: TestDb) -> anyhow::Result<()
     service.await??;
     anyhow::ensure!(waited.is_ok(), "the service delivered both articles");
     assert_eq!(farm.received(HOOK).len(), 2);
+    Ok(())
+}
+
+/// The value of the unlabelled counter `name` in this process's metrics.
+fn counter(name: &str) -> Option<f64> {
+    gleaner::metrics::render()
+        .finish()
+        .lines()
+        .find_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
+}
+
+async fn a_delivery_given_up_is_a_failure_listed_and_counted(db: TestDb) -> anyhow::Result<()> {
+    const GIVEN_UP: &str = "gleaner_webhook_deliveries_given_up_total";
+    let farm = Farm::start().await?;
+    let feed = farm.story_feed(1, 1, false, farm::html_route);
+    farm.route(
+        HOOK,
+        Route::Status {
+            status: 500,
+            headers: Vec::new(),
+            body: "down".to_string(),
+        },
+    );
+    let dir = tempfile::tempdir()?;
+    let config = TestConfig::new(&db).loopback_farm().feed("news", feed);
+    let config = webhook(
+        config,
+        farm.url(HOOK),
+        &[
+            ("retry_seconds", toml::Value::from(0)),
+            ("max_attempts", toml::Value::from(2)),
+        ],
+    );
+    config.write(dir.path())?;
+    let ctx = daemon::prepare(config.parse()?).await?;
+    let before = counter(GIVEN_UP).unwrap_or_default();
+
+    assert_eq!(poll_and_deliver(&ctx).await?, 0, "given up, not pending");
+
+    assert_eq!(farm.received(HOOK).len(), 2, "both attempts were made");
+    let deliveries = ctx.store.deliveries().await?;
+    assert_eq!(deliveries[0].state, DeliveryState::Failed.as_str());
+    let after = counter(GIVEN_UP).unwrap_or_default();
+    assert!(after >= before + 1.0, "{GIVEN_UP}: {before} then {after}");
+
+    let output = common::gleaner_in(dir.path())
+        .args(["failures", "--stage", "webhook", "--json"])
+        .output()?;
+    assert!(output.status.success(), "{output:?}");
+    let rows: serde_json::Value = serde_json::from_slice(&output.stdout)?;
+    let rows = rows.as_array().cloned().unwrap_or_default();
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let article = deliveries[0].article_id;
+    let key = ctx.config.webhooks[0].key();
+    assert_eq!(rows[0]["stage"], "webhook");
+    assert_eq!(rows[0]["kind"], "given_up");
+    assert_eq!(rows[0]["feed"], "news");
+    let message = rows[0]["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with(&format!(
+            "webhook {key} article {article}: given up after 2 attempts"
+        )),
+        "{message}"
+    );
+    let url = ctx.store.article_record(article).await?.map(|r| r.url);
+    assert_eq!(rows[0]["article_url"].as_str(), url.as_deref());
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let listen = listener.local_addr()?;
+    let stop = CancellationToken::new();
+    let server = tokio::spawn(gleaner::api::serve(
+        listener,
+        ctx.store.clone(),
+        gleaner::config::ApiConfig::new(listen, None),
+        stop.clone(),
+    ));
+    let client = reqwest::Client::builder().no_proxy().build()?;
+    let body = client
+        .get(format!("http://{listen}/healthz"))
+        .send()
+        .await?
+        .text()
+        .await?;
+    let health: serde_json::Value = serde_json::from_str(&body)?;
+    stop.cancel();
+    server.await??;
+    assert_eq!(health["webhook_deliveries_given_up_24h"], 1, "{health}");
+    Ok(())
+}
+
+/// `gleaner failures --stage webhook --json`, run in `dir`.
+fn webhook_failures(dir: &Path) -> anyhow::Result<Vec<serde_json::Value>> {
+    let output = common::gleaner_in(dir)
+        .args(["failures", "--stage", "webhook", "--json"])
+        .output()?;
+    anyhow::ensure!(output.status.success(), "{output:?}");
+    let rows: serde_json::Value = serde_json::from_slice(&output.stdout)?;
+    Ok(rows.as_array().cloned().unwrap_or_default())
+}
+
+async fn redeliver_sends_the_given_up_deliveries_once_the_receiver_is_back(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let farm = Farm::start().await?;
+    let feed = farm.story_feed(1, 1, false, farm::html_route);
+    farm.route(
+        HOOK,
+        Route::Status {
+            status: 500,
+            headers: Vec::new(),
+            body: "down".to_string(),
+        },
+    );
+    let dir = tempfile::tempdir()?;
+    let config = TestConfig::new(&db).loopback_farm().feed("news", feed);
+    let config = webhook(
+        config,
+        farm.url(HOOK),
+        &[
+            ("retry_seconds", toml::Value::from(0)),
+            ("max_attempts", toml::Value::from(1)),
+        ],
+    );
+    config.write(dir.path())?;
+    let ctx = daemon::prepare(config.parse()?).await?;
+    poll_and_deliver(&ctx).await?;
+    assert_eq!(webhook_failures(dir.path())?.len(), 1, "given up");
+    let article = ctx.store.deliveries().await?[0].article_id;
+
+    let unknown = common::gleaner_in(dir.path())
+        .args(["webhooks", "redeliver", "--webhook", "nope"])
+        .output()?;
+    assert_eq!(unknown.status.code(), Some(2), "{unknown:?}");
+
+    farm.route(HOOK, farm::ok("text/plain", b"ok".to_vec()));
+    let key = ctx.config.webhooks[0].key();
+    let output = common::gleaner_in(dir.path())
+        .args([
+            "webhooks",
+            "redeliver",
+            "--webhook",
+            &key,
+            "--since",
+            "2000-01-01",
+        ])
+        .output()?;
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        stdout.trim(),
+        "requeued=1 delivered=1 given_up=0 pending=0 skipped=0"
+    );
+
+    let ids = delivered_ids(&farm.received(HOOK))?;
+    assert_eq!(ids, vec![article, article], "the 500, then the redelivery");
+    assert!(webhook_failures(dir.path())?.is_empty(), "resolved");
+    let deliveries = ctx.store.deliveries().await?;
+    assert_eq!(deliveries[0].state, DeliveryState::Delivered.as_str());
+
+    // Nothing left to send: a second run requeues nothing.
+    let again = common::gleaner_in(dir.path())
+        .args(["webhooks", "redeliver"])
+        .output()?;
+    assert!(again.status.success(), "{again:?}");
+    assert!(String::from_utf8_lossy(&again.stdout).starts_with("requeued=0 "));
     Ok(())
 }
 

@@ -21,6 +21,9 @@ use crate::store::{FailingWrite, OVERDUE_FIRINGS, OverdueFeed, StoreCounts, now}
 /// A per-consumer gauge: name, help, and the value it shows.
 type QueueGauge = (&'static str, &'static str, fn(&QueueDepth) -> i64);
 
+/// How far back `/healthz` counts given-up webhook deliveries.
+const GIVEN_UP_WINDOW: chrono::TimeDelta = chrono::TimeDelta::hours(24);
+
 /// How long a health check or a scrape waits for the database.
 const DATABASE_WAIT: Duration = Duration::from_secs(5);
 
@@ -29,10 +32,17 @@ const DATABASE_WAIT: Duration = Duration::from_secs(5);
 pub async fn healthz(State(state): State<ApiState>) -> Response {
     let read = async {
         state.store.ping().await?;
-        state.store.overdue_feeds(now()).await
+        let overdue = state.store.overdue_feeds(now()).await?;
+        let given_up = state
+            .store
+            .given_up_deliveries_since(now() - GIVEN_UP_WINDOW)
+            .await?;
+        Ok::<_, crate::store::StoreError>((overdue, given_up))
     };
     match tokio::time::timeout(DATABASE_WAIT, read).await {
-        Ok(Ok(overdue)) => Json(health(&overdue, &state.store.failing_writes())).into_response(),
+        Ok(Ok((overdue, given_up))) => {
+            Json(health(&overdue, &state.store.failing_writes(), given_up)).into_response()
+        }
         Ok(Err(error)) => {
             tracing::warn!(error = %error, "health check: the database does not answer");
             unavailable()
@@ -44,14 +54,20 @@ pub async fn healthz(State(state): State<ApiState>) -> Response {
     }
 }
 
-/// The body of a `/healthz` whose database answered.
-fn health(overdue: &[OverdueFeed], failing: &[FailingWrite]) -> serde_json::Value {
+/// The body of a `/healthz` whose database answered; `given_up`: the webhook deliveries given
+/// up in the last [`GIVEN_UP_WINDOW`] (reported, not a degradation of the service itself).
+fn health(overdue: &[OverdueFeed], failing: &[FailingWrite], given_up: i64) -> serde_json::Value {
     let status = if overdue.is_empty() && failing.is_empty() {
         "ok"
     } else {
         "degraded"
     };
-    json!({ "status": status, "overdue_feeds": overdue, "failing_writes": failing })
+    json!({
+        "status": status,
+        "overdue_feeds": overdue,
+        "failing_writes": failing,
+        "webhook_deliveries_given_up_24h": given_up,
+    })
 }
 
 fn unavailable() -> Response {

@@ -11,12 +11,13 @@ use crate::pipeline::Stage;
 use crate::store::{FailureFilter, FeedRecord, now, overdue_since};
 
 /// The stages `failures --stage` accepts.
-const STAGES: [Stage; 5] = [
+const STAGES: [Stage; 6] = [
     Stage::Feed,
     Stage::Page,
     Stage::Extract,
     Stage::Image,
     Stage::Store,
+    Stage::Webhook,
 ];
 
 /// One row of `gleaner feeds`; the JSON field names are the contract of `cli.md`.

@@ -18,6 +18,7 @@ mod setup;
 mod sites;
 mod table;
 mod time;
+mod webhooks;
 
 use std::path::PathBuf;
 
@@ -186,7 +187,7 @@ pub enum Command {
         /// Only this feed's failures (configured or stored; another name is an error).
         #[arg(long)]
         feed: Option<String>,
-        /// Only failures at this stage (feed, page, extract, image, store).
+        /// Only failures at this stage (feed, page, extract, image, store, webhook).
         #[arg(long)]
         stage: Option<String>,
         /// Only failures since this time: RFC 3339, or a date meaning its midnight UTC.
@@ -198,6 +199,9 @@ pub enum Command {
     /// List, show and search stored articles.
     #[command(subcommand)]
     Articles(ArticlesCommand),
+    /// Manage webhook deliveries.
+    #[command(subcommand)]
+    Webhooks(WebhooksCommand),
     /// Print stored articles as JSON lines, in ascending id order.
     Export(ExportArgs),
     /// Serve the article database to an LLM client as Model Context Protocol tools, on
@@ -317,6 +321,21 @@ pub enum ArticlesCommand {
         limit: i64,
         #[command(flatten)]
         output: OutputArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WebhooksCommand {
+    /// Send again the deliveries given up after their last attempt (the failures at stage
+    /// webhook); each that succeeds loses its failure row.
+    Redeliver {
+        /// Only this webhook's deliveries: its key (as failures name it) or its URL.
+        #[arg(long)]
+        webhook: Option<String>,
+        /// Only deliveries given up since this time: RFC 3339, or a date meaning its
+        /// midnight UTC.
+        #[arg(long)]
+        since: Option<String>,
     },
 }
 
@@ -454,6 +473,9 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             block_on(poll::poll_once(config, *all, output.is_json()))
         }
         Command::Articles(command) => run_articles(&config, command),
+        Command::Webhooks(WebhooksCommand::Redeliver { webhook, since }) => block_on(
+            webhooks::redeliver(config, webhook.as_deref(), since.as_deref()),
+        ),
         Command::Export(args) => block_on(articles::export(&config, args)),
         Command::Mcp => block_on(serve_mcp(&config)),
         Command::Reextract(ReextractArgs { algorithm, feed }) => {

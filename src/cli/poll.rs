@@ -39,7 +39,7 @@ pub async fn poll_once(config: Config, all: bool, json: bool) -> Result<(), CliE
     );
     progress.pb_start();
     let mut stored = 0usize;
-    let mut failures = 0usize;
+    let (mut failed_articles, mut failed_images, mut failed_feeds) = (0usize, 0usize, 0usize);
     let summary = daemon::poll_once(
         &ctx,
         all,
@@ -54,11 +54,14 @@ pub async fn poll_once(config: Config, all: bool, json: bool) -> Result<(), CliE
             };
             suspend_tracing_indicatif(|| println!("{line}"));
             stored += report.new_articles;
-            failures +=
-                report.failed_articles + report.failed_images + usize::from(report.error.is_some());
+            failed_articles += report.failed_articles;
+            failed_images += report.failed_images;
+            failed_feeds += usize::from(report.error.is_some());
             progress.pb_inc(1);
+            // An image that failed leaves its article stored: named apart, not an article lost.
             progress.pb_set_message(&format!(
-                "· {stored} articles stored · {failures} failures · {}",
+                "· {stored} articles stored · {failed_articles} articles failed · \
+                 {failed_images} images failed · {failed_feeds} feeds failed · {}",
                 super::table::one_line(&report.feed)
             ));
         },
@@ -68,6 +71,9 @@ pub async fn poll_once(config: Config, all: bool, json: bool) -> Result<(), CliE
     drop(progress);
     interrupted.abort();
     deliver_before_exit(&ctx).await;
+    if summary.feeds == 0 && !summary.interrupted {
+        say_when_next_due(&ctx.store).await;
+    }
     ctx.store.close().await;
     if json {
         println!("{}", summary_json(&summary));
@@ -93,6 +99,19 @@ pub async fn poll_once(config: Config, all: bool, json: bool) -> Result<(), CliE
         });
     }
     Ok(())
+}
+
+/// A poll that found no feed due says when the first one is (on standard error: the summary
+/// line on standard output stays as scripts read it).
+async fn say_when_next_due(store: &crate::store::Store) {
+    match daemon::first_due(store).await {
+        Ok(Some(at)) => tracing::info!(
+            "no feed was due; {} (`poll --all` polls every feed now)",
+            daemon::next_poll_phrase(at)
+        ),
+        Ok(None) => tracing::info!("no feed was due, and no active feed has a next poll time"),
+        Err(error) => tracing::warn!(%error, "no feed was due; cannot read when the next is"),
+    }
 }
 
 /// Fires `cancel` on the first SIGTERM or SIGINT: the cycle stops taking work, lets the polls

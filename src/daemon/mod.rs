@@ -155,6 +155,7 @@ pub async fn run(
         tracing::warn!(config = %config_path.display(), "no feeds configured: add [[feeds]] to start");
     }
     let (api_server, api_token) = start_api(&ctx, &shutdown).await?.unzip();
+    announce_start(&ctx).await;
     let (targets, targets_seen) = watch::channel(Targets::new(&ctx.config.webhooks, &ctx.fetcher));
     let deliveries = tokio::spawn(webhooks::run_deliveries(
         ctx.store.clone(),
@@ -196,6 +197,59 @@ pub async fn run(
     service.ctx.store.close().await;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// When the first active feed is due: now for one never polled (or whose URL or schedule
+/// changed), else the earliest due time; `None` without active feeds.
+pub async fn first_due(
+    store: &crate::store::Store,
+) -> Result<Option<chrono::DateTime<chrono::Utc>>, crate::store::StoreError> {
+    let feeds = store.feeds().await?;
+    let active = feeds.iter().filter(|feed| feed.active);
+    if active.clone().any(|feed| feed.next_due_at.is_none()) {
+        return Ok(Some(crate::store::now()));
+    }
+    if active.count() == 0 {
+        return Ok(None);
+    }
+    store.next_due().await
+}
+
+/// The line `gleaner run` starts with: the database, the API's address, the feeds and when
+/// the first is due, so that a quiet service is known to be waiting, not stuck.
+async fn announce_start(ctx: &Context) {
+    let database = match ctx.store.backend() {
+        crate::store::Backend::Sqlite => "sqlite",
+        crate::store::Backend::Postgres => "postgres",
+    };
+    let api = ctx
+        .config
+        .api
+        .as_ref()
+        .map_or_else(|| "off".to_string(), |api| api.listen.to_string());
+    let feeds = ctx.config.feeds.len();
+    match first_due(&ctx.store).await {
+        Ok(Some(at)) => tracing::info!(
+            database,
+            api = %api,
+            feeds,
+            "started: {feeds} feeds on {database}, API {api}; first feed: {}",
+            next_poll_phrase(at)
+        ),
+        Ok(None) => tracing::info!(
+            database,
+            api = %api,
+            feeds,
+            "started: {feeds} feeds on {database}, API {api}; no active feed to poll"
+        ),
+        Err(error) => tracing::info!(
+            database,
+            api = %api,
+            feeds,
+            %error,
+            "started: {feeds} feeds on {database}, API {api}; cannot read when the first is due"
+        ),
+    }
 }
 
 /// Starts the HTTP API when `[api]` is configured; it stops with `shutdown`. The server's
@@ -474,7 +528,16 @@ async fn say_cycle(ctx: &Context, summary: &PollSummary) {
         Ok(Some(at)) => next_poll_phrase(at),
         _ => "no feed is due".to_string(),
     };
-    tracing::info!("polled {}; {next}", summary.summary_line());
+    let idle = summary.new_articles == 0
+        && summary.failed_articles == 0
+        && summary.errors == 0
+        && summary.blocked == 0;
+    if idle {
+        // Nothing new: routine, and it would be a line per poll of an idle service.
+        tracing::debug!("polled {}; {next}", summary.summary_line());
+    } else {
+        tracing::info!("polled {}; {next}", summary.summary_line());
+    }
 }
 
 /// "next poll at 2026-11-24 04:40:00 UTC (in 4m 10s)".

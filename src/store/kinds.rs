@@ -16,6 +16,8 @@ pub enum Stage {
     Extract,
     Image,
     Store,
+    /// A webhook delivery given up after its last attempt.
+    Webhook,
 }
 
 impl Stage {
@@ -26,6 +28,7 @@ impl Stage {
             Stage::Extract => "extract",
             Stage::Image => "image",
             Stage::Store => "store",
+            Stage::Webhook => "webhook",
         }
     }
 }

@@ -61,7 +61,10 @@ pub use search::{
     SearchScope,
 };
 pub use templates::SiteSummary;
-pub use webhooks::{DeliveryOutcome, DeliveryRecord, DeliveryState, DueDelivery};
+pub use webhooks::{
+    DeliveryOutcome, DeliveryRecord, DeliveryState, DueDelivery, GivenUpDelivery, given_up_message,
+    parse_given_up_message,
+};
 
 /// How long an SQLite statement waits for another process's lock before it fails.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(30);

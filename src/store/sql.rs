@@ -963,6 +963,32 @@ pub(super) const NEXT_DELIVERY_DUE: &str = "
     WHERE w.active AND d.state = $1
     ORDER BY d.next_attempt_at LIMIT 1";
 
+/// A given-up delivery as a failure at stage `$3`, kind `$4`, message `$5`, against the feed
+/// and URL of article `$2` (none when the article is gone).
+pub(super) const INSERT_DELIVERY_FAILURE: &str = "
+    INSERT INTO failures (occurred_at, feed_id, article_url, stage, kind, message)
+    SELECT $1, a.feed_id, a.url, $3, $4, $5
+    FROM (SELECT 1 AS one) AS given_up LEFT JOIN articles a ON a.id = $2";
+
+/// How many failures at stage `$1` occurred since `$2`.
+pub(super) const COUNT_FAILURES_SINCE: &str = "
+    SELECT COUNT(*) FROM failures WHERE stage = $1 AND occurred_at >= $2";
+
+/// The failures at stage `$1`, kind `$2` since `$3` (NULL: all), oldest first: id and message.
+pub(super) const SELECT_GIVEN_UP_FAILURES: &str = "
+    SELECT id, message FROM failures
+    WHERE stage = $1 AND kind = $2 AND ($3 IS NULL OR occurred_at >= $3)
+    ORDER BY id";
+
+/// Delivery (webhook key `$1`, article `$2`) due again from `$4` in state `$3`, attempts anew.
+pub(super) const REQUEUE_DELIVERY: &str = "
+    UPDATE webhook_deliveries
+    SET state = $3, attempts = 0, next_attempt_at = $4, delivered_at = NULL, last_error = NULL
+    WHERE article_id = $2 AND webhook_id = (SELECT id FROM webhooks WHERE key = $1)";
+
+/// Failure `$1` removed.
+pub(super) const DELETE_FAILURE: &str = "DELETE FROM failures WHERE id = $1";
+
 /// Every delivery, by article then webhook.
 pub(super) const SELECT_DELIVERIES: &str = "
     SELECT w.key AS webhook_key, d.article_id, d.state, d.attempts, d.delivered_at,

@@ -9,7 +9,10 @@
 
 use chrono::{DateTime, Utc};
 
-use super::{QueryContext, Store, StoreError, db_time, now, on_pool, sql};
+use super::{
+    FailureKind, OwnKind, QueryContext, Stage, Store, StoreError, WriteKind, db_time, now, on_pool,
+    sql,
+};
 use crate::config::WebhookConfig;
 
 /// Where a delivery stands (`webhook_deliveries.state`).
@@ -42,6 +45,14 @@ pub struct DueDelivery {
     pub article_id: i64,
     /// Attempts made before this one.
     pub attempts: i64,
+}
+
+/// A delivery given up, as its failure row names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GivenUpDelivery {
+    pub failure_id: i64,
+    pub webhook_key: String,
+    pub article_id: i64,
 }
 
 /// How an attempt ended.
@@ -180,6 +191,97 @@ impl Store {
         .context("recording a delivery attempt")
     }
 
+    /// Records a delivery given up after its last attempt as a failure at stage `webhook`,
+    /// kind `given_up`, against the article's feed and URL; the message names the webhook
+    /// (its key) and the article (its id), which is what `gleaner webhooks redeliver` reads.
+    pub async fn record_given_up_delivery(
+        &self,
+        delivery: &DueDelivery,
+        attempts: u32,
+        error: &str,
+    ) -> Result<(), StoreError> {
+        let message = given_up_message(&delivery.webhook_key, delivery.article_id, attempts, error);
+        let inserted = on_pool!(self, pool => {
+            sqlx::query(sql::INSERT_DELIVERY_FAILURE)
+                .bind(now())
+                .bind(delivery.article_id)
+                .bind(Stage::Webhook.as_str())
+                .bind(FailureKind::Own(OwnKind::GivenUp).as_str())
+                .bind(message)
+                .execute(pool)
+                .await
+                .map(drop)
+        })
+        .context("recording a given-up delivery");
+        self.noted(WriteKind::Failures, inserted)
+    }
+
+    /// How many deliveries were given up since `since` (failures at stage `webhook`).
+    pub async fn given_up_deliveries_since(&self, since: DateTime<Utc>) -> Result<i64, StoreError> {
+        on_pool!(self, pool => {
+            sqlx::query_scalar(sql::COUNT_FAILURES_SINCE)
+                .bind(Stage::Webhook.as_str())
+                .bind(db_time(since))
+                .fetch_one(pool)
+                .await
+        })
+        .context("counting given-up deliveries")
+    }
+
+    /// The deliveries given up (failure rows at stage `webhook`) since `since`, oldest first.
+    /// Rows whose message is not one [`given_up_message`] wrote are left out.
+    pub async fn given_up_deliveries(
+        &self,
+        since: Option<DateTime<Utc>>,
+    ) -> Result<Vec<GivenUpDelivery>, StoreError> {
+        let rows: Vec<(i64, String)> = on_pool!(self, pool => {
+            sqlx::query_as(sql::SELECT_GIVEN_UP_FAILURES)
+                .bind(Stage::Webhook.as_str())
+                .bind(FailureKind::Own(OwnKind::GivenUp).as_str())
+                .bind(since.map(db_time))
+                .fetch_all(pool)
+                .await
+        })
+        .context("reading given-up deliveries")?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(failure_id, message)| {
+                let (webhook_key, article_id) = parse_given_up_message(&message)?;
+                Some(GivenUpDelivery {
+                    failure_id,
+                    webhook_key,
+                    article_id,
+                })
+            })
+            .collect())
+    }
+
+    /// Puts a given-up delivery back in the queue, due now with its attempts counted anew,
+    /// and removes its failure row (a new one is written if it is given up again). Whether
+    /// its delivery row still exists (a webhook forgotten, an article pruned: not).
+    pub async fn requeue_given_up(&self, given_up: &GivenUpDelivery) -> Result<bool, StoreError> {
+        on_pool!(self, pool => {
+            let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
+            let requeued = sqlx::query(sql::REQUEUE_DELIVERY)
+                .bind(&given_up.webhook_key)
+                .bind(given_up.article_id)
+                .bind(DeliveryState::Pending.as_str())
+                .bind(db_time(now()))
+                .execute(&mut *tx)
+                .await
+                .context("queueing a delivery again")?
+                .rows_affected()
+                > 0;
+            sqlx::query(sql::DELETE_FAILURE)
+                .bind(given_up.failure_id)
+                .execute(&mut *tx)
+                .await
+                .context("removing a given-up delivery's failure")?;
+            tx.commit().await.context("committing a redelivery")?;
+            Ok(requeued)
+        })
+    }
+
     /// How many deliveries of configured webhooks are still pending.
     pub async fn pending_deliveries(&self) -> Result<i64, StoreError> {
         on_pool!(self, pool => {
@@ -206,5 +308,36 @@ impl Store {
     pub async fn deliveries(&self) -> Result<Vec<DeliveryRecord>, StoreError> {
         on_pool!(self, pool => sqlx::query_as(sql::SELECT_DELIVERIES).fetch_all(pool).await)
             .context("listing deliveries")
+    }
+}
+
+/// The message of a given-up delivery's failure row: `webhook <key> article <id>: given up
+/// after <n> attempts: <error>`.
+pub fn given_up_message(webhook_key: &str, article_id: i64, attempts: u32, error: &str) -> String {
+    format!(
+        "webhook {webhook_key} article {article_id}: given up after {attempts} attempts: {error}"
+    )
+}
+
+/// The webhook key and article id of a [`given_up_message`].
+pub fn parse_given_up_message(message: &str) -> Option<(String, i64)> {
+    let rest = message.strip_prefix("webhook ")?;
+    let (key, rest) = rest.split_once(" article ")?;
+    let (article, _) = rest.split_once(':')?;
+    Some((key.to_string(), article.parse().ok()?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_given_up_message_gives_back_its_webhook_and_article() {
+        let message = given_up_message("0123abcd0123abcd", 42, 3, "HTTP status 500: oops");
+        assert_eq!(
+            parse_given_up_message(&message),
+            Some(("0123abcd0123abcd".to_string(), 42))
+        );
+        assert_eq!(parse_given_up_message("something else"), None);
     }
 }
