@@ -92,34 +92,7 @@ pub struct RetentionConfig {
     pub raw_only: bool,
 }
 
-/// The longest age `--older-than` and `[retention] older_than` accept (about 100 years).
-const MAX_AGE_DAYS: u64 = 36_500;
-
-/// An age such as `90d`, `12h`, `2w`, `30m` or `45s`: a whole number and one unit.
-pub fn parse_age(text: &str) -> Result<std::time::Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let usage = || format!("`{text}` is not an age: write a number and a unit, e.g. 90d, 12h, 2w");
-    let number: u64 = number.parse().map_err(|_| usage())?;
-    let seconds_per_unit = match unit.trim() {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        "w" => 7 * 86_400,
-        _ => return Err(usage()),
-    };
-    let seconds = number.saturating_mul(seconds_per_unit);
-    if seconds == 0 || seconds > MAX_AGE_DAYS * 86_400 {
-        return Err(format!(
-            "`{text}`: the age must be between 1s and {MAX_AGE_DAYS}d"
-        ));
-    }
-    Ok(std::time::Duration::from_secs(seconds))
-}
+pub use crate::format::parse_age;
 
 /// Where articles are stored.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -139,7 +139,8 @@ pub struct GetArticleArgs {
 pub struct ListArticlesArgs {
     /// Only articles of the feed with this name.
     pub feed: Option<String>,
-    /// Only articles fetched at or after this time (RFC 3339, or a date: 2026-11-23).
+    /// Only articles fetched at or after this time (an age back from now: 24h, 7d; a date:
+    /// 2026-11-23; or RFC 3339).
     pub since: Option<String>,
     /// Only articles with an id greater than this (a cursor: ascending ids from there).
     #[schemars(with = "Option<i64>")]
@@ -380,14 +381,15 @@ impl ArticleTools {
             Ok(checked) => checked,
             Err(refusal) => return Ok(refusal),
         };
-        let since = match args
-            .since
-            .as_deref()
-            .map(|text| (text, crate::format::parse_since(text.trim()).ok()))
-        {
+        let since = match args.since.as_deref().map(|text| {
+            (
+                text,
+                crate::format::parse_since(text, crate::store::now()).ok(),
+            )
+        }) {
             Some((text, None)) => {
                 return Ok(refused(format!(
-                    "since: {text:?} is no RFC 3339 time or date"
+                    "since: {text:?} is no age (24h, 7d), RFC 3339 time or date"
                 )));
             }
             Some((_, at)) => at,

@@ -181,8 +181,8 @@ async fn articles_list_show_and_search(db: TestDb) -> anyhow::Result<()> {
     );
 
     // A date is its midnight UTC: every seeded article is later than 2000-01-01, none later
-    // than 2999-01-01.
-    for (since, expected) in [("2000-01-01", 3), ("2999-01-01", 0)] {
+    // than 2999-01-01. An age counts back from now, as prune's does: all were fetched just now.
+    for (since, expected) in [("2000-01-01", 3), ("2999-01-01", 0), ("24h", 3), ("7d", 3)] {
         let (out, output) =
             run(gleaner(dir.path(), &db).args(["articles", "list", "--since", since, "--json"]))?;
         assert!(output.status.success(), "{since}: {output:?}");

@@ -111,8 +111,12 @@ async fn seed(store: &Store) -> anyhow::Result<(tempfile::TempDir, Vec<i64>)> {
 
 async fn prune_drops_raw_pages_then_old_articles(db: TestDb) -> anyhow::Result<()> {
     let (dir, ids) = seed(&db.store).await?;
+    // A date is read as `--since` reads it: the old articles were fetched 200 days ago.
+    let cutoff = (Utc::now() - Duration::days(90))
+        .format("%Y-%m-%d")
+        .to_string();
     let mut command = gleaner(dir.path(), Some(&db.url()));
-    command.args(["prune", "--older-than", "90d", "--raw-only"]);
+    command.args(["prune", "--older-than", &cutoff, "--raw-only"]);
     let output = run(command).await?;
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(

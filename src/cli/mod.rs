@@ -189,7 +189,7 @@ pub enum Command {
         /// Only failures at this stage (feed, page, extract, image, store).
         #[arg(long)]
         stage: Option<String>,
-        /// Only failures since this time: RFC 3339, or a date meaning its midnight UTC.
+        /// Only failures since this time: an age (24h, 7d), a date (its midnight UTC) or RFC 3339.
         #[arg(long)]
         since: Option<String>,
         #[command(flatten)]
@@ -325,7 +325,7 @@ pub struct ListArgs {
     /// Only articles of this feed (configured or stored; another name is an error).
     #[arg(long)]
     pub feed: Option<String>,
-    /// Only articles fetched at or after this time (RFC 3339).
+    /// Only articles fetched at or after this time: an age (24h, 7d), a date or RFC 3339.
     #[arg(long)]
     pub since: Option<String>,
     /// Only articles with an id greater than this.
@@ -358,7 +358,8 @@ pub struct ExportArgs {
     /// Only articles of this feed.
     #[arg(long)]
     pub feed: Option<String>,
-    /// Only articles fetched at or after this time (RFC 3339, or a date: its midnight UTC).
+    /// Only articles fetched at or after this time: an age (24h, 7d), a date (its midnight
+    /// UTC) or RFC 3339.
     #[arg(long)]
     pub since: Option<String>,
     /// Only articles with this tag (its entry's category or its feed's `tags`), whatever its
@@ -398,7 +399,8 @@ fn parse_quality(text: &str) -> Result<f64, String> {
 
 #[derive(Debug, Args)]
 pub struct PruneArgs {
-    /// The age: a number and a unit (s, m, h, d, w), e.g. `90d`.
+    /// The age: a number and a unit (s, m, h, d, w), e.g. `90d`; or a date or RFC 3339 time,
+    /// read as `--since` is.
     #[arg(long, value_name = "AGE")]
     pub older_than: String,
     /// Keep the articles; drop only their raw pages (they can no longer be re-extracted).

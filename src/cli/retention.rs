@@ -2,20 +2,17 @@
 //! everything stored for it). The service applies the same pruning from `[retention]`.
 
 use super::{CliError, Context, feeds_edit, print_json};
-use crate::config::{Config, parse_age};
+use crate::config::Config;
 use crate::store::{Pruned, Store};
 
-/// `prune --older-than AGE [--raw-only]`.
+/// `prune --older-than AGE [--raw-only]`: AGE read as `--since` is (an age, a date or a time).
 pub async fn prune(
     config: &Config,
     older_than: &str,
     raw_only: bool,
     json: bool,
 ) -> Result<(), CliError> {
-    let age = parse_age(older_than).map_err(|m| CliError::Usage(format!("--older-than: {m}")))?;
-    let age = chrono::Duration::from_std(age)
-        .map_err(|_| CliError::Usage(format!("--older-than: `{older_than}` is too long")))?;
-    let cutoff = crate::store::now() - age;
+    let cutoff = super::time::parse_when("--older-than", older_than)?;
     let store = Store::connect(&config.database.target)
         .await
         .context("opening the database")?;
