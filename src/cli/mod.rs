@@ -406,6 +406,9 @@ pub struct PruneArgs {
     /// Keep the articles; drop only their raw pages (they can no longer be re-extracted).
     #[arg(long)]
     pub raw_only: bool,
+    /// Delete nothing: count what would go (with --json, list the articles' ids too).
+    #[arg(long)]
+    pub dry_run: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -462,16 +465,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             block_on(reextract::run(&config, *algorithm, feed.as_deref()))
         }
         Command::Sites { output } => block_on(sites::list(&config, output.is_json())),
-        Command::Prune(PruneArgs {
-            older_than,
-            raw_only,
-            output,
-        }) => block_on(retention::prune(
-            &config,
-            older_than,
-            *raw_only,
-            output.is_json(),
-        )),
+        Command::Prune(args) => block_on(retention::prune(&config, args)),
         Command::Extract(_) | Command::Eval(_) | Command::Init => Ok(()),
     }
 }
