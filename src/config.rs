@@ -17,6 +17,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use serde::de::IntoDeserializer as _;
 use toml::Spanned;
 use url::Url;
 
@@ -92,34 +93,7 @@ pub struct RetentionConfig {
     pub raw_only: bool,
 }
 
-/// The longest age `--older-than` and `[retention] older_than` accept (about 100 years).
-const MAX_AGE_DAYS: u64 = 36_500;
-
-/// An age such as `90d`, `12h`, `2w`, `30m` or `45s`: a whole number and one unit.
-pub fn parse_age(text: &str) -> Result<std::time::Duration, String> {
-    let text = text.trim();
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let usage = || format!("`{text}` is not an age: write a number and a unit, e.g. 90d, 12h, 2w");
-    let number: u64 = number.parse().map_err(|_| usage())?;
-    let seconds_per_unit = match unit.trim() {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        "w" => 7 * 86_400,
-        _ => return Err(usage()),
-    };
-    let seconds = number.saturating_mul(seconds_per_unit);
-    if seconds == 0 || seconds > MAX_AGE_DAYS * 86_400 {
-        return Err(format!(
-            "`{text}`: the age must be between 1s and {MAX_AGE_DAYS}d"
-        ));
-    }
-    Ok(std::time::Duration::from_secs(seconds))
-}
+pub use crate::format::parse_age;
 
 /// Where articles are stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -388,6 +362,21 @@ pub enum ConfigError {
         variable: &'static str,
         message: String,
     },
+    /// Independent errors (of `[[feeds]]` entries), one line each, in file order.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    Several(Vec<ConfigError>),
+}
+
+impl ConfigError {
+    /// The one error of `errors`, or all of them.
+    fn several(mut errors: Vec<ConfigError>) -> ConfigError {
+        if errors.len() == 1
+            && let Some(error) = errors.pop()
+        {
+            return error;
+        }
+        ConfigError::Several(errors)
+    }
 }
 
 impl Config {
@@ -426,16 +415,27 @@ impl Config {
     /// Validates configuration text; `path` is used for messages and to anchor relative paths.
     ///
     /// Sections are validated in the order below, and the first error found is the one
-    /// reported.
+    /// reported; but every `[[feeds]]` entry is checked, and all their errors are reported
+    /// together ([`ConfigError::Several`]).
     pub fn parse(
         source: &str,
         path: &Path,
         database_override: Option<&str>,
     ) -> Result<Config, ConfigError> {
-        let raw: RawConfig = toml::from_str(source).map_err(|e| {
+        let toml_error = |e: toml::de::Error| {
             let span = e.span().unwrap_or(0..0);
             invalid(path, source, span, describe_toml_error(source, &e))
-        })?;
+        };
+        let mut document = toml::de::DeTable::parse(source).map_err(toml_error)?;
+        // `[[feeds]]` is read feed by feed, so that every feed's unknown key is reported, not
+        // only the first of the file.
+        let feed_values = document.get_mut().remove("feeds");
+        let mut raw =
+            RawConfig::deserialize(toml::de::Deserializer::from(document)).map_err(toml_error)?;
+        let mut errors = Vec::new();
+        if let Some(values) = feed_values {
+            raw.feeds = read_feeds(values, &mut errors, toml_error);
+        }
         let text = Text { path, source };
         let at = |span: Range<usize>, message: String| text.at(span, message);
         let no_feeds_meant = raw.feeds.written && raw.feeds.len() == 0;
@@ -456,7 +456,11 @@ impl Config {
         let api = raw.api.map(|api| api.validate(text)).transpose()?;
         let retention = raw.retention.map(|r| r.validate(at)).transpose()?;
         let filters = raw.filters.validate(at)?;
-        let (feeds, names) = validate_feeds(raw.feeds, &schedule.default, &filters, at)?;
+        let (feeds, names) =
+            validate_feeds(raw.feeds, &schedule.default, &filters, at, &mut errors);
+        if !errors.is_empty() {
+            return Err(ConfigError::several(errors));
+        }
         let webhooks = webhooks::validate(raw.webhooks, &names, at)?;
         let sites = sites::validate(raw.sites, at)?;
 
@@ -503,69 +507,122 @@ impl<'a> Text<'a> {
     }
 }
 
+/// `[[feeds]]` as written, feed by feed: each entry that cannot be read (an unknown key, a
+/// value of the wrong type) adds its error to `errors` and is left out.
+fn read_feeds(
+    values: toml::Spanned<toml::de::DeValue<'_>>,
+    errors: &mut Vec<ConfigError>,
+    toml_error: impl Fn(toml::de::Error) -> ConfigError,
+) -> RawFeedList {
+    let span = values.span();
+    let entries: Vec<_> = match values.into_inner() {
+        toml::de::DeValue::Array(entries) => entries.into_iter().collect(),
+        other => {
+            let value = toml::Spanned::new(span, other);
+            if let Err(e) = Vec::<feed::RawFeed>::deserialize(value.into_deserializer()) {
+                errors.push(toml_error(e));
+            }
+            Vec::new()
+        }
+    };
+    let mut feeds = Vec::with_capacity(entries.len());
+    for entry in entries {
+        match feed::RawFeed::deserialize(entry.into_deserializer()) {
+            Ok(feed) => feeds.push(feed),
+            Err(e) => errors.push(toml_error(e)),
+        }
+    }
+    RawFeedList {
+        feeds,
+        written: true,
+    }
+}
+
 /// `[[feeds]]`: each feed's URL, name (unique; the host when none is given), schedule and
-/// controls. Also returns the names, which `[[webhooks]]` refer to.
+/// controls. Also returns the names, which `[[webhooks]]` refer to. Each feed's first error
+/// goes to `errors` and the next feed is checked.
 fn validate_feeds(
     raw: RawFeedList,
     default_schedule: &CronSchedule,
     filters: &FiltersConfig,
     at: impl Fn(Range<usize>, String) -> ConfigError + Copy,
-) -> Result<(Vec<FeedConfig>, HashSet<String>), ConfigError> {
+    errors: &mut Vec<ConfigError>,
+) -> (Vec<FeedConfig>, HashSet<String>) {
     let mut feeds = Vec::with_capacity(raw.len());
     let mut names = HashSet::new();
     let mut urls = HashSet::new();
     for feed in raw {
-        let url = parse_feed_url(feed.url.get_ref())
-            .map_err(|m| at(feed.url.span(), format!("[[feeds]] url: {m}")))?;
-        let (name, name_span) = match &feed.name {
-            Some(name) => (name.get_ref().trim().to_string(), name.span()),
-            None => (
-                url.host_str().unwrap_or_default().to_string(),
-                feed.url.span(),
-            ),
-        };
-        if let Err(problem) = feed::check_feed_name(&name) {
-            return Err(at(name_span, format!("[[feeds]] name: {problem}")));
+        match validate_feed(
+            &feed,
+            default_schedule,
+            filters,
+            at,
+            (&mut names, &mut urls),
+        ) {
+            Ok(valid) => feeds.push(valid),
+            Err(error) => errors.push(error),
         }
-        if !names.insert(name.clone()) {
-            let hint = if feed.name.is_none() {
-                " (the name defaults to the feed's host: give each feed of this host a `name`)"
-            } else {
-                ""
-            };
-            return Err(at(
-                name_span,
-                format!("[[feeds]] name: duplicate feed name `{name}`{hint}"),
-            ));
-        }
-        if !urls.insert(url.to_string()) {
-            return Err(at(
-                feed.url.span(),
-                format!("[[feeds]] url: `{url}` is configured twice"),
-            ));
-        }
-        let schedule = match &feed.schedule {
-            Some(expr) => CronSchedule::parse(expr.get_ref())
-                .map_err(|e| at(expr.span(), format!("[[feeds]] schedule of `{name}`: {e}")))?,
-            None => default_schedule.clone(),
-        };
-        let controls = feed.controls(&name, filters, at)?;
-        feeds.push(FeedConfig {
-            name,
-            url,
-            schedule,
-            enabled: controls.enabled,
-            algorithm: controls.algorithm,
-            page_type: controls.page_type,
-            images: controls.images,
-            request: controls.request,
-            filters: controls.filters,
-            trusted: controls.trusted,
-            content: controls.content,
-            tags: controls.tags,
-        });
     }
-    Ok((feeds, names))
+    (feeds, names)
+}
+
+/// One `[[feeds]]` entry, given the names and URLs of the entries before it.
+fn validate_feed(
+    feed: &feed::RawFeed,
+    default_schedule: &CronSchedule,
+    filters: &FiltersConfig,
+    at: impl Fn(Range<usize>, String) -> ConfigError + Copy,
+    (names, urls): (&mut HashSet<String>, &mut HashSet<String>),
+) -> Result<FeedConfig, ConfigError> {
+    let url = parse_feed_url(feed.url.get_ref())
+        .map_err(|m| at(feed.url.span(), format!("[[feeds]] url: {m}")))?;
+    let (name, name_span) = match &feed.name {
+        Some(name) => (name.get_ref().trim().to_string(), name.span()),
+        None => (
+            url.host_str().unwrap_or_default().to_string(),
+            feed.url.span(),
+        ),
+    };
+    if let Err(problem) = feed::check_feed_name(&name) {
+        return Err(at(name_span, format!("[[feeds]] name: {problem}")));
+    }
+    if !names.insert(name.clone()) {
+        let hint = if feed.name.is_none() {
+            " (the name defaults to the feed's host: give each feed of this host a `name`)"
+        } else {
+            ""
+        };
+        return Err(at(
+            name_span,
+            format!("[[feeds]] name: duplicate feed name `{name}`{hint}"),
+        ));
+    }
+    if !urls.insert(url.to_string()) {
+        return Err(at(
+            feed.url.span(),
+            format!("[[feeds]] url: `{url}` is configured twice"),
+        ));
+    }
+    let schedule = match &feed.schedule {
+        Some(expr) => CronSchedule::parse(expr.get_ref())
+            .map_err(|e| at(expr.span(), format!("[[feeds]] schedule of `{name}`: {e}")))?,
+        None => default_schedule.clone(),
+    };
+    let controls = feed.controls(&name, filters, at)?;
+    Ok(FeedConfig {
+        name,
+        url,
+        schedule,
+        enabled: controls.enabled,
+        algorithm: controls.algorithm,
+        page_type: controls.page_type,
+        images: controls.images,
+        request: controls.request,
+        filters: controls.filters,
+        trusted: controls.trusted,
+        content: controls.content,
+        tags: controls.tags,
+    })
 }
 
 /// Feed URLs must be absolute http(s) URLs with a host.

@@ -1,7 +1,7 @@
 //! The formats an article's body is given out in: `gleaner extract`, `gleaner articles show`
 //! and `GET /articles/{id}?format=` offer the same four, named once here and turned into text
 //! only at the edge (a flag's value, a query parameter). Also the one reading of a `since`
-//! argument that the command line and the MCP tools share.
+//! argument (an age, a date or a time) that the command line and the MCP tools share.
 
 use std::fmt;
 use std::str::FromStr;
@@ -55,13 +55,71 @@ impl FromStr for BodyFormat {
     }
 }
 
-/// A `since` argument (`--since`, the MCP tools' `since`): a date (`2026-11-23`, meaning its
-/// midnight UTC) or an RFC 3339 time; the RFC 3339 parser's complaint when it is neither.
-pub fn parse_since(text: &str) -> Result<chrono::DateTime<chrono::Utc>, chrono::ParseError> {
+/// The longest age `--older-than` and `[retention] older_than` accept (about 100 years).
+pub const MAX_AGE_DAYS: u64 = 36_500;
+
+/// An age such as `90d`, `12h`, `2w`, `30m` or `45s`: a whole number and one unit.
+pub fn parse_age(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let usage = || format!("`{text}` is not an age: write a number and a unit, e.g. 90d, 12h, 2w");
+    let number: u64 = number.parse().map_err(|_| usage())?;
+    let seconds_per_unit = match unit.trim() {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
+        "w" => 7 * 86_400,
+        _ => return Err(usage()),
+    };
+    let seconds = number.saturating_mul(seconds_per_unit);
+    if seconds == 0 || seconds > MAX_AGE_DAYS * 86_400 {
+        return Err(format!(
+            "`{text}`: the age must be between 1s and {MAX_AGE_DAYS}d"
+        ));
+    }
+    Ok(std::time::Duration::from_secs(seconds))
+}
+
+/// Why a `since` argument cannot be read: its text, and the age reader's complaint when it
+/// looked like an age (a number first).
+#[derive(Debug, thiserror::Error)]
+pub enum UnreadableSince {
+    #[error("{0}")]
+    Age(String),
+    #[error(
+        "`{0}` is neither an age (30m, 24h, 7d, 90d), a date (YYYY-MM-DD) nor an RFC 3339 time"
+    )]
+    Unknown(String),
+}
+
+/// A `since` argument (`--since`, `prune --older-than`, the MCP tools' `since`): an age back
+/// from `now` ([`parse_age`]: `24h`, `7d`, `90d`), a date (`2026-11-23`, meaning its midnight
+/// UTC) or an RFC 3339 time. The one reading of all three, so that no command takes a form
+/// another refuses.
+pub fn parse_since(
+    text: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<chrono::DateTime<chrono::Utc>, UnreadableSince> {
+    let text = text.trim();
     if let Ok(date) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
         return Ok(date.and_time(chrono::NaiveTime::MIN).and_utc());
     }
-    chrono::DateTime::parse_from_rfc3339(text).map(|time| time.with_timezone(&chrono::Utc))
+    if let Ok(time) = chrono::DateTime::parse_from_rfc3339(text) {
+        return Ok(time.with_timezone(&chrono::Utc));
+    }
+    // An age is a number and a unit; a text that starts otherwise gets the general complaint.
+    if !text.starts_with(|c: char| c.is_ascii_digit()) {
+        return Err(UnreadableSince::Unknown(text.to_string()));
+    }
+    let age = parse_age(text).map_err(UnreadableSince::Age)?;
+    chrono::Duration::from_std(age)
+        .ok()
+        .and_then(|age| now.checked_sub_signed(age))
+        .ok_or_else(|| UnreadableSince::Age(format!("`{text}` is too long")))
 }
 
 #[cfg(test)]
@@ -82,12 +140,19 @@ mod tests {
     }
 
     #[test]
-    fn since_takes_a_time_or_a_date() {
+    fn since_takes_an_age_a_time_or_a_date() {
+        let now = chrono::DateTime::parse_from_rfc3339("2026-11-30T12:00:00Z")
+            .map(|at| at.to_utc())
+            .expect("a time");
+        let read = |text| parse_since(text, now).map(|at| at.to_rfc3339()).ok();
         assert_eq!(
-            parse_since("2026-11-23").map(|at| at.to_rfc3339()).ok(),
+            read("2026-11-23"),
             Some("2026-11-23T00:00:00+00:00".to_string())
         );
-        assert!(parse_since("2026-11-23T08:00:00Z").is_ok());
-        assert!(parse_since("last week").is_err());
+        assert!(read("2026-11-23T08:00:00Z").is_some());
+        assert_eq!(read("24h"), Some("2026-11-29T12:00:00+00:00".to_string()));
+        assert_eq!(read("90d"), Some("2026-09-01T12:00:00+00:00".to_string()));
+        assert!(read("last week").is_none());
+        assert!(read("0d").is_none());
     }
 }

@@ -181,8 +181,8 @@ async fn articles_list_show_and_search(db: TestDb) -> anyhow::Result<()> {
     );
 
     // A date is its midnight UTC: every seeded article is later than 2000-01-01, none later
-    // than 2999-01-01.
-    for (since, expected) in [("2000-01-01", 3), ("2999-01-01", 0)] {
+    // than 2999-01-01. An age counts back from now, as prune's does: all were fetched just now.
+    for (since, expected) in [("2000-01-01", 3), ("2999-01-01", 0), ("24h", 3), ("7d", 3)] {
         let (out, output) =
             run(gleaner(dir.path(), &db).args(["articles", "list", "--since", since, "--json"]))?;
         assert!(output.status.success(), "{since}: {output:?}");
@@ -872,6 +872,53 @@ fn feeds_add_and_import_keep_every_comment() -> anyhow::Result<()> {
         rest = &rest[at + line.len() + 1..];
     }
     assert!(edited.contains("name = \"three\""), "{edited}");
+    Ok(())
+}
+
+/// `feeds import-opml` keeps the folders around a feed as its tags, outermost first; a feed
+/// outside any folder gets none; the file stays valid and keeps its comments.
+#[test]
+fn opml_folders_become_the_imported_feeds_tags() -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("config.toml");
+    let original =
+        "# top\n\n[[feeds]]\n# inside\nname = \"one\"\nurl = \"https://one.example/f\"\n";
+    std::fs::write(&path, original)?;
+    let opml = dir.path().join("list.opml");
+    std::fs::write(
+        &opml,
+        "<opml version=\"2.0\"><head/><body>\
+         <outline text=\"Loose\" xmlUrl=\"https://loose.example/f\"/>\
+         <outline text=\"ignored\" title=\"Tech\"><outline text=\"Rust\">\
+         <outline text=\"Deep\" xmlUrl=\"https://deep.example/f\"/></outline>\
+         <outline text=\"Shallow\" xmlUrl=\"https://shallow.example/f\"/></outline>\
+         </body></opml>",
+    )?;
+    let output = Command::new(BINARY)
+        .current_dir(dir.path())
+        .env_remove("GLEANER_CONFIG")
+        .args(["feeds", "import-opml"])
+        .arg(&opml)
+        .output()?;
+    assert!(output.status.success(), "{output:?}");
+    let edited = std::fs::read_to_string(&path)?;
+    assert!(edited.starts_with(original), "{edited}");
+    let config = gleaner::config::Config::parse(&edited, &path, None)?;
+    let tags = |name: &str| {
+        config
+            .feeds
+            .iter()
+            .find(|feed| feed.name == name)
+            .map(|feed| feed.tags.clone())
+    };
+    assert_eq!(
+        tags("deep"),
+        Some(vec!["Tech".to_string(), "Rust".to_string()]),
+        "{edited}"
+    );
+    assert_eq!(tags("shallow"), Some(vec!["Tech".to_string()]), "{edited}");
+    assert_eq!(tags("loose"), Some(Vec::new()), "{edited}");
+    assert_eq!(tags("one"), Some(Vec::new()), "{edited}");
     Ok(())
 }
 

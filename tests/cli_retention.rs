@@ -18,6 +18,7 @@ use gleaner::store::{
 
 on_both_databases!(
     prune_drops_raw_pages_then_old_articles,
+    prune_dry_run_counts_and_lists_and_deletes_nothing,
     feeds_remove_purge_deletes_the_feed_and_its_articles,
     feeds_remove_purge_keeps_an_article_another_feed_lists,
 );
@@ -111,8 +112,12 @@ async fn seed(store: &Store) -> anyhow::Result<(tempfile::TempDir, Vec<i64>)> {
 
 async fn prune_drops_raw_pages_then_old_articles(db: TestDb) -> anyhow::Result<()> {
     let (dir, ids) = seed(&db.store).await?;
+    // A date is read as `--since` reads it: the old articles were fetched 200 days ago.
+    let cutoff = (Utc::now() - Duration::days(90))
+        .format("%Y-%m-%d")
+        .to_string();
     let mut command = gleaner(dir.path(), Some(&db.url()));
-    command.args(["prune", "--older-than", "90d", "--raw-only"]);
+    command.args(["prune", "--older-than", &cutoff, "--raw-only"]);
     let output = run(command).await?;
     assert!(output.status.success(), "{}", text(&output.stderr));
     assert!(
@@ -154,6 +159,45 @@ async fn prune_drops_raw_pages_then_old_articles(db: TestDb) -> anyhow::Result<(
         text(&output.stderr)
     );
     assert!(db.store.article(ids[1]).await?.is_some());
+    Ok(())
+}
+
+/// `prune --dry-run` says what would go (the two old articles, by id with `--json`) and
+/// deletes nothing: articles, raw pages and image bytes all stay.
+async fn prune_dry_run_counts_and_lists_and_deletes_nothing(db: TestDb) -> anyhow::Result<()> {
+    let (dir, ids) = seed(&db.store).await?;
+    let mut command = gleaner(dir.path(), Some(&db.url()));
+    command.args(["prune", "--older-than", "90d", "--dry-run", "--json"]);
+    let output = run(command).await?;
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    let preview: serde_json::Value = serde_json::from_slice(&output.stdout)?;
+    assert_eq!(preview["articles"], 2, "{preview}");
+    assert_eq!(preview["image_blobs"], 2, "{preview}");
+    assert_eq!(
+        preview["ids"],
+        serde_json::json!([ids[0], ids[2]]),
+        "{preview}"
+    );
+
+    let mut command = gleaner(dir.path(), Some(&db.url()));
+    command.args(["prune", "--older-than", "90d", "--raw-only", "--dry-run"]);
+    let output = run(command).await?;
+    assert!(output.status.success(), "{}", text(&output.stderr));
+    assert!(
+        text(&output.stdout).contains("would drop the raw pages of 2 articles"),
+        "{}",
+        text(&output.stdout)
+    );
+    for id in &ids {
+        assert!(db.store.article(*id).await?.is_some());
+        assert!(db.store.raw_page(*id).await?.is_some());
+    }
+    assert!(
+        db.store
+            .image_blob(&sha256_hex(b"image bytes 0"))
+            .await?
+            .is_some()
+    );
     Ok(())
 }
 

@@ -590,6 +590,34 @@ fn check_config_refuses_a_bad_header_with_its_line() {
     assert!(err.contains("config.toml:3:"), "{err}");
 }
 
+/// Independent errors of several feeds are all reported, each at its line, not only the
+/// first: an unknown key, a bad schedule, a bad page type, an empty tag, a duplicate name.
+#[test]
+fn check_config_reports_every_feed_error_with_its_line() {
+    let output = check_config(
+        "[[feeds]]\nname = \"a\"\nurl = \"https://a.example/\"\nscheduel = \"0 * * * *\"\n\n\
+         [[feeds]]\nname = \"b\"\nurl = \"https://b.example/\"\nschedule = \"every hour\"\n\n\
+         [[feeds]]\nname = \"c\"\nurl = \"https://c.example/\"\npage_type = \"novel\"\n\n\
+         [[feeds]]\nname = \"d\"\nurl = \"https://d.example/\"\ntags = [\" \"]\n\n\
+         [[feeds]]\nname = \"b\"\nurl = \"https://e.example/\"\n",
+    );
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let err = String::from_utf8_lossy(&output.stderr);
+    for (line, key) in [
+        (4, "scheduel"),
+        (9, "schedule"),
+        (14, "page_type"),
+        (19, "tags"),
+        (22, "duplicate feed name `b`"),
+    ] {
+        assert!(
+            err.lines()
+                .any(|l| l.contains(&format!("config.toml:{line}:")) && l.contains(key)),
+            "line {line} ({key}) missing: {err}"
+        );
+    }
+}
+
 #[test]
 fn a_feed_name_with_control_or_bidirectional_characters_is_refused_where_it_is_written() {
     for name in ["\"a\\nb\"", "\"tab\\there\"", "\"bell\\u0007\""] {

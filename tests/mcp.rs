@@ -17,6 +17,7 @@ use gleaner::store::{NewArticle, Verdict, db_time};
 on_both_databases!(
     a_real_client_lists_and_calls_every_tool,
     the_tools_answer_over_http_behind_the_token,
+    get_article_spends_max_chars_on_the_body_over_stdio,
 );
 
 fn client_available() -> bool {
@@ -64,6 +65,72 @@ async fn fill(db: &TestDb, config: &common::TestConfig) -> anyhow::Result<i64> {
         .await?
         .id();
     Ok(id)
+}
+
+/// JSON-RPC over `gleaner mcp`'s standard input and output, no client library: the server
+/// names itself gleaner, and `get_article {max_chars}` gives the whole front matter and the
+/// body's first `max_chars` characters.
+async fn get_article_spends_max_chars_on_the_body_over_stdio(db: TestDb) -> anyhow::Result<()> {
+    use std::io::{BufRead as _, BufReader, Write as _};
+    let dir = tempfile::tempdir()?;
+    let config =
+        common::TestConfig::new(&db).feed("harbour-news", "https://harbour.example/feed.xml");
+    let config_path = config.write(dir.path())?;
+    let id = fill(&db, &config).await?;
+    let mut server = Command::new(env!("CARGO_BIN_EXE_gleaner"))
+        .arg("--config")
+        .arg(&config_path)
+        .arg("mcp")
+        .env_remove("GLEANER_DATABASE_URL")
+        .env_remove("GLEANER_CONFIG")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
+    let mut input = server
+        .stdin
+        .take()
+        .ok_or_else(|| anyhow::anyhow!("no stdin"))?;
+    let mut output = BufReader::new(
+        server
+            .stdout
+            .take()
+            .ok_or_else(|| anyhow::anyhow!("no stdout"))?,
+    );
+    // Writes `messages` (notifications first), then reads the one answer.
+    let mut answer = |messages: &[serde_json::Value]| -> anyhow::Result<serde_json::Value> {
+        for message in messages {
+            writeln!(input, "{message}")?;
+        }
+        input.flush()?;
+        let mut line = String::new();
+        output.read_line(&mut line)?;
+        Ok(serde_json::from_str(&line)?)
+    };
+    let initialized = answer(&[serde_json::json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-03-26", "capabilities": {},
+                   "clientInfo": {"name": "test", "version": "0"}}
+    })])?;
+    let info = &initialized["result"]["serverInfo"];
+    assert_eq!(info["name"], "gleaner", "{initialized}");
+    assert_eq!(info["version"], env!("CARGO_PKG_VERSION"), "{initialized}");
+    let called = answer(&[
+        serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        serde_json::json!({
+            "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+            "params": {"name": "get_article", "arguments": {"id": id, "max_chars": 30}}
+        }),
+    ])?;
+    let _ = server.kill();
+    let _ = server.wait();
+    let text = called["result"]["content"][0]["text"]
+        .as_str()
+        .ok_or_else(|| anyhow::anyhow!("no text: {called}"))?;
+    assert!(text.contains("title: \"Harbour reopens\""), "{text}");
+    assert!(text.contains("The harbour reopened on Monday"), "{text}");
+    assert!(text.contains("[cut at 30 characters]"), "{text}");
+    Ok(())
 }
 
 /// What the client printed, after checking that it succeeded.

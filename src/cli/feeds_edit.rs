@@ -27,6 +27,8 @@ struct NewFeed {
     name: String,
     url: String,
     schedule: Option<String>,
+    /// Written as `tags = [...]` when not empty.
+    tags: Vec<String>,
 }
 
 /// How `feeds add` treats the URL it is given.
@@ -79,6 +81,7 @@ pub fn add(
             name: name.clone(),
             url,
             schedule: schedule.map(str::to_string),
+            tags: Vec::new(),
         };
         (vec![feed], name)
     })?;
@@ -217,6 +220,8 @@ fn visit_tables(table: &mut Table, f: &mut dyn FnMut(&mut Table)) {
 pub const MAX_OPML_DEPTH: usize = 64;
 
 /// `feeds import-opml FILE`: every outline with an `xmlUrl`, skipping feeds already configured.
+/// The folders enclosing an outline (outlines without `xmlUrl`, named by `title` or else
+/// `text`) become the feed's `tags`, outermost first.
 pub fn import_opml(config: &Config, file: &Path) -> Result<(), CliError> {
     let text =
         std::fs::read_to_string(file).with_context(|| format!("reading {}", file.display()))?;
@@ -239,12 +244,12 @@ pub fn import_opml(config: &Config, file: &Path) -> Result<(), CliError> {
 
 /// The feeds to add for `outlines`, given the current configuration; and how many were
 /// added and skipped.
-fn plan_import(current: &Config, outlines: &[&opml::Outline]) -> (Vec<NewFeed>, (usize, usize)) {
+fn plan_import(current: &Config, outlines: &[FoundOutline<'_>]) -> (Vec<NewFeed>, (usize, usize)) {
     let mut names: HashSet<String> = current.feeds.iter().map(|f| f.name.clone()).collect();
     let mut urls: HashSet<String> = current.feeds.iter().map(|f| f.url.to_string()).collect();
     let mut feeds = Vec::new();
     let mut skipped = 0;
-    for outline in outlines {
+    for FoundOutline { outline, folders } in outlines {
         let Some(url) = outline
             .xml_url
             .as_deref()
@@ -264,6 +269,7 @@ fn plan_import(current: &Config, outlines: &[&opml::Outline]) -> (Vec<NewFeed>, 
             name,
             url: url.to_string(),
             schedule: None,
+            tags: folder_tags(folders),
         });
     }
     let added = feeds.len();
@@ -325,20 +331,44 @@ fn check_opml_depth(text: &str) -> Result<(), OpmlShapeError> {
     }
 }
 
+/// An outline with an `xmlUrl` and the names of the folders around it, outermost first.
+struct FoundOutline<'a> {
+    outline: &'a opml::Outline,
+    folders: Vec<&'a str>,
+}
+
 /// The outlines with an `xmlUrl`, in document order (depth first, with a stack of its own
-/// rather than the call stack).
-fn collect_outlines<'a>(outlines: &'a [opml::Outline], into: &mut Vec<&'a opml::Outline>) {
+/// rather than the call stack), each with its enclosing folders.
+fn collect_outlines<'a>(outlines: &'a [opml::Outline], into: &mut Vec<FoundOutline<'a>>) {
+    // One level per open outline list; a level below the top is opened by the folder
+    // beside it in `folders` (None for a feed outline's own children, which are no folder).
     let mut pending = vec![outlines.iter()];
+    let mut folders: Vec<Option<&'a str>> = Vec::new();
     while let Some(level) = pending.last_mut() {
         let Some(outline) = level.next() else {
             pending.pop();
+            folders.pop();
             continue;
         };
-        if outline.xml_url.is_some() {
-            into.push(outline);
-        }
+        let folder = if outline.xml_url.is_some() {
+            into.push(FoundOutline {
+                outline,
+                folders: folders.iter().flatten().copied().collect(),
+            });
+            None
+        } else {
+            Some(outline.title.as_deref().unwrap_or(&outline.text))
+        };
         pending.push(outline.outlines.iter());
+        folders.push(folder);
     }
+}
+
+/// A feed's tags from its folders' names, bounded and normalized as a feed's own tags are.
+fn folder_tags(folders: &[&str]) -> Vec<String> {
+    let mut tags = folders.iter().map(|name| name.to_string()).collect();
+    crate::feed::bounds::bound_tags(&mut tags);
+    tags
 }
 
 /// A feed name from a title: lowercase words joined by dashes; the host when nothing is left.
@@ -415,6 +445,10 @@ fn append_feeds(text: &str, path: &Path, feeds: &[NewFeed]) -> Result<String, Cl
         table.insert("url", value(feed.url.as_str()));
         if let Some(schedule) = &feed.schedule {
             table.insert("schedule", value(schedule.as_str()));
+        }
+        if !feed.tags.is_empty() {
+            let tags: toml_edit::Array = feed.tags.iter().map(String::as_str).collect();
+            table.insert("tags", value(tags));
         }
         list.push(table);
     }

@@ -190,7 +190,7 @@ pub enum Command {
         /// Only failures at this stage (feed, page, extract, image, store, webhook).
         #[arg(long)]
         stage: Option<String>,
-        /// Only failures since this time: RFC 3339, or a date meaning its midnight UTC.
+        /// Only failures since this time: an age (24h, 7d), a date (its midnight UTC) or RFC 3339.
         #[arg(long)]
         since: Option<String>,
         #[command(flatten)]
@@ -344,7 +344,7 @@ pub struct ListArgs {
     /// Only articles of this feed (configured or stored; another name is an error).
     #[arg(long)]
     pub feed: Option<String>,
-    /// Only articles fetched at or after this time (RFC 3339).
+    /// Only articles fetched at or after this time: an age (24h, 7d), a date or RFC 3339.
     #[arg(long)]
     pub since: Option<String>,
     /// Only articles with an id greater than this.
@@ -377,7 +377,8 @@ pub struct ExportArgs {
     /// Only articles of this feed.
     #[arg(long)]
     pub feed: Option<String>,
-    /// Only articles fetched at or after this time (RFC 3339, or a date: its midnight UTC).
+    /// Only articles fetched at or after this time: an age (24h, 7d), a date (its midnight
+    /// UTC) or RFC 3339.
     #[arg(long)]
     pub since: Option<String>,
     /// Only articles with this tag (its entry's category or its feed's `tags`), whatever its
@@ -417,12 +418,16 @@ fn parse_quality(text: &str) -> Result<f64, String> {
 
 #[derive(Debug, Args)]
 pub struct PruneArgs {
-    /// The age: a number and a unit (s, m, h, d, w), e.g. `90d`.
+    /// The age: a number and a unit (s, m, h, d, w), e.g. `90d`; or a date or RFC 3339 time,
+    /// read as `--since` is.
     #[arg(long, value_name = "AGE")]
     pub older_than: String,
     /// Keep the articles; drop only their raw pages (they can no longer be re-extracted).
     #[arg(long)]
     pub raw_only: bool,
+    /// Delete nothing: count what would go (with --json, list the articles' ids too).
+    #[arg(long)]
+    pub dry_run: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -482,16 +487,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             block_on(reextract::run(&config, *algorithm, feed.as_deref()))
         }
         Command::Sites { output } => block_on(sites::list(&config, output.is_json())),
-        Command::Prune(PruneArgs {
-            older_than,
-            raw_only,
-            output,
-        }) => block_on(retention::prune(
-            &config,
-            older_than,
-            *raw_only,
-            output.is_json(),
-        )),
+        Command::Prune(args) => block_on(retention::prune(&config, args)),
         Command::Extract(_) | Command::Eval(_) | Command::Init => Ok(()),
     }
 }

@@ -1,41 +1,57 @@
 //! `prune` (articles or raw pages older than an age) and `feeds remove --purge` (a feed with
 //! everything stored for it). The service applies the same pruning from `[retention]`.
 
-use super::{CliError, Context, feeds_edit, print_json};
-use crate::config::{Config, parse_age};
-use crate::store::{Pruned, Store};
+use super::{CliError, Context, PruneArgs, feeds_edit, print_json};
+use crate::config::Config;
+use crate::store::{PrunePreview, Pruned, Store};
 
-/// `prune --older-than AGE [--raw-only]`.
-pub async fn prune(
-    config: &Config,
-    older_than: &str,
-    raw_only: bool,
-    json: bool,
-) -> Result<(), CliError> {
-    let age = parse_age(older_than).map_err(|m| CliError::Usage(format!("--older-than: {m}")))?;
-    let age = chrono::Duration::from_std(age)
-        .map_err(|_| CliError::Usage(format!("--older-than: `{older_than}` is too long")))?;
-    let cutoff = crate::store::now() - age;
+/// `prune --older-than AGE [--raw-only] [--dry-run]`: AGE read as `--since` is (an age, a
+/// date or a time). `--dry-run` runs the same transaction and rolls it back.
+pub async fn prune(config: &Config, args: &PruneArgs) -> Result<(), CliError> {
+    let cutoff = super::time::parse_when("--older-than", &args.older_than)?;
     let store = Store::connect(&config.database.target)
         .await
         .context("opening the database")?;
-    let pruned = store.prune(cutoff, raw_only).await.context("pruning");
+    let preview = if args.dry_run {
+        store.prune_preview(cutoff, args.raw_only).await
+    } else {
+        store
+            .prune(cutoff, args.raw_only)
+            .await
+            .map(|pruned| PrunePreview {
+                pruned,
+                ids: Vec::new(),
+            })
+    };
     store.close().await;
-    let pruned = pruned?;
-    if json {
-        return print_json(&pruned);
+    let preview = preview.context("pruning")?;
+    if args.output.is_json() {
+        return if args.dry_run {
+            print_json(&preview)
+        } else {
+            print_json(&preview.pruned)
+        };
     }
     let before = cutoff.format("%Y-%m-%d %H:%M UTC");
-    if raw_only {
-        println!(
+    let pruned = preview.pruned;
+    match (args.raw_only, args.dry_run) {
+        (true, false) => println!(
             "dropped the raw pages of {} articles fetched before {before}",
             pruned.raw_pages
-        );
-    } else {
-        println!(
+        ),
+        (true, true) => println!(
+            "would drop the raw pages of {} articles fetched before {before} (dry run: nothing changed)",
+            pruned.raw_pages
+        ),
+        (false, false) => println!(
             "deleted {} articles fetched before {before} ({} image files no longer used)",
             pruned.articles, pruned.image_blobs
-        );
+        ),
+        (false, true) => println!(
+            "would delete {} articles fetched before {before} ({} image files no longer used) \
+             (dry run: nothing changed)",
+            pruned.articles, pruned.image_blobs
+        ),
     }
     Ok(())
 }

@@ -55,7 +55,7 @@ pub use kinds::{FailureKind, OwnKind, PollStatus, Stage};
 pub use model::*;
 pub use ownership::publishes;
 pub use record::{ArticleRecord, ImageRecord};
-pub use retention::Pruned;
+pub use retention::{PrunePreview, Pruned};
 pub use search::{
     MAX_QUERY_CHARS, MAX_QUERY_TERMS, MAX_QUERY_WORDS_IN_ALL, SearchQuery, SearchQueryError,
     SearchScope,

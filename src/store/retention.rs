@@ -38,14 +38,59 @@ pub struct Pruned {
     pub failures: u64,
 }
 
+/// What a prune would remove (`prune --dry-run`): its counts, and the ids of the articles
+/// it would delete (or, with `raw_only`, whose raw pages it would drop), ascending.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct PrunePreview {
+    #[serde(flatten)]
+    pub pruned: Pruned,
+    pub ids: Vec<i64>,
+}
+
+/// Whether a prune's transaction is kept or rolled back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Commit,
+    /// Rolled back once counted: the counts are exactly what a prune would remove now.
+    RollBack,
+}
+
 impl Store {
     /// Deletes the articles fetched before `cutoff`, or with `raw_only` only their raw pages,
     /// in one transaction.
     pub async fn prune(&self, cutoff: DateTime<Utc>, raw_only: bool) -> Result<Pruned, StoreError> {
+        let preview = self.prune_as(cutoff, raw_only, Outcome::Commit).await?;
+        Ok(preview.pruned)
+    }
+
+    /// What [`Store::prune`] would remove, removing nothing: the same transaction, rolled back.
+    pub async fn prune_preview(
+        &self,
+        cutoff: DateTime<Utc>,
+        raw_only: bool,
+    ) -> Result<PrunePreview, StoreError> {
+        self.prune_as(cutoff, raw_only, Outcome::RollBack).await
+    }
+
+    async fn prune_as(
+        &self,
+        cutoff: DateTime<Utc>,
+        raw_only: bool,
+        outcome: Outcome,
+    ) -> Result<PrunePreview, StoreError> {
         let cutoff = db_time(cutoff);
         on_pool!(self, pool => {
             let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a transaction")?;
             let mut pruned = Pruned::default();
+            let mut ids = Vec::new();
+            if outcome == Outcome::RollBack {
+                let select = if raw_only { sql::SELECT_RAW_PAGES_BEFORE } else { sql::SELECT_ARTICLES_BEFORE };
+                ids = sqlx::query_scalar::<_, i64>(select)
+                    .bind(cutoff)
+                    .fetch_all(&mut *tx)
+                    .await
+                    .context("listing what a prune would remove")?;
+            }
             if raw_only {
                 pruned.raw_pages = sqlx::query(sql::DROP_RAW_PAGES_BEFORE)
                     .bind(cutoff)
@@ -67,8 +112,11 @@ impl Store {
                     .context("deleting unused image bytes")?
                     .rows_affected();
             }
-            tx.commit().await.context("committing a prune")?;
-            Ok(pruned)
+            match outcome {
+                Outcome::Commit => tx.commit().await.context("committing a prune")?,
+                Outcome::RollBack => tx.rollback().await.context("rolling back a dry-run prune")?,
+            }
+            Ok(PrunePreview { pruned, ids })
         })
     }
 

@@ -845,6 +845,14 @@ pub(super) const LIST_SITE_TEMPLATES: &str = "SELECT site, pages, fingerprints, 
 /// Articles fetched before `$1`, their images and claims with them (`ON DELETE CASCADE`).
 pub(super) const DELETE_ARTICLES_BEFORE: &str = "DELETE FROM articles WHERE fetched_at < $1";
 
+/// The ids of the articles fetched before `$1` (what `DELETE_ARTICLES_BEFORE` deletes).
+pub(super) const SELECT_ARTICLES_BEFORE: &str =
+    "SELECT id FROM articles WHERE fetched_at < $1 ORDER BY id";
+
+/// The ids of the articles whose raw pages `DROP_RAW_PAGES_BEFORE` drops.
+pub(super) const SELECT_RAW_PAGES_BEFORE: &str =
+    "SELECT id FROM articles WHERE fetched_at < $1 AND raw_page IS NOT NULL ORDER BY id";
+
 /// The raw pages of articles fetched before `$1`.
 pub(super) const DROP_RAW_PAGES_BEFORE: &str =
     "UPDATE articles SET raw_page = NULL WHERE fetched_at < $1 AND raw_page IS NOT NULL";
