@@ -90,14 +90,9 @@ pub fn place_streamed(document: &mut Html) -> usize {
 
 /// Whether `node` lies inside `ancestor` (or is it).
 fn is_inside(document: &Html, node: NodeId, ancestor: NodeId) -> bool {
-    let mut current = document.tree.get(node);
-    while let Some(element) = current {
-        if element.id() == ancestor {
-            return true;
-        }
-        current = element.parent();
-    }
-    false
+    document.tree.get(node).is_some_and(|node| {
+        node.id() == ancestor || node.ancestors().any(|above| above.id() == ancestor)
+    })
 }
 
 #[cfg(test)]
