@@ -5,47 +5,47 @@
 //! the names are the public contract of `../specs/cli.md` and of `[extract].algorithm`.
 //!
 //! A page is decoded and parsed once ([`Page::parse`]), the shared statistics pass
-//! ([`dom::analyze`]) runs once, and every DOM algorithm reads its result:
+//! ([`dom::analyze`]) runs once, and every DOM algorithm reads its result. The folder is laid
+//! out as the work is:
 //!
-//! * [`cuter`] — CUTER (seed 000, sections III–IV) with the title hint;
-//! * [`cetr`] over [`tag_ratio`] — CETR, CETR-TM and CETR-KM (seed 003, sections 3–5);
-//! * [`dana`] — DANA (seed 001), [`bte`] — BTE (seed 004): line and token baselines;
-//! * [`coreex`] and [`econ`] over [`subtree`] — CoreEx and ECON (seed 002): DOM scoring
-//!   baselines;
-//! * [`auto`] — the production cascade: CUTER, ECON as a second opinion, then CETR when
-//!   CUTER is not confident;
-//! * `alltext` — every visible text block: the floor.
+//! * this module and its shared files: the parsed [`Page`], the statistics pass and its text
+//!   blocks ([`dom`]), what relates blocks to each other ([`relation`], [`subtree`], [`title`]),
+//!   rendering the chosen nodes into sanitized HTML, text and images ([`render`]), and the
+//!   page's facts ([`metadata`], [`language`]);
+//! * `algorithms/`: the papers' algorithms, each on the shared pass: [`cuter`] — CUTER
+//!   (Chen et al., sections III–IV) with the title hint; [`cetr`] over [`tag_ratio`] — CETR,
+//!   CETR-TM and CETR-KM (Weninger et al., sections 3–5); [`dana`] and [`bte`] — line and
+//!   token baselines; [`coreex`] and [`econ`] over [`subtree`] — DOM scoring baselines (the
+//!   survey, section III);
+//! * `cascade/`: [`auto`], the production cascade (CUTER, the second opinions of ECON,
+//!   [`readability`] and CETR where CUTER is doubtful), the main [`landmark`] reread, the site
+//!   [`template`] learned from a site's pages and an operator's `[[sites]]` [`rules`];
+//! * `assessment/`: the [`verdict`] (what a page is) and the [`quality`] estimate (the
+//!   expected F1 of an extraction);
+//! * [`page_type`]: the detector, then one module per page type.
 //!
-//! [`render`] turns chosen nodes into sanitized HTML, plain text and images; [`template`]
-//! learns what the pages of one site share and removes it before any algorithm runs
-//! ([`extract_site_page`]); [`rules`] applies an operator's `[[sites]]` selectors before both.
+//! `alltext` — every visible text block — is the floor.
 //!
 //! Over 600 lines, kept whole: the registry, the parsed [`Page`], the result types and the entry
 //! points are the stage's public face, read together.
 
-pub mod auto;
-pub mod bte;
-pub mod cetr;
-pub mod coreex;
-pub mod cuter;
-pub mod dana;
+mod algorithms;
+mod assessment;
+mod cascade;
 pub mod dom;
-pub mod econ;
-pub mod landmark;
 pub mod language;
 pub mod metadata;
 pub mod page_type;
 mod pattern;
-pub mod quality;
-pub mod readability;
 pub mod relation;
 pub mod render;
-pub mod rules;
 pub mod subtree;
-pub mod tag_ratio;
-pub mod template;
 pub mod title;
-pub mod verdict;
+
+// The folders are the layout; the algorithms keep one public path each, `extract::<name>`.
+pub use algorithms::{bte, cetr, coreex, cuter, dana, econ, tag_ratio};
+pub use assessment::{quality, verdict};
+pub use cascade::{auto, landmark, readability, rules, template};
 
 use std::fmt;
 use std::str::FromStr;

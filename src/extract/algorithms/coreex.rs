@@ -8,8 +8,8 @@
 //! link-free nodes are kept from winning on the ratio alone; we require `setTextCnt` to be at
 //! least [`MIN_SHARE`] of the page's words.
 
-use super::Page;
-use super::subtree::SubtreeIndex;
+use crate::extract::Page;
+use crate::extract::subtree::SubtreeIndex;
 
 /// `weight_ratio` and `weight_text`.
 pub const WEIGHT_RATIO: f64 = 0.99;
@@ -36,7 +36,7 @@ pub fn select(page: &Page) -> Vec<usize> {
         let mut set_link = 0.0;
         let mut members: Vec<usize> = Vec::new();
         if let Some(&own) = own_block.get(&id) {
-            let t = super::subtree::block_totals(&page.stats, own);
+            let t = crate::extract::subtree::block_totals(&page.stats, own);
             if t.words > 0.0 && t.link_words / t.words < MAX_LINK_SHARE {
                 set_text += t.words;
                 set_link += t.link_words;

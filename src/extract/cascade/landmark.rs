@@ -16,8 +16,8 @@ use std::sync::LazyLock;
 use ego_tree::NodeId;
 use scraper::{ElementRef, Selector};
 
-use super::Page;
-use super::page_type::{blocks_within, items, outermost};
+use crate::extract::Page;
+use crate::extract::page_type::{blocks_within, items, outermost};
 
 /// The share of the choice's text inside `main` under which the choice lies outside it.
 pub const INSIDE_SHARE: f64 = 0.2;

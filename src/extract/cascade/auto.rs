@@ -33,14 +33,14 @@
 //! `extract_alltext`), to move to a file of its own together with its caller in
 //! `pipeline/feed_text.rs`.
 
-use super::cetr::{self, LineSelection};
-use super::cuter::{self, CuterParams, CuterSelection};
-use super::dom::RegionKind;
-use super::econ;
-use super::page_type::{self, PageType};
-use super::readability;
-use super::render::{self, Rendered};
-use super::{Algorithm, ExtractError, Extraction, Page, Verdict, quality};
+use crate::extract::cetr::{self, LineSelection};
+use crate::extract::cuter::{self, CuterParams, CuterSelection};
+use crate::extract::dom::RegionKind;
+use crate::extract::econ;
+use crate::extract::page_type::{self, PageType};
+use crate::extract::readability;
+use crate::extract::render::{self, Rendered};
+use crate::extract::{Algorithm, ExtractError, Extraction, Page, Verdict, quality};
 use crate::tidy;
 
 /// The confidence of an algorithm that measures none (BTE, CoreEx, ECON, the content
@@ -379,8 +379,8 @@ fn cascade_extraction(page: &Page, params: &AutoParams) -> Result<Extraction, Ex
     let chosen = candidates.blocks(choice);
     // A choice outside the page's `main`, whose heading stands inside it, is the page's
     // furniture: the content is read from `main` alone.
-    if let Some(main) = super::landmark::missed_main(page, chosen)
-        && let Some(alone) = super::landmark::reread_main(page, main)
+    if let Some(main) = crate::extract::landmark::missed_main(page, chosen)
+        && let Some(alone) = crate::extract::landmark::reread_main(page, main)
     {
         // The product's description, if wanted, is added once, to the outer reading.
         return cascade_extraction(&alone, params);

@@ -23,7 +23,7 @@
 //! - CUTER's own confidence (seed 000, step 5: the chosen group's share of the text) and which
 //!   algorithm chose.
 //!
-//! Every feature is a sum over the blocks of the shared DOM pass ([`super::dom`]), so the
+//! Every feature is a sum over the blocks of the shared DOM pass ([`crate::extract::dom`]), so the
 //! estimate costs a pass over the blocks. A text that is not a set of blocks (CETR's lines,
 //! BTE's tokens) is measured against the page's blocks in the benchmark's own unit, 4-token
 //! shingles ([`Bag`]).
@@ -34,8 +34,8 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::LazyLock;
 
-use super::dom::TextBlock;
-use super::{Algorithm, Extraction, Page};
+use crate::extract::dom::TextBlock;
+use crate::extract::{Algorithm, Extraction, Page};
 
 /// The width of a shingle: the benchmark metric's (`eval::metric::SHINGLE`).
 const SHINGLE: usize = 4;

@@ -17,8 +17,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use ego_tree::iter::Edge;
 use scraper::Selector;
 
-use super::render::{self, Rendered};
-use super::{Algorithm, Extraction, Page, Verdict, dom};
+use crate::extract::render::{self, Rendered};
+use crate::extract::{Algorithm, Extraction, Page, Verdict, dom};
 
 /// The compiled rules of one `[[sites]]` entry.
 #[derive(Debug)]

@@ -9,7 +9,7 @@
 //!   whose centroid is nearest zero is not content.
 //!
 //! Section 5.3's fallbacks: a page without tags is all content; a one-line page is re-broken
-//! (see [`super::tag_ratio`]). The centroids start deterministically (the point farthest from
+//! (see [`crate::extract::tag_ratio`]). The centroids start deterministically (the point farthest from
 //! the origin and the points' mean), so results are reproducible.
 //!
 //! σ of the Gaussian kernel is not fixed by the paper (it ties the kernel to the variance of
@@ -17,7 +17,7 @@
 //! σ = 0.5: 0.762, σ = 1: 0.757, σ = 2: 0.768, σ = 3: 0.764, σ = 5: 0.761, σ = 8: 0.751.
 //! Chosen: [`SIGMA`] = 2. The kernel's radius is ⌈σ⌉ as in Equation 1.
 
-use super::tag_ratio::{self, Line};
+use crate::extract::tag_ratio::{self, Line};
 
 /// σ of the Gaussian kernel (measured, see the module documentation).
 pub const SIGMA: f64 = 2.0;

@@ -1,13 +1,13 @@
 //! BTE, Body Text Extraction (seed 004, after Finn): the window `[i, j]` of the page's token
 //! stream that maximizes the words inside plus the tags outside.
 //!
-//! Step 0 cleans the page (script, style and comments removed, see [`super::tag_ratio`]);
+//! Step 0 cleans the page (script, style and comments removed, see [`crate::extract::tag_ratio`]);
 //! step 1 maps every tag to `+1` and every word to `−1` (`binary_tokens`). Words inside plus
 //! tags outside is `tags_total + Σ_{k∈[i,j]} (−binary_tokensₖ)`, so steps 2–3 are the maximum
 //! subarray of `−binary_tokens`: Kadane's algorithm finds it in O(n), where the paper's
 //! Algorithm 2 takes O(n²) (and the original O(n³)).
 
-use super::tag_ratio::{self, Piece};
+use crate::extract::tag_ratio::{self, Piece};
 
 /// BTE's text: the words of the best window, with a blank line wherever a block-level tag
 /// separated them.

@@ -1,7 +1,7 @@
 //! DANA (seed 001), generalized as the seed's "Conclusion and Future Work" proposes:
 //! "differentiating between tags and text/content to propose a new language-independent
 //! content extraction". This module owns DANA's choice of lines; the line model (cleaning,
-//! splitting, per-line counts) is [`super::tag_ratio`]'s.
+//! splitting, per-line counts) is [`crate::extract::tag_ratio`]'s.
 //!
 //! # The phases
 //!
@@ -47,8 +47,8 @@
 //! (a disclaimer, a customer-service notice) or a comment thread outweighs every window of
 //! the article, and the region is wholly wrong.
 
-use super::cetr::LineSelection;
-use super::tag_ratio::{self, Line};
+use crate::extract::cetr::LineSelection;
+use crate::extract::tag_ratio::{self, Line};
 
 /// `P`: how many lines the walk may pass without finding a content line.
 pub const P: usize = 20;

@@ -6,7 +6,7 @@
 //! Our reading of the seed's steps on the shared statistics (`dom.rs`):
 //!
 //! - **Text-paras and punc-num.** A text block (inline pieces already joined) is a text-node;
-//!   its punc-num counts the marks of [`super::subtree`]'s list. Punctuation that is not
+//!   its punc-num counts the marks of [`crate::extract::subtree`]'s list. Punctuation that is not
 //!   news is not counted: blocks that are mostly link text (LP ≥ [`MAX_LINK_SHARE`]),
 //!   figure captions, blocks inside a region marked as reader comments, and blocks inside a
 //!   furniture region (navigation, related links, share bars, …) that does not hold the
@@ -49,10 +49,10 @@
 //! containers) but contradicts the seed's first case (node2 wraps the same information as
 //! node1, so node1 is the summary-node), and is not used.
 
-use super::Page;
-use super::cuter::{after_main_block, inside_main_container};
-use super::dom::{DomStats, RegionKind};
-use super::subtree::{SubtreeIndex, block_totals};
+use crate::extract::Page;
+use crate::extract::cuter::{after_main_block, inside_main_container};
+use crate::extract::dom::{DomStats, RegionKind};
+use crate::extract::subtree::{SubtreeIndex, block_totals};
 
 /// Blocks with at least this share of link text count no punctuation.
 pub const MAX_LINK_SHARE: f64 = 0.5;

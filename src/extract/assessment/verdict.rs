@@ -1,6 +1,6 @@
 //! What a page is: an article, a teaser, or one of the pages that stand where an article
 //! should (a bot challenge, an application shell, a soft 404, a consent or login wall, a
-//! parked domain). The verdict is part of every [`Extraction`](super::Extraction), and the
+//! parked domain). The verdict is part of every [`Extraction`](crate::extract::Extraction), and the
 //! pipeline stores from the page only what [`Verdict::is_article`] accepts.
 //!
 //! The names are the contract of `../specs/cli.md` ("Extraction"): stored, exported, served
@@ -17,10 +17,10 @@ use std::sync::LazyLock;
 use aho_corasick::{AhoCorasick, AhoCorasickKind};
 use scraper::{Html, Selector};
 
-use super::dom::{TextBlock, collapse_whitespace};
-use super::page_type::PageType;
-use super::relation::{self, Relation};
-use super::{Extraction, Page};
+use crate::extract::dom::{TextBlock, collapse_whitespace};
+use crate::extract::page_type::PageType;
+use crate::extract::relation::{self, Relation};
+use crate::extract::{Extraction, Page};
 use crate::tidy;
 
 /// What a page was found to be.
@@ -106,7 +106,7 @@ impl serde::Serialize for Verdict {
     }
 }
 
-/// Builds the phrase and marker automata and the selectors ([`super::warm_up`]).
+/// Builds the phrase and marker automata and the selectors ([`crate::extract::warm_up`]).
 pub(crate) fn warm_up() {
     LazyLock::force(&PHRASE_FINDER);
     LazyLock::force(&MARK_FINDER);

@@ -21,7 +21,7 @@
 //!    ([`choose_article`]), which leaves comments after the article out. Groups before or
 //!    after it across a short link-dense interruption in the same container join it
 //!    ([`rejoin_across_links`]).
-//! 6. The title hint (the paper's fourth observation, see [`super::title`]): groups that end
+//! 6. The title hint (the paper's fourth observation, see [`crate::extract::title`]): groups that end
 //!    after the title node are preferred; a group before it wins only with overwhelming
 //!    evidence (longer than `before_title_factor` × the best group after it), and inside the
 //!    chosen group text up to and including the title is not body — unless the group holds
@@ -40,10 +40,10 @@
 //!    between its paragraphs ([`with_linked_headings`]) are put back (docs/algorithms.md,
 //!    "Linked section headings, scripts left as text, teaser lists").
 //! 8. c₂ nodes: images between the title (or the first chosen node) and the end of the last
-//!    chosen node are the article's images ([`super::render::article_images`]).
+//!    chosen node are the article's images ([`crate::extract::render::article_images`]).
 //!
 //! Page furniture and reader comments (marked by a class, or announced by a heading such as
-//! "5 Comments"; see [`super::dom::Region`]) are omitted like high-`LP` nodes when the
+//! "5 Comments"; see [`crate::extract::dom::Region`]) are omitted like high-`LP` nodes when the
 //! region holds a small share of `SH`: a `sidebar` class on a wrapper of the whole page is
 //! no evidence. A region that cannot be such a wrapper is omitted at any share: one between
 //! two blocks of the main block's container ([`inside_main_container`]), or one that begins
@@ -78,9 +78,9 @@ use std::sync::LazyLock;
 use aho_corasick::AhoCorasick;
 use ego_tree::NodeId;
 
-use super::dom::{DomStats, Region, RegionKind, TextBlock};
-use super::pattern::SharedPattern;
-use super::title::{TitleMatch, TitleRule, find_title};
+use crate::extract::dom::{DomStats, Region, RegionKind, TextBlock};
+use crate::extract::pattern::SharedPattern;
+use crate::extract::title::{TitleMatch, TitleRule, find_title};
 
 /// The free parameters of CUTER.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -185,7 +185,7 @@ pub struct CuterParams {
 /// of step 5 (the article is the longest; the more of the grouped text it holds, the clearer
 /// the choice), `SH` of Table 1 (the page's text) and the positional hint of section IV. The
 /// weights sum to 1, so a page sure on all three counts scores 1. The cascade's threshold
-/// (`min_confidence`, [`super::auto`]) was calibrated on these values; the lowest on the
+/// (`min_confidence`, [`crate::extract::auto`]) was calibrated on these values; the lowest on the
 /// bench is 0.47 (docs/algorithms.md, "Earlier calibration on the Scrapinghub bench alone").
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct ConfidenceWeights {
@@ -323,7 +323,7 @@ pub fn select(
 }
 
 /// Runs CUTER's steps on one page, with `lead` (the block where the feed entry's own text
-/// starts, [`super::Page::feed_lead`]) as the positional hint when the title matches no
+/// starts, [`crate::extract::Page::feed_lead`]) as the positional hint when the title matches no
 /// block: the article is then chosen among the groups that reach past the block before the
 /// lead, as it is among those past the title (step 5). The lead does not cut the group
 /// (step 6): it is the article's own first paragraph, not a headline above it.
@@ -1584,7 +1584,7 @@ fn drop_after_related_label(blocks: &[TextBlock], chosen: Vec<usize>) -> Vec<usi
     for (at, &ix) in chosen.iter().enumerate() {
         let block = &blocks[ix];
         if before >= RELATED_LABEL_AFTER
-            && super::dom::is_related_label(block)
+            && crate::extract::dom::is_related_label(block)
             && !chosen[at + 1..].iter().any(|&r| reads_as_prose(&blocks[r]))
         {
             let mut kept = chosen;

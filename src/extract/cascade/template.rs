@@ -14,7 +14,7 @@
 //! * **Block fingerprints.** RTDM maps two nodes as "identical sub-trees" when their labels
 //!   and their text agree; top-down, that is a node whose path from the root (tags and
 //!   classes, the labels) and whose text are the same. Each text block of a page
-//!   ([`super::dom::TextBlock`]) gets one 64-bit fingerprint of its element path (tag and
+//!   ([`crate::extract::dom::TextBlock`]) gets one 64-bit fingerprint of its element path (tag and
 //!   class of every ancestor; digits, page-wide classes of `html`/`body` and per-post classes
 //!   such as `category-…` dropped, so two posts of one template agree) and its
 //!   text (lowercased, digits folded). A site's model counts, per fingerprint, on how many
@@ -46,7 +46,7 @@ use ego_tree::NodeId;
 use html5ever::local_name;
 use scraper::Node;
 
-use super::Page;
+use crate::extract::Page;
 use crate::stable_hash::Fnv;
 
 /// The free parameters of template learning and use.

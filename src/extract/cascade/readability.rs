@@ -3,10 +3,10 @@
 //! CUTER walks the page's text blocks in reading order and unites neighbours, this scorer
 //! asks which element *holds* the most prose: it fails on other pages (an article whose
 //! paragraphs are spread over many small containers defeats it, a long run of links splits
-//! CUTER but not it), which is what a second opinion is for ([`super::auto`] runs it when
+//! CUTER but not it), which is what a second opinion is for ([`crate::extract::auto`] runs it when
 //! the quality estimate of the cascade's choice is low).
 //!
-//! On the shared statistics ([`super::dom`]) and the element tree (each block's ancestors,
+//! On the shared statistics ([`crate::extract::dom`]) and the element tree (each block's ancestors,
 //! walked up from it: no pass over the whole tree):
 //!
 //! 1. **Paragraphs.** Every text block of at least [`MIN_PARAGRAPH_BYTES`] that is not a
@@ -38,8 +38,8 @@ use foldhash::HashMap;
 
 use ego_tree::NodeId;
 
-use super::Page;
-use super::dom::{DomStats, RegionKind, TextBlock};
+use crate::extract::Page;
+use crate::extract::dom::{DomStats, RegionKind, TextBlock};
 
 /// The shortest block that counts as a paragraph (bytes).
 pub const MIN_PARAGRAPH_BYTES: usize = 25;
