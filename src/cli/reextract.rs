@@ -24,13 +24,14 @@ use futures::StreamExt;
 use super::{CliError, Context};
 use crate::config::Config;
 use crate::extract::metadata::MetadataSource;
-use crate::extract::{Algorithm, EntryHints, template};
+use crate::extract::{Algorithm, EntryHints, ExtractError, template};
 use crate::fetch::charset_of;
 use crate::pipeline::InFlight;
 use crate::pipeline::extraction::{
-    FeedFacts, RawPage, SiteSetup, cap_posts, cap_stored, extract_page, off_runtime, page_fields,
+    FeedFacts, OffRuntimeError, RawPage, SiteSetup, cap_posts, cap_stored, extract_page,
+    off_runtime, page_fields,
 };
-use crate::store::{Article, PageType, Store};
+use crate::store::{Article, PageFields, PageType, Store};
 
 const BATCH: i64 = 200;
 
@@ -159,20 +160,11 @@ async fn reextract_one(
             fields
         }))
     };
-    let fields = match off_runtime(in_flight, config.extract.timeout, job).await {
-        Ok(Ok(Ok(fields))) => fields,
-        Ok(Ok(Err(error))) => {
-            tracing::warn!(article = id, %error, "extraction failed; the stored text is kept");
-            return Outcome::Failed;
-        }
-        Ok(Err(error)) => {
-            tracing::warn!(article = id, %error, "the stored raw page is unreadable");
-            return Outcome::Failed;
-        }
-        Err(error) => {
-            tracing::error!(article = id, %error, "the stored text is kept");
-            return Outcome::Failed;
-        }
+    let Some(fields) = settled(
+        off_runtime(in_flight, config.extract.timeout, job).await,
+        id,
+    ) else {
+        return Outcome::Failed;
     };
     match store.replace_extraction(id, &fields).await {
         Ok(true) => Outcome::Updated,
@@ -180,6 +172,29 @@ async fn reextract_one(
         Err(error) => {
             tracing::warn!(article = id, %error, "cannot store the new extraction");
             Outcome::Failed
+        }
+    }
+}
+
+/// The new fields of a re-extraction, or `None` with the reason the stored text is kept
+/// logged.
+fn settled(
+    result: Result<Result<Result<PageFields, ExtractError>, std::io::Error>, OffRuntimeError>,
+    id: i64,
+) -> Option<PageFields> {
+    match result {
+        Ok(Ok(Ok(fields))) => Some(fields),
+        Ok(Ok(Err(error))) => {
+            tracing::warn!(article = id, %error, "extraction failed; the stored text is kept");
+            None
+        }
+        Ok(Err(error)) => {
+            tracing::warn!(article = id, %error, "the stored raw page is unreadable");
+            None
+        }
+        Err(error) => {
+            tracing::error!(article = id, %error, "the stored text is kept");
+            None
         }
     }
 }

@@ -397,85 +397,14 @@ impl Store {
     /// Connects without touching the schema.
     pub async fn connect_without_migrating(target: &DatabaseTarget) -> Result<Store, StoreError> {
         let described = target.display_redacted();
-        let connect_error = |source| StoreError::Connect {
-            target: described.clone(),
-            source,
-        };
         let health = Arc::new(health::WriteHealth::default());
         let size_cap = Arc::new(AtomicU8::new(SizeCap::NEVER_SET));
         let pool = match target {
             DatabaseTarget::Sqlite { path } => {
-                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                    std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
-                        target: described.clone(),
-                        source,
-                    })?;
-                }
-                let options = SqliteConnectOptions::new()
-                    .filename(path)
-                    .create_if_missing(true)
-                    .journal_mode(SqliteJournalMode::Wal)
-                    .synchronous(SqliteSynchronous::Normal)
-                    .foreign_keys(true)
-                    .busy_timeout(BUSY_TIMEOUT);
-                let (cap_on_connect, cap_on_acquire) = (size_cap.clone(), size_cap.clone());
-                let pool = SqlitePoolOptions::new()
-                    .max_connections(8)
-                    .acquire_timeout(Duration::from_secs(30))
-                    .after_connect(move |connection, _| {
-                        let cap = cap_on_connect.clone();
-                        Box::pin(async move { apply_size_cap(connection, &cap).await })
-                    })
-                    .before_acquire(move |connection, _| {
-                        let cap = cap_on_acquire.clone();
-                        Box::pin(
-                            async move { apply_size_cap(connection, &cap).await.map(|()| true) },
-                        )
-                    })
-                    .after_release(discard_unsettled(health.clone()))
-                    .connect_with(options)
-                    .await
-                    .map_err(connect_error)?;
-                Pool::Sqlite(pool)
+                Pool::Sqlite(open_sqlite_pool(path, &described, &health, &size_cap).await?)
             }
             DatabaseTarget::Postgres { url } => {
-                let options = PgConnectOptions::from_str(url)
-                    .map_err(connect_error)?
-                    // The server's NOTICEs (`… already exists, skipping` on every migration
-                    // run) are not the operator's business; warnings and errors still come.
-                    .options([("client_min_messages", "warning")]);
-                probe_postgres(&options).await.map_err(|err| match err {
-                    ProbeError::Store(err) => err,
-                    ProbeError::Sqlx(source) => connect_error(source),
-                })?;
-                // Through a Unix socket there is no Nagle to turn off.
-                let servers = match options.get_socket() {
-                    Some(_) => Vec::new(),
-                    None => tcp::server_addresses(options.get_host(), options.get_port()).await,
-                };
-                let servers = std::sync::Arc::new(servers);
-                let pool = PgPoolOptions::new()
-                    .max_connections(16)
-                    .after_connect(move |_connection, _metadata| {
-                        let servers = servers.clone();
-                        Box::pin(async move {
-                            match tcp::disable_nagle(&servers) {
-                                Ok(changed) => tracing::trace!(changed, "TCP_NODELAY set"),
-                                Err(error) => tracing::warn!(
-                                    %error,
-                                    "cannot set TCP_NODELAY on the PostgreSQL connections; \
-                                     large statements may wait for delayed acknowledgements"
-                                ),
-                            }
-                            Ok(())
-                        })
-                    })
-                    .acquire_timeout(Duration::from_secs(30))
-                    .after_release(discard_unsettled(health.clone()))
-                    .connect_with(options)
-                    .await
-                    .map_err(connect_error)?;
-                Pool::Postgres(pool)
+                Pool::Postgres(open_postgres_pool(url, &described, &health).await?)
             }
         };
         Ok(Store {
@@ -617,4 +546,96 @@ pub fn db_time(instant: DateTime<Utc>) -> DateTime<Utc> {
 /// The current time, as the database keeps it.
 pub fn now() -> DateTime<Utc> {
     db_time(Utc::now())
+}
+
+/// The SQLite file's pool: WAL, foreign keys, the size cap applied on every connection.
+async fn open_sqlite_pool(
+    path: &std::path::Path,
+    described: &str,
+    health: &Arc<health::WriteHealth>,
+    size_cap: &Arc<AtomicU8>,
+) -> Result<sqlx::SqlitePool, StoreError> {
+    let connect_error = |source| StoreError::Connect {
+        target: described.to_owned(),
+        source,
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
+            target: described.to_owned(),
+            source,
+        })?;
+    }
+    let options = SqliteConnectOptions::new()
+        .filename(path)
+        .create_if_missing(true)
+        .journal_mode(SqliteJournalMode::Wal)
+        .synchronous(SqliteSynchronous::Normal)
+        .foreign_keys(true)
+        .busy_timeout(BUSY_TIMEOUT);
+    let (cap_on_connect, cap_on_acquire) = (size_cap.clone(), size_cap.clone());
+    let pool = SqlitePoolOptions::new()
+        .max_connections(8)
+        .acquire_timeout(Duration::from_secs(30))
+        .after_connect(move |connection, _| {
+            let cap = cap_on_connect.clone();
+            Box::pin(async move { apply_size_cap(connection, &cap).await })
+        })
+        .before_acquire(move |connection, _| {
+            let cap = cap_on_acquire.clone();
+            Box::pin(async move { apply_size_cap(connection, &cap).await.map(|()| true) })
+        })
+        .after_release(discard_unsettled(health.clone()))
+        .connect_with(options)
+        .await
+        .map_err(connect_error)?;
+    Ok(pool)
+}
+
+/// The PostgreSQL pool, the server probed first and Nagle's algorithm off on TCP.
+async fn open_postgres_pool(
+    url: &str,
+    described: &str,
+    health: &Arc<health::WriteHealth>,
+) -> Result<sqlx::PgPool, StoreError> {
+    let connect_error = |source| StoreError::Connect {
+        target: described.to_owned(),
+        source,
+    };
+    let options = PgConnectOptions::from_str(url)
+        .map_err(connect_error)?
+        // The server's NOTICEs (`… already exists, skipping` on every migration
+        // run) are not the operator's business; warnings and errors still come.
+        .options([("client_min_messages", "warning")]);
+    probe_postgres(&options).await.map_err(|err| match err {
+        ProbeError::Store(err) => err,
+        ProbeError::Sqlx(source) => connect_error(source),
+    })?;
+    // Through a Unix socket there is no Nagle to turn off.
+    let servers = match options.get_socket() {
+        Some(_) => Vec::new(),
+        None => tcp::server_addresses(options.get_host(), options.get_port()).await,
+    };
+    let servers = std::sync::Arc::new(servers);
+    let pool = PgPoolOptions::new()
+        .max_connections(16)
+        .after_connect(move |_connection, _metadata| {
+            let servers = servers.clone();
+            Box::pin(async move {
+                match tcp::disable_nagle(&servers) {
+                    Ok(changed) => tracing::trace!(changed, "TCP_NODELAY set"),
+                    Err(error) => tracing::warn!(
+                        %error,
+                        "cannot set TCP_NODELAY on the PostgreSQL connections; \
+                         large statements may wait for delayed acknowledgements"
+                    ),
+                }
+                Ok(())
+            })
+        })
+        .acquire_timeout(Duration::from_secs(30))
+        .after_release(discard_unsettled(health.clone()))
+        .connect_with(options)
+        .await
+        .map_err(connect_error)?;
+    Ok(pool)
 }

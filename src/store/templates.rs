@@ -1,6 +1,6 @@
 //! Site templates in the database: the `site_templates` table, one row per site.
 //!
-//! The model itself ([`SiteTemplate`], `src/extract/template.rs`) is pure; this module reads
+//! The model itself ([`SiteTemplate`], `src/extract/cascade/template.rs`) is pure; this module reads
 //! it before a page of the site is extracted ([`Store::site_template`]) and adds stored
 //! pages to it ([`Store::learn_site_page`]) in one transaction that holds the row, so replicas
 //! on one database learn from each other's pages without losing any; the pages stored while

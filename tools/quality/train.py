@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Trains gleaner's quality estimate (src/extract/quality_model.json).
+"""Trains gleaner's quality estimate (src/extract/assessment/quality_model.json).
 
 Data preparation: `gleaner eval ../shared/bench --features rows.jsonl` writes one row per page
 and candidate of `auto` (CUTER, ECON, CETR, the content scorer): the dataset, the page id, the candidate, whether
@@ -15,7 +15,7 @@ is higher by more than the margin), and the held-out set's mean F1, its ROC AUC 
 F1 0.8 and the calibration table (estimate bins against mean F1) are reported. The model
 shipped is then trained on all five sets.
 
-    python3 tools/quality/train.py rows.jsonl [--out src/extract/quality_model.json]
+    python3 tools/quality/train.py rows.jsonl [--out src/extract/assessment/quality_model.json]
     python3 tools/quality/train.py rows.jsonl --second 0.7:0.1,0.8:0.05   # the second opinion
 """
 

@@ -396,11 +396,3 @@ pub const LABEL_BELOW: usize = 80;
 pub fn reads_as_label(block: &TextBlock) -> bool {
     block.sl < LABEL_BELOW && !ends_sentence(&block.text)
 }
-
-/// Whether text ends like a sentence (terminal punctuation, possibly before a closing quote).
-pub(super) fn ends_sentence(text: &str) -> bool {
-    let trimmed = text.trim_end_matches(|c: char| {
-        c.is_whitespace() || matches!(c, '"' | '\'' | '”' | '’' | '»' | ')')
-    });
-    trimmed.ends_with(['.', '!', '?', '…', '。', '！', '？', '؟', ':', ';'])
-}

@@ -367,3 +367,11 @@ pub(super) fn main_block(stats: &DomStats, params: &CuterParams) -> Option<usize
         .max_by_key(|&(ix, b)| (b.sl, std::cmp::Reverse(ix)))
         .map(|(ix, _)| ix)
 }
+
+/// Whether text ends like a sentence (terminal punctuation, possibly before a closing quote).
+pub(super) fn ends_sentence(text: &str) -> bool {
+    let trimmed = text.trim_end_matches(|c: char| {
+        c.is_whitespace() || matches!(c, '"' | '\'' | '”' | '’' | '»' | ')')
+    });
+    trimmed.ends_with(['.', '!', '?', '…', '。', '！', '？', '؟', ':', ';'])
+}
