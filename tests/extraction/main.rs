@@ -13,11 +13,9 @@ mod text;
 
 mod eval_dataset;
 mod eval_duplicates;
-mod eval_floors;
 mod eval_metric;
 mod extract_bounds;
 mod extract_fixtures;
-mod extract_properties;
 mod extract_structures;
 mod extract_verdict;
 mod fuzz_regressions;
@@ -31,3 +29,10 @@ mod page_verdicts;
 mod site_rules;
 mod site_templates;
 mod tidy_media;
+
+/// Tests that take many seconds (a minute and more in a debug build): `cargo test -- --skip
+/// slow::` leaves them out.
+mod slow {
+    mod eval_floors;
+    mod extract_properties;
+}

@@ -4,7 +4,7 @@
 //! every listing (the store's, `GET /articles`, `articles list`, `export`, the web view) and
 //! the claims queue filter by page type, and an unknown type is refused (HTTP 400, exit 2).
 //! What a poll stores as the page type (a feed's or a site's `page_type`) is
-//! tests/site_rules.rs's.
+//! tests/extraction/site_rules.rs's.
 
 use crate::api_support;
 use crate::common;

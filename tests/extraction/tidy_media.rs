@@ -1,6 +1,6 @@
 //! What the sanitizing policy keeps that a reader keeps: players, responsive images, links
 //! that are not web pages, small images, and the text after an unclosed `<object>`. What it
-//! must never let through is in `tests/security.rs`.
+//! must never let through is in `tests/service/security.rs`.
 
 use gleaner::extract::{Algorithm, extract_page};
 use gleaner::tidy::{sanitize, tidy_html};

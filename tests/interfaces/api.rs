@@ -272,7 +272,7 @@ async fn an_article_as_json_text_and_html(db: TestDb) -> anyhow::Result<()> {
         "text/markdown; charset=utf-8"
     );
     let markdown = response.text().await?;
-    // Front matter first (tests/markdown_front_matter.rs reads it), then the body.
+    // Front matter first (tests/extraction/markdown_front_matter.rs reads it), then the body.
     let body = markdown
         .strip_prefix("---\n")
         .and_then(|rest| rest.split_once("\n---\n"))
@@ -297,7 +297,7 @@ async fn an_article_as_json_text_and_html(db: TestDb) -> anyhow::Result<()> {
 }
 
 /// A stored body whose alt text, title and link smuggle markup: the Markdown answer writes
-/// them as entities and drops the script address (tests/markdown_xss.rs renders a corpus).
+/// them as entities and drops the script address (tests/extraction/markdown_xss.rs renders a corpus).
 async fn markdown_answers_carry_no_markup_of_the_article(db: TestDb) -> anyhow::Result<()> {
     seed_dense(&db.store, 1).await?;
     let feed_id = db.store.feeds().await?[0].id;

@@ -222,7 +222,7 @@ async fn articles_list_show_and_search(db: TestDb) -> anyhow::Result<()> {
     );
     let (out, _) =
         run(gleaner(dir.path(), &db).args(["articles", "show", &id, "--format", "markdown"]))?;
-    // Front matter first (tests/markdown_front_matter.rs reads it), then the body.
+    // Front matter first (tests/extraction/markdown_front_matter.rs reads it), then the body.
     let (front, body) = out
         .strip_prefix("---\n")
         .and_then(|rest| rest.split_once("\n---\n"))

@@ -1,7 +1,7 @@
 //! The web view over HTTP: signed out it shows no data, signing in takes the token once
 //! through a form with its CSRF value, and signed in every page shows what the store holds,
 //! escaped, under a strict Content-Security-Policy. The real router on 127.0.0.1 port 0;
-//! both databases. (`tests/web_view_browser.rs` drives the same pages in a browser.)
+//! both databases. (`tests/interfaces/web_view_browser.rs` drives the same pages in a browser.)
 
 use crate::api_support;
 use crate::common;

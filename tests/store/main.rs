@@ -8,9 +8,7 @@ mod common;
 #[path = "../api_support/mod.rs"]
 mod api_support;
 
-mod crash;
 mod durability;
-mod replicas;
 mod site_template_store;
 mod store;
 mod store_leases;
@@ -18,3 +16,10 @@ mod store_schema;
 mod store_setup;
 mod tags;
 mod verdict_store;
+
+/// Tests that take many seconds (real `gleaner run` processes killed and restarted):
+/// `cargo test -- --skip slow::` leaves them out.
+mod slow {
+    mod crash;
+    mod replicas;
+}
