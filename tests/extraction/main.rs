@@ -30,7 +30,7 @@ mod site_rules;
 mod site_templates;
 mod tidy_media;
 
-/// Tests that take many seconds (a minute and more in a debug build): `cargo test -- --skip
+/// Tests that take many seconds (the F1 floors minutes, in a debug build): `cargo test -- --skip
 /// slow::` leaves them out.
 mod slow {
     mod eval_floors;

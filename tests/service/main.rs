@@ -8,7 +8,6 @@ mod common;
 mod fetch_support;
 
 mod cli_run;
-mod daemon;
 mod deploy;
 mod feed;
 mod feed_controls;
@@ -17,5 +16,11 @@ mod feeds_discovery;
 mod fetch;
 mod ingest;
 mod security;
-mod stopped_polls;
 mod webhooks;
+
+/// Tests that take many seconds (real `gleaner run` processes reloaded, stopped by signals and
+/// waited for): `cargo test -- --skip slow::` leaves them out.
+mod slow {
+    mod daemon;
+    mod stopped_polls;
+}
