@@ -6,7 +6,7 @@
 //! | route | file |
 //! |---|---|
 //! | `GET /feeds`, `/articles`, `/articles/{id}`, `/articles/{id}/images`, `/images/{sha256}`, `/search` | [`articles`] |
-//! | `POST /claims`, `POST /claims/{article_id}/done`, `GET /claims/{article_id}` | [`claims`] |
+//! | `POST /claims`, `GET /claims?consumer=`, `POST /claims/{article_id}/done`, `GET /claims/{article_id}` | [`claims`] |
 //! | `/mcp`: the MCP tools over streamable HTTP | [`crate::mcp::http_service`] |
 //! | `GET /healthz`, `GET /metrics` (never authenticated) | [`ops`] |
 //! | `/ui/…`: the web view (a session cookie instead of the bearer token) | [`ui`] |
@@ -68,7 +68,7 @@ pub fn router(store: Store, api: &ApiConfig, token: auth::ApiToken) -> Router {
         .route("/articles/{id}/images", get(articles::images))
         .route("/images/{sha256}", get(articles::image_blob))
         .route("/search", get(articles::search))
-        .route("/claims", post(claims::claim))
+        .route("/claims", post(claims::claim).get(claims::of_consumer))
         .route("/claims/{article_id}", get(claims::of_article))
         .route("/claims/{article_id}/done", post(claims::done))
         .route_service("/mcp", crate::mcp::http_service(store.clone(), api));
