@@ -16,6 +16,7 @@ use serde_json::json;
 use super::ApiState;
 use super::error::{ApiError, check_quality, parse_id, parse_limit};
 use crate::format::BodyFormat;
+use crate::store::claims::ClaimResult;
 use crate::store::{
     Article, ArticleFilter, LISTING_BUDGET_BYTES, PageType, StoredImage, fit_listing,
 };
@@ -168,9 +169,12 @@ struct ArticleView {
     #[serde(flatten)]
     article: Article,
     images: Vec<ImageView>,
+    /// What consumers reported with `done`, by consumer; `[]` when none has.
+    results: Vec<ClaimResult>,
 }
 
-/// `GET /articles/{id}?format=json|text|html|markdown`
+/// `GET /articles/{id}?format=json|text|html|markdown`: JSON with its images and the
+/// consumers' results; Markdown with the results in its front matter.
 pub async fn article(
     State(state): State<ApiState>,
     path: Result<Path<String>, PathRejection>,
@@ -207,9 +211,11 @@ pub async fn article(
         }
         BodyFormat::Json => {
             let images = state.store.article_images(id).await?;
+            let results = state.store.results_of_article(id).await?;
             let view = ArticleView {
                 article,
                 images: images.into_iter().map(ImageView::from).collect(),
+                results,
             };
             Json(view).into_response()
         }
