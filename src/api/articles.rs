@@ -313,6 +313,15 @@ pub async fn image_blob(
 ) -> Result<Response, ApiError> {
     let Path(sha256) =
         path.map_err(|rejection| ApiError::bad_request(format!("bad path: {rejection}")))?;
+    image_bytes(&state.store, &sha256, &headers).await
+}
+
+/// The stored bytes of the image named `sha256`, cacheable forever (and `/outputs`' images).
+pub(super) async fn image_bytes(
+    store: &crate::store::Store,
+    sha256: &str,
+    headers: &HeaderMap,
+) -> Result<Response, ApiError> {
     if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(ApiError::bad_request(
             "an image is named by its SHA-256: 64 hexadecimal digits",
@@ -320,14 +329,14 @@ pub async fn image_blob(
     }
     let sha256 = sha256.to_ascii_lowercase();
     let etag = format!("\"{sha256}\"");
-    let Some(blob) = state.store.image_blob(&sha256).await? else {
+    let Some(blob) = store.image_blob(&sha256).await? else {
         return Err(ApiError::not_found(format!(
             "no image has SHA-256 {sha256}"
         )));
     };
     let content_type = HeaderValue::from_str(&blob.mime)
         .unwrap_or(HeaderValue::from_static("application/octet-stream"));
-    let mut response = if if_none_match(&headers, &etag) {
+    let mut response = if if_none_match(headers, &etag) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
         Response::new(Body::from(blob.bytes))
