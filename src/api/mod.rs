@@ -104,10 +104,7 @@ pub fn router(store: Store, api: &ApiConfig, token: auth::ApiToken) -> Router {
     // Feed readers send no token: the outputs check their own keys, and share the slots.
     let outputs = Router::new()
         .route("/outputs/{file}", get(outputs::document))
-        .route(
-            "/outputs/{name}/images/{key}/{sha256}",
-            get(outputs::image),
-        )
+        .route("/outputs/{name}/images/{key}/{sha256}", get(outputs::image))
         .route_layer(middleware::from_fn_with_state(
             slots.clone(),
             limits::limit_database_use,

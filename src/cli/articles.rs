@@ -260,7 +260,10 @@ fn result_line(result: &ClaimResult) -> String {
     let at = result.done_at.format("%Y-%m-%d %H:%M");
     let consumer = one_line(&result.consumer);
     match &result.result {
-        Some(value) => format!("result of {consumer} ({at}): {}", one_line(&value.to_string())),
+        Some(value) => format!(
+            "result of {consumer} ({at}): {}",
+            one_line(&value.to_string())
+        ),
         None => format!("result of {consumer} ({at}): none posted"),
     }
 }

@@ -11,6 +11,7 @@ pub mod extract;
 mod feeds;
 mod feeds_edit;
 mod init;
+mod outputs;
 mod poll;
 mod reextract;
 mod retention;
@@ -18,7 +19,6 @@ mod setup;
 mod sites;
 mod table;
 mod time;
-mod outputs;
 mod webhooks;
 
 use std::path::PathBuf;

@@ -30,7 +30,10 @@ pub fn list(config: &Config, json: bool) -> Result<(), CliError> {
         return print_json(&outputs);
     }
     if config.outputs.is_empty() {
-        println!("no outputs: add an [[outputs]] table to {}", config.path.display());
+        println!(
+            "no outputs: add an [[outputs]] table to {}",
+            config.path.display()
+        );
         return Ok(());
     }
     if base.is_none() {

@@ -225,7 +225,9 @@ fn summary_source(
                 "must not be empty".to_string(),
             ));
         }
-        field => field.as_ref().map(|field| field.get_ref().trim().to_string()),
+        field => field
+            .as_ref()
+            .map(|field| field.get_ref().trim().to_string()),
     };
     let Some(consumer) = &output.summary_from else {
         return match &output.summary_field {

@@ -122,7 +122,13 @@ impl From<ClaimFilter> for ArticleSelection {
 
 impl ArticleSelection {
     /// The selection's lists as the statements bind them: JSON arrays of names.
-    fn lists(&self) -> (Option<Vec<&str>>, Option<&Vec<String>>, Option<&Vec<String>>) {
+    fn lists(
+        &self,
+    ) -> (
+        Option<Vec<&str>>,
+        Option<&Vec<String>>,
+        Option<&Vec<String>>,
+    ) {
         let page_types = self
             .filter
             .page_types
@@ -226,38 +232,72 @@ pub struct QueueDepth {
 macro_rules! article_selection {
     (sqlite, $q:literal, $dup:literal, $types:literal, $feeds:literal, $tags:literal) => {
         concat!(
-            " AND (", $q, " IS NULL OR a.quality IS NULL OR a.quality >= ", $q, ")
-              AND NOT (", $dup, " AND a.duplicate_of IS NOT NULL)
-              AND (", $types, " IS NULL
-                   OR a.page_type IN (SELECT value FROM json_each(", $types, ")))
-              AND (", $feeds, " IS NULL
+            " AND (",
+            $q,
+            " IS NULL OR a.quality IS NULL OR a.quality >= ",
+            $q,
+            ")
+              AND NOT (",
+            $dup,
+            " AND a.duplicate_of IS NOT NULL)
+              AND (",
+            $types,
+            " IS NULL
+                   OR a.page_type IN (SELECT value FROM json_each(",
+            $types,
+            ")))
+              AND (",
+            $feeds,
+            " IS NULL
                    OR EXISTS (SELECT 1 FROM article_feeds l JOIN feeds f ON f.id = l.feed_id
                               WHERE l.article_id = a.id
-                                AND f.name IN (SELECT value FROM json_each(", $feeds, "))))
-              AND (", $tags, " IS NULL
+                                AND f.name IN (SELECT value FROM json_each(",
+            $feeds,
+            "))))
+              AND (",
+            $tags,
+            " IS NULL
                    OR EXISTS (SELECT 1 FROM article_tags t
                               WHERE t.article_id = a.id
                                 AND lower(t.tag) IN (SELECT lower(value)
-                                                     FROM json_each(", $tags, "))))"
+                                                     FROM json_each(",
+            $tags,
+            "))))"
         )
     };
     (postgres, $q:literal, $dup:literal, $types:literal, $feeds:literal, $tags:literal) => {
         concat!(
-            " AND (", $q, "::float8 IS NULL OR a.quality IS NULL OR a.quality >= ", $q, ")
-              AND NOT (", $dup, " AND a.duplicate_of IS NOT NULL)
-              AND (", $types, "::jsonb IS NULL
-                   OR a.page_type IN (SELECT jsonb_array_elements_text(", $types, "::jsonb)))
-              AND (", $feeds, "::jsonb IS NULL
+            " AND (",
+            $q,
+            "::float8 IS NULL OR a.quality IS NULL OR a.quality >= ",
+            $q,
+            ")
+              AND NOT (",
+            $dup,
+            " AND a.duplicate_of IS NOT NULL)
+              AND (",
+            $types,
+            "::jsonb IS NULL
+                   OR a.page_type IN (SELECT jsonb_array_elements_text(",
+            $types,
+            "::jsonb)))
+              AND (",
+            $feeds,
+            "::jsonb IS NULL
                    OR EXISTS (SELECT 1 FROM article_feeds l JOIN feeds f ON f.id = l.feed_id
                               WHERE l.article_id = a.id
                                 AND f.name IN (SELECT jsonb_array_elements_text(",
-                                               $feeds, "::jsonb))))
-              AND (", $tags, "::jsonb IS NULL
+            $feeds,
+            "::jsonb))))
+              AND (",
+            $tags,
+            "::jsonb IS NULL
                    OR EXISTS (SELECT 1 FROM article_tags t
                               WHERE t.article_id = a.id
                                 AND lower(t.tag) IN (SELECT lower(value)
                                                      FROM jsonb_array_elements_text(",
-                                                          $tags, "::jsonb) AS value)))"
+            $tags,
+            "::jsonb) AS value)))"
         )
     };
 }
@@ -268,14 +308,15 @@ macro_rules! article_selection {
 /// types, feeds, tags). The `ON CONFLICT … WHERE` repeats the claim test on the current row, the guard
 /// against a claimer that read an older state.
 const CLAIM: Dialects = Dialects {
-    sqlite: concat!("INSERT INTO claims (consumer, article_id, lease, claimed_at, lease_until)
+    sqlite: concat!(
+        "INSERT INTO claims (consumer, article_id, lease, claimed_at, lease_until)
              SELECT $1, a.id, 1, $2, $3
              FROM articles a
              WHERE NOT EXISTS (SELECT 1 FROM claims c
                                WHERE c.consumer = $1 AND c.article_id = a.id
                                  AND (c.done_at IS NOT NULL OR c.lease_until > $2))",
-             article_selection!(sqlite, "$5", "$6", "$7", "$8", "$9"),
-             "
+        article_selection!(sqlite, "$5", "$6", "$7", "$8", "$9"),
+        "
              ORDER BY a.id
              LIMIT $4
              ON CONFLICT (consumer, article_id) DO UPDATE SET
@@ -283,15 +324,17 @@ const CLAIM: Dialects = Dialects {
                  claimed_at = excluded.claimed_at,
                  lease_until = excluded.lease_until
              WHERE claims.done_at IS NULL AND claims.lease_until <= excluded.claimed_at
-             RETURNING article_id, lease"),
-    postgres: concat!("WITH candidates AS (
+             RETURNING article_id, lease"
+    ),
+    postgres: concat!(
+        "WITH candidates AS (
                    SELECT a.id
                    FROM articles a
                    WHERE NOT EXISTS (SELECT 1 FROM claims c
                                      WHERE c.consumer = $1 AND c.article_id = a.id
                                        AND (c.done_at IS NOT NULL OR c.lease_until > $2))",
-                   article_selection!(postgres, "$5", "$6", "$7", "$8", "$9"),
-                   "
+        article_selection!(postgres, "$5", "$6", "$7", "$8", "$9"),
+        "
                    ORDER BY a.id
                    LIMIT $4
                    FOR NO KEY UPDATE SKIP LOCKED
@@ -303,7 +346,8 @@ const CLAIM: Dialects = Dialects {
                    claimed_at = excluded.claimed_at,
                    lease_until = excluded.lease_until
                WHERE claims.done_at IS NULL AND claims.lease_until <= excluded.claimed_at
-               RETURNING article_id, lease"),
+               RETURNING article_id, lease"
+    ),
 };
 
 /// Ends the lease of consumer `$1` on article `$2` at `$3` with result `$4`; with a lease
@@ -468,7 +512,10 @@ impl Store {
 
     /// What each consumer reported about an article, by consumer: the results of its claims
     /// that are done.
-    pub async fn results_of_article(&self, article_id: i64) -> Result<Vec<ClaimResult>, StoreError> {
+    pub async fn results_of_article(
+        &self,
+        article_id: i64,
+    ) -> Result<Vec<ClaimResult>, StoreError> {
         let claims = self.claims_of_article(article_id, None).await?;
         Ok(claims.into_iter().filter_map(ClaimResult::of).collect())
     }
