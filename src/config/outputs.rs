@@ -303,6 +303,84 @@ mod tests {
         }
     }
 
+    fn parse(outputs: &str) -> Result<crate::config::Config, String> {
+        let text = format!(
+            "[api]\nlisten = \"127.0.0.1:8080\"\n\
+             [[feeds]]\nname = \"news\"\nurl = \"https://news.example/feed\"\n{outputs}"
+        );
+        crate::config::Config::parse(&text, std::path::Path::new("config.toml"), None)
+            .map_err(|error| error.to_string())
+    }
+
+    #[test]
+    fn an_output_is_read_with_its_defaults_and_handed_to_the_api() {
+        let config = parse(
+            "[[outputs]]\nname = \"tech\"\nkey = \"0123456789abcdef\"\n\
+             feeds = [\"news\"]\ntags = [\" Energy  policy \"]\nsummary_from = \"summarizer\"\n",
+        )
+        .expect("valid");
+        let output = &config.outputs[0];
+        assert_eq!(output.items, DEFAULT_OUTPUT_ITEMS);
+        assert_eq!(
+            output.tags.as_deref(),
+            Some(&["Energy policy".to_string()][..])
+        );
+        let summary = output.summary.as_ref().expect("a summary source");
+        assert_eq!(summary.field, DEFAULT_SUMMARY_FIELD);
+        assert_eq!(
+            config.api.map(|api| api.outputs),
+            Some(config.outputs.clone())
+        );
+        assert!(!format!("{output:?}").contains("0123456789abcdef"));
+    }
+
+    #[test]
+    fn each_mistake_names_its_key_and_line() {
+        let key = "key = \"0123456789abcdef\"\n";
+        let cases = [
+            (
+                format!("[[outputs]]\nname = \"a\"\n{key}feeds = [\"nope\"]\n"),
+                "feeds: no feed is named `nope`",
+            ),
+            (
+                "[[outputs]]\nname = \"a\"\nkey = \"short\"\n".to_string(),
+                "key: must be at least",
+            ),
+            (format!("[[outputs]]\nname = \"a/b\"\n{key}"), "name: `a/b`"),
+            (
+                format!("[[outputs]]\nname = \"a\"\n{key}items = 0\n"),
+                "items: must be from 1 to 500",
+            ),
+            (
+                format!("[[outputs]]\nname = \"a\"\n{key}min_quality = 2.0\n"),
+                "min_quality",
+            ),
+            (
+                format!("[[outputs]]\nname = \"a\"\n{key}summary_field = \"s\"\n"),
+                "needs `summary_from`",
+            ),
+            (
+                format!(
+                    "[[outputs]]\nname = \"a\"\n{key}[[outputs]]\nname = \"a\"\nkey = \"fedcba9876543210\"\n"
+                ),
+                "configured twice",
+            ),
+            (
+                format!("[[outputs]]\nname = \"a\"\n{key}[[outputs]]\nname = \"b\"\n{key}"),
+                "another output has this key",
+            ),
+            (
+                format!("[[outputs]]\nname = \"a\"\n{key}colour = 1\n"),
+                "unknown key",
+            ),
+        ];
+        for (outputs, expected) in cases {
+            let error = parse(&outputs).expect_err(&outputs);
+            assert!(error.contains(expected), "{outputs}: {error}");
+            assert!(error.starts_with("config.toml:"), "{error}");
+        }
+    }
+
     #[test]
     fn keys_are_long_and_url_safe() {
         assert!(check_key("0123456789abcdef").is_ok());

@@ -121,20 +121,12 @@ impl From<ClaimFilter> for ArticleSelection {
 }
 
 impl ArticleSelection {
-    /// The selection's lists as the statements bind them: JSON arrays of names.
-    fn lists(
-        &self,
-    ) -> (
-        Option<Vec<&str>>,
-        Option<&Vec<String>>,
-        Option<&Vec<String>>,
-    ) {
-        let page_types = self
-            .filter
+    /// The page types' names, as the statements bind them (a JSON array).
+    fn page_type_names(&self) -> Option<Vec<&'static str>> {
+        self.filter
             .page_types
             .as_ref()
-            .map(|types| types.iter().map(|t| t.as_str()).collect());
-        (page_types, self.feeds.as_ref(), self.tags.as_ref())
+            .map(|types| types.iter().map(|t| t.as_str()).collect())
     }
 }
 
@@ -419,7 +411,8 @@ impl Store {
         let claimed_at = now();
         let lease_until = db_time(claimed_at + lease);
         let statement = self.sql(&CLAIM);
-        let (page_types, feeds, tags) = selection.lists();
+        let page_types = selection.page_type_names();
+        let (feeds, tags) = (selection.feeds.as_ref(), selection.tags.as_ref());
         let filter = &selection.filter;
         let claimed = async { on_pool!(self, pool => {
             let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a claim")?;
@@ -551,7 +544,8 @@ impl Store {
         limit: i64,
     ) -> Result<Vec<i64>, StoreError> {
         let statement = self.sql(&SELECT_SELECTION);
-        let (page_types, feeds, tags) = selection.lists();
+        let page_types = selection.page_type_names();
+        let (feeds, tags) = (selection.feeds.as_ref(), selection.tags.as_ref());
         let filter = &selection.filter;
         on_pool!(self, pool => {
             sqlx::query_scalar(statement)
