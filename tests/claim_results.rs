@@ -116,6 +116,26 @@ async fn a_result_is_shown_wherever_its_article_is_read(db: TestDb) -> anyhow::R
     assert!(shown.contains("result of summarizer ("), "{shown}");
     assert!(shown.contains("\"score\":3"), "{shown}");
 
+    check_web_view(&db, first, second).await?;
+
+    let called = mcp_get_article(dir.path(), first)?;
+    assert_eq!(
+        called["result"]["structuredContent"]["results"][0]["consumer"], "summarizer",
+        "{called}"
+    );
+    let text = called["result"]["content"][0]["text"]
+        .as_str()
+        .context("a text")?;
+    assert!(
+        text.contains("results:\n  - consumer: \"summarizer\""),
+        "{text}"
+    );
+    Ok(())
+}
+
+/// The reading page shows the result, escaped; the Markdown of the API has it in its front
+/// matter.
+async fn check_web_view(db: &TestDb, first: i64, second: i64) -> anyhow::Result<()> {
     let app = api_support::App::spawn(&db.store, None).await?;
     let page = app
         .get(&format!("/ui/articles/{first}"))
@@ -142,21 +162,7 @@ async fn a_result_is_shown_wherever_its_article_is_read(db: TestDb) -> anyhow::R
         .text()
         .await?;
     assert!(markdown.contains("results:\n"), "{markdown}");
-    app.stop().await?;
-
-    let called = mcp_get_article(dir.path(), first)?;
-    assert_eq!(
-        called["result"]["structuredContent"]["results"][0]["consumer"], "summarizer",
-        "{called}"
-    );
-    let text = called["result"]["content"][0]["text"]
-        .as_str()
-        .context("a text")?;
-    assert!(
-        text.contains("results:\n  - consumer: \"summarizer\""),
-        "{text}"
-    );
-    Ok(())
+    app.stop().await
 }
 
 /// `get_article {id}` through `gleaner mcp` on standard input and output.
