@@ -19,6 +19,7 @@ use gleaner::store::claims::ClaimFilter;
 use serde_json::{Value, json};
 
 on_both_databases!(
+    outputs_are_listed_with_their_urls_and_reported_without_their_keys,
     a_result_is_shown_wherever_its_article_is_read,
     an_output_serves_stored_images_from_gleaner_and_others_from_their_site,
 );
@@ -254,4 +255,31 @@ async fn an_output_serves_stored_images_from_gleaner_and_others_from_their_site(
         .await?;
     assert_eq!(wrong.status(), 404);
     app.stop().await
+}
+
+async fn outputs_are_listed_with_their_urls_and_reported_without_their_keys(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let dir = tempfile::tempdir()?;
+    let unserved = config(&db);
+    unserved.write(dir.path())?;
+    let listed = run(gleaner(dir.path()).arg("outputs"))?;
+    assert!(listed.contains("not served"), "{listed}");
+    config(&db)
+        .set("api", "listen", "127.0.0.1:18080")
+        .write(dir.path())?;
+    let listed: Value =
+        serde_json::from_str(&run(gleaner(dir.path()).args(["outputs", "--json"]))?)?;
+    assert_eq!(
+        listed[0]["atom"],
+        format!("http://127.0.0.1:18080/outputs/all.atom?key={KEY}")
+    );
+    assert_eq!(
+        listed[0]["json"],
+        format!("http://127.0.0.1:18080/outputs/all.json?key={KEY}")
+    );
+    let checked = run(gleaner(dir.path()).arg("check-config"))?;
+    assert!(checked.contains("outputs: 1 (all; keys ***"), "{checked}");
+    assert!(!checked.contains(KEY), "{checked}");
+    Ok(())
 }
