@@ -179,7 +179,11 @@ async fn build(
             continue;
         };
         let images = store.article_images(id).await?;
-        let results = store.results_of_article(id).await?;
+        // Only an output that takes its summaries from a consumer reads the results.
+        let results = match &output.summary {
+            Some(_) => store.results_of_article(id).await?,
+            None => Vec::new(),
+        };
         items.push(item(article, &images, &results, output, &images_route));
     }
     let summary_from = output.summary.as_ref().map(|s| s.consumer.clone());
