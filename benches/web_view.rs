@@ -28,13 +28,16 @@
 //! time. Each answer must be 200 with a non-empty body holding the page's marker (a listed
 //! title, a paragraph; a search's list of hits); the table counts the titles or paragraphs.
 //!
+//! The `[[outputs]]` feeds are timed the same way: the newest 100 articles as Atom and as
+//! JSON Feed, and the quietest feed's newest 100, one per story.
+//!
 //! `cargo test --benches` runs this with no options: 2,000 articles, a few requests.
 
 use std::time::Instant;
 
 use anyhow::Context as _;
 use chrono::{DateTime, Duration, Utc};
-use gleaner::config::{ApiConfig, DatabaseTarget, FeedConfig};
+use gleaner::config::{ApiConfig, DatabaseTarget, FeedConfig, OutputConfig, Secret};
 use gleaner::fetch::FetchErrorKind;
 use gleaner::schedule::CronSchedule;
 use gleaner::stable_hash::SplitMix64;
@@ -737,6 +740,48 @@ fn page_cases(options: &Options, total: usize, rare_words: &str) -> Vec<PageCase
         case("article", format!("/ui/articles/{middle}"), pages, "<p>"),
         case("feeds", "/ui/feeds".into(), pages, "desk-"),
         case("failures", "/ui/failures".into(), pages, "http_status"),
+        case(
+            "output, 100 items, Atom",
+            format!("/outputs/newest.atom?key={OUTPUT_KEY}"),
+            pages,
+            "<entry>",
+        ),
+        case(
+            "output, 100 items, JSON Feed",
+            format!("/outputs/newest.json?key={OUTPUT_KEY}"),
+            pages,
+            "\"content_html\"",
+        ),
+        case(
+            "output of the quietest feed, one per story",
+            format!("/outputs/quiet.atom?key={OUTPUT_KEY}"),
+            pages,
+            "<entry>",
+        ),
+    ]
+}
+
+/// The key of the bench's `[[outputs]]`.
+const OUTPUT_KEY: &str = "bench-output-key-0123456789";
+
+/// The outputs timed: the newest 100 articles, and the quietest feed's newest 100, one per
+/// near-duplicate cluster.
+fn outputs() -> Vec<OutputConfig> {
+    let output = |name: &str, feeds: Option<Vec<String>>, skip_duplicates| OutputConfig {
+        name: name.to_string(),
+        title: None,
+        feeds,
+        tags: None,
+        page_types: None,
+        skip_duplicates,
+        min_quality: None,
+        items: 100,
+        summary: None,
+        key: Secret::new(OUTPUT_KEY),
+    };
+    vec![
+        output("newest", None, false),
+        output("quiet", Some(vec![format!("desk-{:02}", FEEDS - 1)]), true),
     ]
 }
 
@@ -814,7 +859,10 @@ async fn serve_and_time(
     let server = tokio::spawn(gleaner::api::serve(
         listener,
         store.clone(),
-        ApiConfig::new(address, None),
+        ApiConfig {
+            outputs: outputs(),
+            ..ApiConfig::new(address, None)
+        },
         shutdown.clone(),
     ));
     let client = reqwest::Client::builder().no_proxy().build()?;

@@ -30,8 +30,12 @@ mod feed;
 pub use feed::{
     BasicAuth, ContentSource, FeedRequest, FiltersConfig, Secret, check_feed_name, is_bidi_control,
 };
+mod outputs;
 mod sites;
 mod webhooks;
+pub use outputs::{
+    DEFAULT_OUTPUT_ITEMS, MAX_OUTPUT_ITEMS, MIN_OUTPUT_KEY_CHARS, OutputConfig, SummarySource,
+};
 pub use sites::{SitePageType, SiteRulesConfig};
 pub use webhooks::{MAX_WEBHOOK_WAIT_SECONDS, WebhookConfig};
 
@@ -76,6 +80,8 @@ pub struct Config {
     pub feeds: Vec<FeedConfig>,
     /// `[[webhooks]]`: where new articles are posted.
     pub webhooks: Vec<WebhookConfig>,
+    /// `[[outputs]]`: the full-text feeds served (also in `api.outputs`, which serves them).
+    pub outputs: Vec<OutputConfig>,
     /// `[[sites]]`: per-site extraction rules.
     pub sites: SiteRulesConfig,
     /// The file says `feeds = []`: no feeds, on purpose. Only then may a file without feeds
@@ -220,7 +226,7 @@ pub struct ImagesConfig {
     pub max_per_article: usize,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ApiConfig {
     pub listen: SocketAddr,
     /// `None` when empty: no authentication.
@@ -230,6 +236,11 @@ pub struct ApiConfig {
     pub max_connections: usize,
     /// Not in the file: the defaults are documented in docs/api.md; tests shorten them.
     pub timeouts: ApiTimeouts,
+    /// `public_url`: the address readers reach the API at (behind a proxy, say), the base of
+    /// the absolute links in outputs; `None`: the request's `Host`.
+    pub public_url: Option<Url>,
+    /// The file's `[[outputs]]`, served at `/outputs/{name}.atom` and `.json`.
+    pub outputs: Vec<OutputConfig>,
 }
 
 impl ApiConfig {
@@ -240,6 +251,8 @@ impl ApiConfig {
             token,
             max_connections: DEFAULT_API_CONNECTIONS,
             timeouts: ApiTimeouts::default(),
+            public_url: None,
+            outputs: Vec::new(),
         }
     }
 }
@@ -453,7 +466,7 @@ impl Config {
             .validate(default_schedule, text.in_section("schedule"))?;
         let daemon = raw.daemon.validate(text.in_section("daemon"))?;
         let images = raw.images.validate(text.in_section("images"))?;
-        let api = raw.api.map(|api| api.validate(text)).transpose()?;
+        let mut api = raw.api.map(|api| api.validate(text)).transpose()?;
         let retention = raw.retention.map(|r| r.validate(at)).transpose()?;
         let filters = raw.filters.validate(at)?;
         let (feeds, names) =
@@ -462,6 +475,10 @@ impl Config {
             return Err(ConfigError::several(errors));
         }
         let webhooks = webhooks::validate(raw.webhooks, &names, at)?;
+        let outputs = outputs::validate(raw.outputs, &names, at)?;
+        if let Some(api) = &mut api {
+            api.outputs = outputs.clone();
+        }
         let sites = sites::validate(raw.sites, at)?;
 
         Ok(Config {
@@ -478,6 +495,7 @@ impl Config {
             filters,
             feeds,
             webhooks,
+            outputs,
             sites,
             no_feeds_meant,
         })
@@ -752,6 +770,7 @@ struct RawConfig {
     filters: feed::RawFilters,
     feeds: RawFeedList,
     webhooks: Vec<webhooks::RawWebhook>,
+    outputs: Vec<outputs::RawOutput>,
     sites: Vec<sites::RawSite>,
 }
 
@@ -1127,6 +1146,7 @@ struct RawApi {
     listen: Spanned<String>,
     token: String,
     max_connections: u64,
+    public_url: Option<Spanned<String>>,
 }
 
 impl RawApi {
@@ -1148,8 +1168,16 @@ impl RawApi {
             wide(MAX_API_CONNECTIONS),
         )
         .map_err(|(key, m)| text.in_section("api")(key, m))?;
+        let public_url = self
+            .public_url
+            .map(|url| {
+                parse_feed_url(url.get_ref())
+                    .map_err(|m| text.at(url.span(), format!("[api] public_url: {m}")))
+            })
+            .transpose()?;
         Ok(ApiConfig {
             max_connections: usize::try_from(self.max_connections).unwrap_or(MAX_API_CONNECTIONS),
+            public_url,
             ..ApiConfig::new(listen, token)
         })
     }
@@ -1161,6 +1189,7 @@ impl Default for RawApi {
             listen: Spanned::new(0..0, "127.0.0.1:8080".to_string()),
             token: String::new(),
             max_connections: wide(DEFAULT_API_CONNECTIONS),
+            public_url: None,
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod format;
 pub mod markdown;
 pub mod mcp;
 pub mod metrics;
+pub mod outputs;
 pub mod pipeline;
 pub mod schedule;
 pub mod stable_hash;

@@ -232,7 +232,7 @@ const FRONT_MATTER_MARKUP: [char; 7] = ['<', '>', '&', '[', ']', '{', '}'];
 /// YAML reader may refuse or fold (C0 and C1 controls, line and paragraph separators,
 /// non-characters), as `\\uXXXX`, and every character of [`FRONT_MATTER_MARKUP`]: a
 /// renderer that does not know front matter reads the block as text between two rules.
-fn yaml_quoted(text: &str) -> String {
+pub(crate) fn yaml_quoted(text: &str) -> String {
     let mut quoted = String::with_capacity(text.len() + 2);
     quoted.push('"');
     for c in text.chars() {

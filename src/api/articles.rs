@@ -16,6 +16,7 @@ use serde_json::json;
 use super::ApiState;
 use super::error::{ApiError, check_quality, parse_id, parse_limit};
 use crate::format::BodyFormat;
+use crate::store::claims::ClaimResult;
 use crate::store::{
     Article, ArticleFilter, LISTING_BUDGET_BYTES, PageType, StoredImage, fit_listing,
 };
@@ -168,9 +169,12 @@ struct ArticleView {
     #[serde(flatten)]
     article: Article,
     images: Vec<ImageView>,
+    /// What consumers reported with `done`, by consumer; `[]` when none has.
+    results: Vec<ClaimResult>,
 }
 
-/// `GET /articles/{id}?format=json|text|html|markdown`
+/// `GET /articles/{id}?format=json|text|html|markdown`: JSON with its images and the
+/// consumers' results; Markdown with the results in its front matter.
 pub async fn article(
     State(state): State<ApiState>,
     path: Result<Path<String>, PathRejection>,
@@ -207,9 +211,11 @@ pub async fn article(
         }
         BodyFormat::Json => {
             let images = state.store.article_images(id).await?;
+            let results = state.store.results_of_article(id).await?;
             let view = ArticleView {
                 article,
                 images: images.into_iter().map(ImageView::from).collect(),
+                results,
             };
             Json(view).into_response()
         }
@@ -307,6 +313,15 @@ pub async fn image_blob(
 ) -> Result<Response, ApiError> {
     let Path(sha256) =
         path.map_err(|rejection| ApiError::bad_request(format!("bad path: {rejection}")))?;
+    image_bytes(&state.store, &sha256, &headers).await
+}
+
+/// The stored bytes of the image named `sha256`, cacheable forever (and `/outputs`' images).
+pub(super) async fn image_bytes(
+    store: &crate::store::Store,
+    sha256: &str,
+    headers: &HeaderMap,
+) -> Result<Response, ApiError> {
     if sha256.len() != 64 || !sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(ApiError::bad_request(
             "an image is named by its SHA-256: 64 hexadecimal digits",
@@ -314,14 +329,14 @@ pub async fn image_blob(
     }
     let sha256 = sha256.to_ascii_lowercase();
     let etag = format!("\"{sha256}\"");
-    let Some(blob) = state.store.image_blob(&sha256).await? else {
+    let Some(blob) = store.image_blob(&sha256).await? else {
         return Err(ApiError::not_found(format!(
             "no image has SHA-256 {sha256}"
         )));
     };
     let content_type = HeaderValue::from_str(&blob.mime)
         .unwrap_or(HeaderValue::from_static("application/octet-stream"));
-    let mut response = if if_none_match(&headers, &etag) {
+    let mut response = if if_none_match(headers, &etag) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
         Response::new(Body::from(blob.bytes))

@@ -1,5 +1,6 @@
-//! The consumers' work queue over HTTP: claim articles under a lease, report them done with
-//! a result, read an article's claims. The queue itself is [`crate::store::claims`].
+//! The consumers' work queue over HTTP: claim articles under a lease (of some feeds, tags,
+//! page types), report them done with a result, read an article's claims and a consumer's.
+//! The queue itself is [`crate::store::claims`].
 
 use axum::Json;
 use axum::extract::rejection::PathRejection;
@@ -11,9 +12,9 @@ use serde_json::json;
 
 use super::ApiState;
 use super::articles::{Params, parse_page_type, path_id};
-use super::error::{ApiError, JsonBody, check_quality};
+use super::error::{ApiError, JsonBody, check_quality, parse_id, parse_limit};
 use crate::store::PageType;
-use crate::store::claims::{ClaimFilter, ClaimRecord, FinishOutcome};
+use crate::store::claims::{ArticleSelection, ClaimFilter, ClaimRecord, ClaimState, FinishOutcome};
 
 /// Articles per claim when `limit` is absent, and at most.
 pub const DEFAULT_CLAIM_LIMIT: i64 = 10;
@@ -38,6 +39,10 @@ pub struct ClaimRequest {
     skip_duplicates: bool,
     /// Only articles of these page types (`["forum"]`); absent: of any.
     page_types: Option<Vec<String>>,
+    /// Only articles one of these feeds lists (stored feed names); absent: of any feed.
+    feeds: Option<Vec<String>>,
+    /// Only articles with one of these tags (any case); absent: whatever their tags.
+    tags: Option<Vec<String>>,
 }
 
 #[derive(Deserialize)]
@@ -76,6 +81,34 @@ fn check_page_types(names: &[String]) -> Result<Vec<PageType>, ApiError> {
     names.iter().map(|name| parse_page_type(name)).collect()
 }
 
+/// `feeds`: at least one, each the name of a stored feed.
+async fn check_feeds(state: &ApiState, names: &[String]) -> Result<Vec<String>, ApiError> {
+    if names.is_empty() {
+        return Err(ApiError::bad_request(
+            "feeds must name at least one feed (leave it out for every feed)",
+        ));
+    }
+    for name in names {
+        if state.store.feed_by_name(name).await?.is_none() {
+            return Err(ApiError::bad_request(format!(
+                "feeds: no feed is named {name:?}"
+            )));
+        }
+    }
+    Ok(names.to_vec())
+}
+
+/// `tags`: at least one, in normal form (`feed::tags::normalize`), none blank.
+fn check_tags(names: &[String]) -> Result<Vec<String>, ApiError> {
+    let tags = crate::feed::tags::normalize(names);
+    if tags.is_empty() {
+        return Err(ApiError::bad_request(
+            "tags must name at least one tag (leave it out for any tags)",
+        ));
+    }
+    Ok(tags)
+}
+
 fn in_range(name: &str, value: Option<i64>, default: i64, max: i64) -> Result<i64, ApiError> {
     match value {
         None => Ok(default),
@@ -86,8 +119,38 @@ fn in_range(name: &str, value: Option<i64>, default: i64, max: i64) -> Result<i6
     }
 }
 
+/// A claim request's filter, every list checked.
+async fn claim_selection(
+    state: &ApiState,
+    request: &ClaimRequest,
+) -> Result<ArticleSelection, ApiError> {
+    let min_quality = request
+        .min_quality
+        .map(|value| check_quality("min_quality", value))
+        .transpose()?;
+    let page_types = request
+        .page_types
+        .as_deref()
+        .map(check_page_types)
+        .transpose()?;
+    let feeds = match request.feeds.as_deref() {
+        Some(names) => Some(check_feeds(state, names).await?),
+        None => None,
+    };
+    let tags = request.tags.as_deref().map(check_tags).transpose()?;
+    Ok(ArticleSelection {
+        filter: ClaimFilter {
+            min_quality,
+            skip_duplicates: request.skip_duplicates,
+            page_types,
+        },
+        feeds,
+        tags,
+    })
+}
+
 /// `POST /claims {"consumer", "limit", "lease_seconds", "min_quality", "skip_duplicates",
-/// "page_types"}`
+/// "page_types", "feeds", "tags"}`
 pub async fn claim(
     State(state): State<ApiState>,
     JsonBody(request): JsonBody<ClaimRequest>,
@@ -100,27 +163,10 @@ pub async fn claim(
         DEFAULT_LEASE_SECONDS,
         MAX_LEASE_SECONDS,
     )?;
-    let min_quality = request
-        .min_quality
-        .map(|value| check_quality("min_quality", value))
-        .transpose()?;
-    let page_types = request
-        .page_types
-        .as_deref()
-        .map(check_page_types)
-        .transpose()?;
+    let selection = claim_selection(&state, &request).await?;
     let claims = state
         .store
-        .claim(
-            consumer,
-            limit,
-            Duration::seconds(lease_seconds),
-            ClaimFilter {
-                min_quality,
-                skip_duplicates: request.skip_duplicates,
-                page_types,
-            },
-        )
+        .claim(consumer, limit, Duration::seconds(lease_seconds), selection)
         .await?;
     tracing::debug!(consumer, claimed = claims.len(), "articles claimed");
     Ok(Json(json!({ "consumer": consumer, "claims": claims })).into_response())
@@ -171,13 +217,55 @@ struct ClaimView {
 
 impl From<ClaimRecord> for ClaimView {
     fn from(claim: ClaimRecord) -> Self {
-        let state = match (claim.done_at, claim.lease_until) {
-            (Some(_), _) => "done",
-            (None, Some(until)) if until > Utc::now() => "leased",
-            (None, _) => "expired",
-        };
+        let state = ClaimState::of(&claim, Utc::now()).as_str();
         ClaimView { claim, state }
     }
+}
+
+/// Claims per page of `GET /claims` when `limit` is absent, and at most.
+pub const DEFAULT_LIST_LIMIT: i64 = 100;
+pub const MAX_LIST_LIMIT: i64 = 1000;
+
+/// `GET /claims?consumer=&state=leased|done|expired|all&after_id=&limit=`: one consumer's
+/// claims in article order (all of them when `state` is absent), with their results; a page
+/// at a time, `next_after_id` the cursor of the next.
+pub async fn of_consumer(
+    State(state): State<ApiState>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let params = Params::parse(query.as_deref());
+    let Some(consumer) = params.get("consumer") else {
+        return Err(ApiError::bad_request(
+            "consumer (whose claims to list) is required",
+        ));
+    };
+    let consumer = check_consumer(consumer)?;
+    let claim_state = params
+        .get("state")
+        .map_or(Ok(ClaimState::All), str::parse::<ClaimState>)
+        .map_err(ApiError::bad_request)?;
+    let limit = parse_limit(params.get("limit"), DEFAULT_LIST_LIMIT, MAX_LIST_LIMIT)?;
+    let after_id = params
+        .get("after_id")
+        .map(|text| parse_id("after_id", text))
+        .transpose()?
+        .unwrap_or(0);
+    let mut claims = state
+        .store
+        .claims_of_consumer(consumer, claim_state, after_id, limit + 1)
+        .await?;
+    let more = claims.len() as i64 > limit;
+    claims.truncate(usize::try_from(limit).unwrap_or(0));
+    let next_after_id = claims.last().map_or(after_id, |claim| claim.article_id);
+    let claims: Vec<ClaimView> = claims.into_iter().map(ClaimView::from).collect();
+    Ok(Json(json!({
+        "consumer": consumer,
+        "state": claim_state.as_str(),
+        "claims": claims,
+        "next_after_id": next_after_id,
+        "more": more,
+    }))
+    .into_response())
 }
 
 /// `GET /claims/{article_id}?consumer=`: each consumer's claim of the article, with results.

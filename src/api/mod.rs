@@ -6,7 +6,8 @@
 //! | route | file |
 //! |---|---|
 //! | `GET /feeds`, `/articles`, `/articles/{id}`, `/articles/{id}/images`, `/images/{sha256}`, `/search` | [`articles`] |
-//! | `POST /claims`, `POST /claims/{article_id}/done`, `GET /claims/{article_id}` | [`claims`] |
+//! | `POST /claims`, `GET /claims?consumer=`, `POST /claims/{article_id}/done`, `GET /claims/{article_id}` | [`claims`] |
+//! | `GET /outputs/{name}.atom`, `/outputs/{name}.json`, `/outputs/{name}/images/{key}/{sha256}` (the output's key, never the token) | [`outputs`] |
 //! | `/mcp`: the MCP tools over streamable HTTP | [`crate::mcp::http_service`] |
 //! | `GET /healthz`, `GET /metrics` (never authenticated) | [`ops`] |
 //! | `/ui/…`: the web view (a session cookie instead of the bearer token) | [`ui`] |
@@ -28,6 +29,7 @@ pub mod error;
 mod hosts;
 mod limits;
 pub mod ops;
+pub mod outputs;
 pub mod ui;
 
 use std::time::Instant;
@@ -68,7 +70,7 @@ pub fn router(store: Store, api: &ApiConfig, token: auth::ApiToken) -> Router {
         .route("/articles/{id}/images", get(articles::images))
         .route("/images/{sha256}", get(articles::image_blob))
         .route("/search", get(articles::search))
-        .route("/claims", post(claims::claim))
+        .route("/claims", post(claims::claim).get(claims::of_consumer))
         .route("/claims/{article_id}", get(claims::of_article))
         .route("/claims/{article_id}/done", post(claims::done))
         .route_service("/mcp", crate::mcp::http_service(store.clone(), api));
@@ -88,7 +90,7 @@ pub fn router(store: Store, api: &ApiConfig, token: auth::ApiToken) -> Router {
         ));
     protected = protected
         .route_layer(middleware::from_fn_with_state(
-            slots,
+            slots.clone(),
             limits::limit_database_use,
         ))
         .route_layer(middleware::from_fn_with_state(
@@ -99,11 +101,25 @@ pub fn router(store: Store, api: &ApiConfig, token: auth::ApiToken) -> Router {
         auth::Access { token, attempts },
         auth::require_token,
     ));
+    // Feed readers send no token: the outputs check their own keys, and share the slots.
+    let outputs = Router::new()
+        .route("/outputs/{file}", get(outputs::document))
+        .route("/outputs/{name}/images/{key}/{sha256}", get(outputs::image))
+        .route_layer(middleware::from_fn_with_state(
+            slots.clone(),
+            limits::limit_database_use,
+        ))
+        .with_state(outputs::OutputsState {
+            store: store.clone(),
+            outputs: std::sync::Arc::new(api.outputs.clone()),
+            public_url: api.public_url.clone(),
+        });
     Router::new()
         .route("/healthz", get(ops::healthz))
         .route("/metrics", get(ops::metrics))
         .merge(protected)
         .with_state(ApiState { store })
+        .merge(outputs)
         .merge(web_view)
         .route_layer(middleware::from_fn_with_state(
             api.timeouts.request,

@@ -7,6 +7,7 @@ use super::time::{parse_since, time_cell};
 use super::{CliError, Context, ExportArgs, ListArgs, open_store, print_json, table};
 use crate::config::Config;
 use crate::format::BodyFormat;
+use crate::store::claims::ClaimResult;
 use crate::store::{
     ArticleFilter, ArticleRecord, Enclosure, EntryKind, FEED_EXTRACTOR, PageType, SearchQuery,
     Store, Verdict,
@@ -217,6 +218,9 @@ pub async fn show(config: &Config, id: i64, format: BodyFormat) -> Result<(), Cl
             for enclosure in &article.enclosures {
                 println!("{}", enclosure_line(enclosure));
             }
+            for result in &article.results {
+                println!("{}", result_line(result));
+            }
             println!();
             if article.posts.is_empty() {
                 println!("{}", text_block(&article.text));
@@ -248,6 +252,19 @@ fn enclosure_line(enclosure: &Enclosure) -> String {
         format!("enclosure {url}")
     } else {
         format!("enclosure {url} ({})", about.join(", "))
+    }
+}
+
+/// One consumer's result as a line under the byline: who, when, and the JSON it posted.
+fn result_line(result: &ClaimResult) -> String {
+    let at = result.done_at.format("%Y-%m-%d %H:%M");
+    let consumer = one_line(&result.consumer);
+    match &result.result {
+        Some(value) => format!(
+            "result of {consumer} ({at}): {}",
+            one_line(&value.to_string())
+        ),
+        None => format!("result of {consumer} ({at}): none posted"),
     }
 }
 

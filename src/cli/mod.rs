@@ -11,6 +11,7 @@ pub mod extract;
 mod feeds;
 mod feeds_edit;
 mod init;
+mod outputs;
 mod poll;
 mod reextract;
 mod retention;
@@ -209,6 +210,12 @@ pub enum Command {
     Mcp,
     /// Run extraction again over the stored raw pages, without downloading them.
     Reextract(ReextractArgs),
+    /// List the configured full-text feeds ([[outputs]]) with the URLs a feed reader
+    /// subscribes to.
+    Outputs {
+        #[command(flatten)]
+        output: OutputArgs,
+    },
     /// List the sites whose page template gleaner has learned, and what it removes.
     Sites {
         #[command(flatten)]
@@ -487,6 +494,7 @@ pub fn run(cli: Cli) -> Result<(), CliError> {
             block_on(reextract::run(&config, *algorithm, feed.as_deref()))
         }
         Command::Sites { output } => block_on(sites::list(&config, output.is_json())),
+        Command::Outputs { output } => outputs::list(&config, output.is_json()),
         Command::Prune(args) => block_on(retention::prune(&config, args)),
         Command::Extract(_) | Command::Eval(_) | Command::Init => Ok(()),
     }

@@ -78,6 +78,14 @@ pub fn check_config(config: &Config) -> Result<(), CliError> {
         }
     }
     print_webhooks(config);
+    if !config.outputs.is_empty() {
+        let names: Vec<&str> = config.outputs.iter().map(|o| o.name.as_str()).collect();
+        println!(
+            "outputs: {} ({}; keys ***, `gleaner outputs` shows their URLs)",
+            names.len(),
+            names.join(", ")
+        );
+    }
     Ok(())
 }
 

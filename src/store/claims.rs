@@ -100,6 +100,109 @@ pub struct ClaimFilter {
     pub page_types: Option<Vec<PageType>>,
 }
 
+/// A [`ClaimFilter`] narrowed to some feeds and tags: what a claim may hand out and what an
+/// output serves. A `ClaimFilter` alone is a selection of every feed and tag.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ArticleSelection {
+    pub filter: ClaimFilter,
+    /// Only articles one of these feeds lists, by name (`None`: of any feed).
+    pub feeds: Option<Vec<String>>,
+    /// Only articles with one of these tags, in any case (`None`: whatever their tags).
+    pub tags: Option<Vec<String>>,
+}
+
+impl From<ClaimFilter> for ArticleSelection {
+    fn from(filter: ClaimFilter) -> Self {
+        ArticleSelection {
+            filter,
+            ..ArticleSelection::default()
+        }
+    }
+}
+
+impl ArticleSelection {
+    /// The page types' names, as the statements bind them (a JSON array).
+    fn page_type_names(&self) -> Option<Vec<&'static str>> {
+        self.filter
+            .page_types
+            .as_ref()
+            .map(|types| types.iter().map(|t| t.as_str()).collect())
+    }
+}
+
+/// Which of a consumer's claims a listing shows, by their state at the time of the request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClaimState {
+    /// Under a lease that has not ended.
+    Leased,
+    /// Reported done (with or without a result).
+    Done,
+    /// Not done, their lease over: the article is claimable again.
+    Expired,
+    All,
+}
+
+impl ClaimState {
+    pub const ALL: [ClaimState; 4] = [
+        ClaimState::Leased,
+        ClaimState::Done,
+        ClaimState::Expired,
+        ClaimState::All,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClaimState::Leased => "leased",
+            ClaimState::Done => "done",
+            ClaimState::Expired => "expired",
+            ClaimState::All => "all",
+        }
+    }
+
+    /// The state of `claim` at `at` (never [`ClaimState::All`]).
+    pub fn of(claim: &ClaimRecord, at: DateTime<Utc>) -> ClaimState {
+        match (claim.done_at, claim.lease_until) {
+            (Some(_), _) => ClaimState::Done,
+            (None, Some(until)) if until > at => ClaimState::Leased,
+            (None, _) => ClaimState::Expired,
+        }
+    }
+}
+
+impl std::str::FromStr for ClaimState {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        ClaimState::ALL
+            .into_iter()
+            .find(|state| state.as_str() == text.trim())
+            .ok_or_else(|| {
+                let names: Vec<&str> = ClaimState::ALL.iter().map(|s| s.as_str()).collect();
+                format!("state must be one of {}, not {text:?}", names.join(", "))
+            })
+    }
+}
+
+/// What one consumer reported about an article: its result, shown with the article.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ClaimResult {
+    pub consumer: String,
+    pub done_at: DateTime<Utc>,
+    /// The JSON the consumer posted with `done`; `null` when it posted none.
+    pub result: Option<serde_json::Value>,
+}
+
+impl ClaimResult {
+    /// The result of a claim that is done; `None` for one that is not.
+    fn of(claim: ClaimRecord) -> Option<ClaimResult> {
+        Some(ClaimResult {
+            done_at: claim.done_at?,
+            consumer: claim.consumer,
+            result: claim.result,
+        })
+    }
+}
+
 /// One consumer's queue at a moment.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, sqlx::FromRow)]
 pub struct QueueDepth {
@@ -112,23 +215,100 @@ pub struct QueueDepth {
     pub pending: i64,
 }
 
+/// The articles a [`ClaimFilter`] lets through, as conditions on article `a`: quality at least
+/// `$q` (NULL: any; an article stored before quality was estimated has none and passes); with
+/// `$dup`, only the representative of each near-duplicate cluster; with `$types` (a JSON
+/// array of page type names), only articles of those types; with `$feeds` (a JSON array of
+/// feed names), only articles one of them lists; with `$tags` (a JSON array), only articles
+/// with one of those tags in any case.
+macro_rules! article_selection {
+    (sqlite, $q:literal, $dup:literal, $types:literal, $feeds:literal, $tags:literal) => {
+        concat!(
+            " AND (",
+            $q,
+            " IS NULL OR a.quality IS NULL OR a.quality >= ",
+            $q,
+            ")
+              AND NOT (",
+            $dup,
+            " AND a.duplicate_of IS NOT NULL)
+              AND (",
+            $types,
+            " IS NULL
+                   OR a.page_type IN (SELECT value FROM json_each(",
+            $types,
+            ")))
+              AND (",
+            $feeds,
+            " IS NULL
+                   OR EXISTS (SELECT 1 FROM article_feeds l JOIN feeds f ON f.id = l.feed_id
+                              WHERE l.article_id = a.id
+                                AND f.name IN (SELECT value FROM json_each(",
+            $feeds,
+            "))))
+              AND (",
+            $tags,
+            " IS NULL
+                   OR EXISTS (SELECT 1 FROM article_tags t
+                              WHERE t.article_id = a.id
+                                AND lower(t.tag) IN (SELECT lower(value)
+                                                     FROM json_each(",
+            $tags,
+            "))))"
+        )
+    };
+    (postgres, $q:literal, $dup:literal, $types:literal, $feeds:literal, $tags:literal) => {
+        concat!(
+            " AND (",
+            $q,
+            "::float8 IS NULL OR a.quality IS NULL OR a.quality >= ",
+            $q,
+            ")
+              AND NOT (",
+            $dup,
+            " AND a.duplicate_of IS NOT NULL)
+              AND (",
+            $types,
+            "::jsonb IS NULL
+                   OR a.page_type IN (SELECT jsonb_array_elements_text(",
+            $types,
+            "::jsonb)))
+              AND (",
+            $feeds,
+            "::jsonb IS NULL
+                   OR EXISTS (SELECT 1 FROM article_feeds l JOIN feeds f ON f.id = l.feed_id
+                              WHERE l.article_id = a.id
+                                AND f.name IN (SELECT jsonb_array_elements_text(",
+            $feeds,
+            "::jsonb))))
+              AND (",
+            $tags,
+            "::jsonb IS NULL
+                   OR EXISTS (SELECT 1 FROM article_tags t
+                              WHERE t.article_id = a.id
+                                AND lower(t.tag) IN (SELECT lower(value)
+                                                     FROM jsonb_array_elements_text(",
+            $tags,
+            "::jsonb) AS value)))"
+        )
+    };
+}
+
 /// Claims up to `$4` articles for consumer `$1` at time `$2`, leased until `$3`. Candidates are
 /// articles without a claim row for this consumer, or whose lease expired before it was done,
-/// and whose quality is at least `$5` (NULL: any; an article stored before quality was
-/// estimated has none and passes); with `$6`, only the representative of each near-duplicate
-/// cluster; with `$7` (a JSON array of page type names), only articles of those types. The
-/// `ON CONFLICT … WHERE` repeats the claim test on the current row, the guard
+/// and that `$5` to `$9` let through ([`article_selection!`]: quality, one per cluster, page
+/// types, feeds, tags). The `ON CONFLICT … WHERE` repeats the claim test on the current row, the guard
 /// against a claimer that read an older state.
 const CLAIM: Dialects = Dialects {
-    sqlite: "INSERT INTO claims (consumer, article_id, lease, claimed_at, lease_until)
+    sqlite: concat!(
+        "INSERT INTO claims (consumer, article_id, lease, claimed_at, lease_until)
              SELECT $1, a.id, 1, $2, $3
              FROM articles a
              WHERE NOT EXISTS (SELECT 1 FROM claims c
                                WHERE c.consumer = $1 AND c.article_id = a.id
-                                 AND (c.done_at IS NOT NULL OR c.lease_until > $2))
-               AND ($5 IS NULL OR a.quality IS NULL OR a.quality >= $5)
-               AND NOT ($6 AND a.duplicate_of IS NOT NULL)
-               AND ($7 IS NULL OR a.page_type IN (SELECT value FROM json_each($7)))
+                                 AND (c.done_at IS NOT NULL OR c.lease_until > $2))",
+        article_selection!(sqlite, "$5", "$6", "$7", "$8", "$9"),
+        "
              ORDER BY a.id
              LIMIT $4
              ON CONFLICT (consumer, article_id) DO UPDATE SET
@@ -136,17 +316,17 @@ const CLAIM: Dialects = Dialects {
                  claimed_at = excluded.claimed_at,
                  lease_until = excluded.lease_until
              WHERE claims.done_at IS NULL AND claims.lease_until <= excluded.claimed_at
-             RETURNING article_id, lease",
-    postgres: "WITH candidates AS (
+             RETURNING article_id, lease"
+    ),
+    postgres: concat!(
+        "WITH candidates AS (
                    SELECT a.id
                    FROM articles a
                    WHERE NOT EXISTS (SELECT 1 FROM claims c
                                      WHERE c.consumer = $1 AND c.article_id = a.id
-                                       AND (c.done_at IS NOT NULL OR c.lease_until > $2))
-                     AND ($5 IS NULL OR a.quality IS NULL OR a.quality >= $5)
-                     AND NOT ($6 AND a.duplicate_of IS NOT NULL)
-                     AND ($7::jsonb IS NULL
-                          OR a.page_type IN (SELECT jsonb_array_elements_text($7::jsonb)))
+                                       AND (c.done_at IS NOT NULL OR c.lease_until > $2))",
+        article_selection!(postgres, "$5", "$6", "$7", "$8", "$9"),
+        "
                    ORDER BY a.id
                    LIMIT $4
                    FOR NO KEY UPDATE SKIP LOCKED
@@ -158,7 +338,8 @@ const CLAIM: Dialects = Dialects {
                    claimed_at = excluded.claimed_at,
                    lease_until = excluded.lease_until
                WHERE claims.done_at IS NULL AND claims.lease_until <= excluded.claimed_at
-               RETURNING article_id, lease",
+               RETURNING article_id, lease"
+    ),
 };
 
 /// Ends the lease of consumer `$1` on article `$2` at `$3` with result `$4`; with a lease
@@ -167,6 +348,35 @@ const FINISH: &str = "
     UPDATE claims SET done_at = $3, lease_until = NULL, result = $4
     WHERE consumer = $1 AND article_id = $2 AND done_at IS NULL AND ($5 IS NULL OR lease = $5)
     RETURNING lease";
+
+/// The newest `$1` articles that `$2` to `$6` let through ([`article_selection!`]), newest
+/// first: an output's items.
+const SELECT_SELECTION: Dialects = Dialects {
+    sqlite: concat!(
+        "SELECT a.id FROM articles a WHERE 1 = 1",
+        article_selection!(sqlite, "$2", "$3", "$4", "$5", "$6"),
+        " ORDER BY a.id DESC LIMIT $1"
+    ),
+    postgres: concat!(
+        "SELECT a.id FROM articles a WHERE TRUE",
+        article_selection!(postgres, "$2", "$3", "$4", "$5", "$6"),
+        " ORDER BY a.id DESC LIMIT $1"
+    ),
+};
+
+/// Consumer `$1`'s claims in state `$2` (`leased`, `done`, `expired`, `all`) at `$3`, of
+/// articles after id `$4`, at most `$5`, in article order: read on the primary key
+/// (consumer, article_id).
+const SELECT_CONSUMER_CLAIMS: &str = "
+    SELECT consumer, article_id, lease, claimed_at, lease_until, done_at, result
+    FROM claims
+    WHERE consumer = $1 AND article_id > $4
+      AND ($2 = 'all'
+           OR ($2 = 'done' AND done_at IS NOT NULL)
+           OR ($2 = 'leased' AND done_at IS NULL AND lease_until > $3)
+           OR ($2 = 'expired' AND done_at IS NULL AND lease_until <= $3))
+    ORDER BY article_id
+    LIMIT $5";
 
 const SELECT_CLAIM: &str = "
     SELECT consumer, article_id, lease, claimed_at, lease_until, done_at, result
@@ -189,21 +399,21 @@ const QUEUE_DEPTHS: &str = "
 impl Store {
     /// Claims up to `limit` articles, oldest first, for `consumer`'s worker, each leased for
     /// `lease`. Articles this consumer finished, or that one of its workers holds under an
-    /// unexpired lease, are not returned; nor those `filter` leaves out.
+    /// unexpired lease, are not returned; nor those `selection` leaves out.
     pub async fn claim(
         &self,
         consumer: &str,
         limit: i64,
         lease: Duration,
-        filter: ClaimFilter,
+        selection: impl Into<ArticleSelection>,
     ) -> Result<Vec<ClaimedArticle>, StoreError> {
+        let selection = selection.into();
         let claimed_at = now();
         let lease_until = db_time(claimed_at + lease);
         let statement = self.sql(&CLAIM);
-        let page_types: Option<Vec<&str>> = filter
-            .page_types
-            .as_ref()
-            .map(|types| types.iter().map(|t| t.as_str()).collect());
+        let page_types = selection.page_type_names();
+        let (feeds, tags) = (selection.feeds.as_ref(), selection.tags.as_ref());
+        let filter = &selection.filter;
         let claimed = async { on_pool!(self, pool => {
             let mut tx = pool.begin_with(self.begin_write()).await.context("beginning a claim")?;
             let rows = sqlx::query_as(statement)
@@ -214,6 +424,8 @@ impl Store {
                 .bind(filter.min_quality)
                 .bind(filter.skip_duplicates)
                 .bind(page_types.as_ref().map(Json))
+                .bind(feeds.map(Json))
+                .bind(tags.map(Json))
                 .fetch_all(&mut *tx)
                 .await
                 .context("claiming articles")?;
@@ -289,6 +501,64 @@ impl Store {
         })
         .context("reading claims")?;
         Ok(rows.into_iter().map(ClaimRecord::from).collect())
+    }
+
+    /// What each consumer reported about an article, by consumer: the results of its claims
+    /// that are done.
+    pub async fn results_of_article(
+        &self,
+        article_id: i64,
+    ) -> Result<Vec<ClaimResult>, StoreError> {
+        let claims = self.claims_of_article(article_id, None).await?;
+        Ok(claims.into_iter().filter_map(ClaimResult::of).collect())
+    }
+
+    /// `consumer`'s claims in `state` now, of articles after `after_id`, at most `limit`, in
+    /// article order.
+    pub async fn claims_of_consumer(
+        &self,
+        consumer: &str,
+        state: ClaimState,
+        after_id: i64,
+        limit: i64,
+    ) -> Result<Vec<ClaimRecord>, StoreError> {
+        let rows: Vec<ClaimRow> = on_pool!(self, pool => {
+            sqlx::query_as(SELECT_CONSUMER_CLAIMS)
+                .bind(consumer)
+                .bind(state.as_str())
+                .bind(now())
+                .bind(after_id)
+                .bind(limit.max(0))
+                .fetch_all(pool)
+                .await
+        })
+        .context("reading a consumer's claims")?;
+        Ok(rows.into_iter().map(ClaimRecord::from).collect())
+    }
+
+    /// The ids of the newest `limit` articles `selection` lets through, newest first (what
+    /// an output serves; nothing is claimed).
+    pub async fn selected_articles(
+        &self,
+        selection: &ArticleSelection,
+        limit: i64,
+    ) -> Result<Vec<i64>, StoreError> {
+        let statement = self.sql(&SELECT_SELECTION);
+        let page_types = selection.page_type_names();
+        let (feeds, tags) = (selection.feeds.as_ref(), selection.tags.as_ref());
+        let filter = &selection.filter;
+        on_pool!(self, pool => {
+            sqlx::query_scalar(statement)
+                .bind(limit.max(0))
+                .bind(filter.min_quality)
+                .bind(filter.skip_duplicates)
+                .bind(page_types.as_ref().map(Json))
+                .bind(feeds.map(Json))
+                .bind(tags.map(Json))
+                .fetch_all(pool)
+                .await
+        })
+        .context("selecting articles")
     }
 
     /// Whether an article with this id is stored.

@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::claims::ClaimResult;
 use super::{Article, ArticleMetadata, Post, Store, StoreError, StoredImage};
 
 /// One article with its images: the JSON of `articles show --format json`, of `export`, and
@@ -57,6 +58,10 @@ pub struct ArticleRecord {
     /// The article's tags (its entries' categories and its feeds' configured tags), sorted
     /// without regard to case; `[]` when none.
     pub tags: Vec<String>,
+    /// What consumers reported with `POST /claims/{id}/done`, `{consumer, done_at, result}`
+    /// each, by consumer; the key is left out while no consumer has reported the article.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub results: Vec<ClaimResult>,
 }
 
 impl ArticleRecord {
@@ -83,11 +88,44 @@ impl ArticleRecord {
     /// The article as Markdown: front matter, then the body; a thread's body is its posts, one
     /// section each, its author and date on the section's first line.
     pub fn to_markdown(&self) -> String {
-        if self.posts.is_empty() {
+        let document = if self.posts.is_empty() {
             crate::markdown::document(&self.front_matter(), &self.html)
         } else {
             crate::markdown::thread_document(&self.front_matter(), &self.posts)
+        };
+        self.with_results_yaml(document)
+    }
+
+    /// The front matter [`ArticleRecord::front_matter`] writes, with the consumers' results.
+    pub fn front_matter_yaml(&self) -> String {
+        self.with_results_yaml(self.front_matter().to_yaml())
+    }
+
+    /// `document` (front matter first) with a `results` list at the end of its front matter
+    /// when consumers reported the article: each one's name, time and result, the result as
+    /// its JSON text in one quoted string (a YAML reader gives back the JSON to parse).
+    fn with_results_yaml(&self, mut document: String) -> String {
+        if self.results.is_empty() {
+            return document;
         }
+        let quoted = crate::markdown::yaml_quoted;
+        let mut yaml = String::from("results:\n");
+        for result in &self.results {
+            let at = result
+                .done_at
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+            yaml.push_str(&format!("  - consumer: {}\n", quoted(&result.consumer)));
+            yaml.push_str(&format!("    done_at: {}\n", quoted(&at)));
+            if let Some(value) = &result.result {
+                yaml.push_str(&format!("    result: {}\n", quoted(&value.to_string())));
+            }
+        }
+        // The front matter opens with a `---` line and ends at the next one (every value in
+        // it is one line: its strings are quoted, line breaks escaped).
+        if let Some(end) = document.get(3..).and_then(|rest| rest.find("\n---\n")) {
+            document.insert_str(3 + end + 1, &yaml);
+        }
+        document
     }
 }
 
@@ -145,18 +183,21 @@ impl ArticleRecord {
             kind: article.kind,
             enclosures: article.enclosures,
             tags: article.tags,
+            results: Vec::new(),
         }
     }
 }
 
 impl Store {
-    /// One article with its images, as `export` writes it; `None` when there is no such
-    /// article (pruned or purged meanwhile).
+    /// One article with its images and its consumers' results, as `export` writes it;
+    /// `None` when there is no such article (pruned or purged meanwhile).
     pub async fn article_record(&self, id: i64) -> Result<Option<ArticleRecord>, StoreError> {
         let Some(article) = self.article(id).await? else {
             return Ok(None);
         };
         let images = self.article_images(id).await?;
-        Ok(Some(ArticleRecord::new(article, images)))
+        let mut record = ArticleRecord::new(article, images);
+        record.results = self.results_of_article(id).await?;
+        Ok(Some(record))
     }
 }

@@ -11,6 +11,7 @@ use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use super::{Chrome, PageError, SignedIn, UiState, render};
 use crate::api::articles::{Params, path_id, with_stored_images};
 use crate::api::error::ApiError;
+use crate::store::claims::ClaimResult;
 use crate::store::{
     Article, ArticleFilter, ArticleSummary, FailureFilter, FeedRecord, LISTING_BUDGET_BYTES,
     PageType, Post, SearchHit, StoredImage, TotalsSince, Verdict, fit_listing,
@@ -280,6 +281,35 @@ struct ArticlePage {
     posts: Vec<PostView>,
     /// The entry's enclosures and media, as links.
     media: Vec<MediaLink>,
+    /// What consumers reported about the article.
+    results: Vec<ResultView>,
+}
+
+/// One consumer's result on the reading view: who, when, its `summary` when the result has
+/// one as a string, and the whole JSON.
+pub struct ResultView {
+    pub consumer: String,
+    pub done_at: String,
+    pub summary: Option<String>,
+    /// The result, pretty-printed; empty when the consumer posted none.
+    pub json: String,
+}
+
+impl ResultView {
+    fn of(result: &ClaimResult) -> ResultView {
+        let value = result.result.as_ref();
+        ResultView {
+            consumer: result.consumer.clone(),
+            done_at: maybe_when(Some(result.done_at)),
+            summary: value
+                .and_then(|value| value.get("summary"))
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string),
+            json: value
+                .and_then(|value| serde_json::to_string_pretty(value).ok())
+                .unwrap_or_default(),
+        }
+    }
 }
 
 /// One enclosure of a video or an episode on the reading view: its address (http or https
@@ -374,6 +404,7 @@ pub async fn article(
         return Err(ApiError::not_found(format!("no article has id {id}")).into());
     };
     let images = state.store.article_images(id).await?;
+    let results = state.store.results_of_article(id).await?;
     let body = with_stored_images(&article.html, &images, "/ui/images/");
     let body = unstored_images_as_links(&body, &images);
     let source_url = article
@@ -394,6 +425,7 @@ pub async fn article(
             .iter()
             .filter_map(MediaLink::of)
             .collect(),
+        results: results.iter().map(ResultView::of).collect(),
         article,
     })
 }
