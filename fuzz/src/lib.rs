@@ -1,6 +1,6 @@
 //! The entry points of gleaner's fuzz targets, one function per target, shared by the
 //! `cargo fuzz` binaries (`fuzz_targets/*.rs`) and the regression test
-//! (`tests/fuzz_regressions.rs`, which includes this file as a module), so that a saved input
+//! (`tests/extraction/fuzz_regressions.rs`, which includes this file as a module), so that a saved input
 //! goes through exactly the code the fuzzer ran.
 //!
 //! Each function feeds outside data to one public entry point of the library and asserts the

@@ -4,7 +4,7 @@
 //! on connect) and every statement gleaner sends. The schema is a public interface for
 //! downstream consumers (ARCHITECTURE.md, "The database"). Statements are written once with
 //! `$N` placeholders, which both backends accept; the few that differ are `Dialects` pairs,
-//! kept side by side in `sql.rs` so the two cannot drift, and every test in `tests/store.rs`
+//! kept side by side in `sql.rs` so the two cannot drift, and every test in `tests/store/store.rs`
 //! runs on both.
 //!
 //! Timestamps are truncated to whole microseconds when written (PostgreSQL's precision), so a

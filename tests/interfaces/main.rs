@@ -9,10 +9,12 @@ mod common;
 mod api_support;
 
 mod api;
+mod claim_results;
 mod cli;
 mod cli_query;
 mod cli_retention;
 mod config;
 mod mcp;
+mod outputs;
 mod web_view;
 mod web_view_browser;

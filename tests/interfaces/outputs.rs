@@ -5,8 +5,8 @@
 //! 304 to their own validators and 404 to a wrong key; on both databases.
 
 #[allow(dead_code)]
-mod api_support;
-mod common;
+use crate::api_support;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -5,8 +5,8 @@
 //! On both databases.
 
 #[allow(dead_code)]
-mod api_support;
-mod common;
+use crate::api_support;
+use crate::common;
 
 use std::io::{BufRead as _, BufReader, Write as _};
 use std::path::Path;
