@@ -18,7 +18,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use crate::format::BodyFormat;
-use crate::store::{ArticleFilter, LISTING_BUDGET_BYTES, PageType, Post, Store, fit_listing, now};
+use crate::store::{
+    ArticleFilter, ArticleSummary, LISTING_BUDGET_BYTES, PageType, Post, Store, fit_listing, now,
+};
 
 /// Characters of text a tool answers with when `max_chars` is not given.
 const DEFAULT_MAX_CHARS: usize = 20_000;
@@ -445,35 +447,7 @@ impl ArticleTools {
         };
         // The rows go out twice (the table and the structured content): half the budget each.
         let cut = fit_listing(&mut rows, LISTING_BUDGET_BYTES / 2);
-        let mut markdown = String::from(
-            "| id | title | feed | fetched | words | quality | repeats | type | tags |\n|---|---|---|---|---|---|---|---|---|\n",
-        );
-        for row in &rows {
-            markdown.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                row.id,
-                cell(&row.title),
-                cell(&row.feed),
-                row.fetched_at.format("%Y-%m-%d %H:%M"),
-                row.word_count,
-                row.quality
-                    .map_or_else(|| "–".to_string(), |q| format!("{q:.2}")),
-                row.duplicate_of
-                    .map_or_else(|| "–".to_string(), |first| format!("#{first}")),
-                cell(&row.page_type),
-                cell(&row.tags.join(", "))
-            ));
-        }
-        if cut {
-            let next = match (filter.ascending, rows.last()) {
-                (true, Some(last)) => format!("ask again with after_id = {}", last.id),
-                _ => "narrow the question with since, feed or limit".to_string(),
-            };
-            markdown.push_str(&format!(
-                "\nOnly {} rows fit in one answer: {next}.\n",
-                rows.len()
-            ));
-        }
+        let markdown = listing_table(&rows, cut, filter.ascending);
         Ok(answer(markdown, json!({ "articles": rows, "more": cut })))
     }
 
@@ -583,6 +557,40 @@ impl ServerHandler for ArticleTools {
     fn get_info(&self) -> ServerConfig {
         server_config()
     }
+}
+
+/// The listing as a Markdown table, with how to ask for the rest when it was cut.
+fn listing_table(rows: &[ArticleSummary], cut: bool, ascending: bool) -> String {
+    let mut markdown = String::from(
+        "| id | title | feed | fetched | words | quality | repeats | type | tags |\n|---|---|---|---|---|---|---|---|---|\n",
+    );
+    for row in rows {
+        markdown.push_str(&format!(
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            row.id,
+            cell(&row.title),
+            cell(&row.feed),
+            row.fetched_at.format("%Y-%m-%d %H:%M"),
+            row.word_count,
+            row.quality
+                .map_or_else(|| "–".to_string(), |q| format!("{q:.2}")),
+            row.duplicate_of
+                .map_or_else(|| "–".to_string(), |first| format!("#{first}")),
+            cell(&row.page_type),
+            cell(&row.tags.join(", "))
+        ));
+    }
+    if cut {
+        let next = match (ascending, rows.last()) {
+            (true, Some(last)) => format!("ask again with after_id = {}", last.id),
+            _ => "narrow the question with since, feed or limit".to_string(),
+        };
+        markdown.push_str(&format!(
+            "\nOnly {} rows fit in one answer: {next}.\n",
+            rows.len()
+        ));
+    }
+    markdown
 }
 
 #[cfg(test)]
