@@ -359,7 +359,8 @@ pub(super) async fn image_bytes(
     Ok(response)
 }
 
-fn if_none_match(headers: &HeaderMap, etag: &str) -> bool {
+/// Whether the request's `If-None-Match` names `etag` (or `*`), weak or strong.
+pub(super) fn if_none_match(headers: &HeaderMap, etag: &str) -> bool {
     headers
         .get(header::IF_NONE_MATCH)
         .and_then(|value| value.to_str().ok())

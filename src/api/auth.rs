@@ -119,7 +119,8 @@ fn bearer_token(headers: &HeaderMap) -> Option<&str> {
         .then_some(token.trim())
 }
 
-fn constant_time_eq(a: &[u8; 32], b: &[u8; 32]) -> bool {
+/// Whether two digests are equal, in time that does not depend on where they differ.
+pub(super) fn constant_time_eq(a: &[u8; 32], b: &[u8; 32]) -> bool {
     let difference = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
     std::hint::black_box(difference) == 0
 }

@@ -21,7 +21,8 @@ use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use url::Url;
 
-use super::articles::{Params, image_bytes, with_stored_images};
+use super::articles::{Params, if_none_match, image_bytes, with_stored_images};
+use super::auth::constant_time_eq;
 use super::error::ApiError;
 use crate::config::OutputConfig;
 use crate::outputs::{OutputDocument, OutputItem};
@@ -81,13 +82,9 @@ fn hidden() -> ApiError {
 
 /// Whether `presented` is `output`'s key, compared as digests in constant time.
 fn key_matches(output: &OutputConfig, presented: &str) -> bool {
-    let expected = Sha256::digest(output.key.expose().as_bytes());
-    let presented = Sha256::digest(presented.as_bytes());
-    expected
-        .iter()
-        .zip(presented.iter())
-        .fold(0u8, |differ, (a, b)| differ | (a ^ b))
-        == 0
+    let expected: [u8; 32] = Sha256::digest(output.key.expose().as_bytes()).into();
+    let presented: [u8; 32] = Sha256::digest(presented.as_bytes()).into();
+    constant_time_eq(&expected, &presented)
 }
 
 impl OutputsState {
@@ -251,21 +248,18 @@ fn conditional(
     let digest = Sha256::digest(body.as_bytes());
     let etag = format!("\"{}\"", &hex::encode(digest)[..32]);
     let last_modified = httpdate::fmt_http_date(updated.into());
-    let not_modified = match headers.get(header::IF_NONE_MATCH) {
-        Some(value) => value.to_str().is_ok_and(|value| {
-            value
-                .split(',')
-                .map(str::trim)
-                .any(|tag| tag == "*" || tag.trim_start_matches("W/") == etag)
-        }),
-        None => headers
+    // A request with an entity tag is answered by it alone (RFC 9110, section 13.1.3).
+    let not_modified = if headers.contains_key(header::IF_NONE_MATCH) {
+        if_none_match(headers, &etag)
+    } else {
+        headers
             .get(header::IF_MODIFIED_SINCE)
             .and_then(|value| value.to_str().ok())
             .and_then(|value| httpdate::parse_http_date(value).ok())
             .is_some_and(|since| {
                 // HTTP dates have whole seconds.
                 DateTime::<Utc>::from(since).timestamp() >= updated.timestamp()
-            }),
+            })
     };
     let mut response = if not_modified {
         StatusCode::NOT_MODIFIED.into_response()
