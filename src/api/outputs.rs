@@ -176,9 +176,15 @@ async fn build(
             continue;
         };
         let images = store.article_images(id).await?;
-        // Only an output that takes its summaries from a consumer reads the results.
+        // Only an output that takes its summaries from a consumer reads a result: that
+        // consumer's.
         let results = match &output.summary {
-            Some(_) => store.results_of_article(id).await?,
+            Some(source) => store
+                .claims_of_article(id, Some(&source.consumer))
+                .await?
+                .into_iter()
+                .filter_map(ClaimResult::of)
+                .collect(),
             None => Vec::new(),
         };
         items.push(item(article, &images, &results, output, &images_route));

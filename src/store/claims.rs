@@ -194,7 +194,7 @@ pub struct ClaimResult {
 
 impl ClaimResult {
     /// The result of a claim that is done; `None` for one that is not.
-    fn of(claim: ClaimRecord) -> Option<ClaimResult> {
+    pub fn of(claim: ClaimRecord) -> Option<ClaimResult> {
         Some(ClaimResult {
             done_at: claim.done_at?,
             consumer: claim.consumer,
