@@ -905,3 +905,125 @@ fn a_streamed_landing_page_is_read_with_its_late_segments_in_place() {
     let last = extraction.text.find("pay for the minutes");
     assert!(hero < last, "{}", extraction.text);
 }
+
+const SETS: [(&str, &str); 4] = [
+    ("Balm Trio", "€49,95"),
+    ("The Serum Pack", "€104,95"),
+    ("The Dewy Look", "€51,95"),
+    ("Sip and Smile Duo", "€35,95"),
+];
+
+/// A shop's category page by its own word (`og:type` `product.group`) with no `h1`: the
+/// category's name is the page's title, `main` holds a count and the product cards (a linked
+/// name and a price each), and before `main` the site's promotion bar repeats its shipping
+/// terms for every country, the longest prose of the page.
+fn category_without_heading(cards: usize) -> String {
+    let cards: String = SETS
+        .iter()
+        .cycle()
+        .take(cards)
+        .enumerate()
+        .map(|(i, (name, price))| {
+            format!(
+                "<article class=\"pi\"><a class=\"pi__link\" href=\"/products/{i}\">\
+                 <h3 class=\"pi__title\">{name}</h3></a>\
+                 <p class=\"pi__price\">Sale price: {price}</p></article>"
+            )
+        })
+        .collect();
+    let promotions: String = [
+        "Canada",
+        "Australia",
+        "Germany",
+        "France",
+        "Japan",
+        "Sweden",
+        "Israel",
+        "Mexico",
+    ]
+    .iter()
+    .map(|country| {
+        format!(
+            "<span class=\"promo-bar__text\"><p>Free standard shipping to {country} on orders of \
+             65 or more. For more information on shipping rates and timelines, please visit our \
+             international page.</p></span>"
+        )
+    })
+    .collect();
+    format!(
+        "<!DOCTYPE html><html><head><title>Skincare Sets – Glow Shop</title>\
+         <meta property=\"og:type\" content=\"product.group\"></head><body>\
+         <div class=\"promo-bar\">{promotions}</div>\
+         <header><nav><a href=\"/skincare\">Skincare</a><a href=\"/makeup\">Makeup</a></nav></header>\
+         <main id=\"main\"><div class=\"collection-count\">{} items</div>\
+         <div class=\"collection-grid\">{cards}</div></main>\
+         <footer><p>© Glow Shop</p></footer></body></html>",
+        SETS.len()
+    )
+}
+
+#[test]
+fn a_category_page_without_a_heading_is_read_from_main_not_its_promotion_bar() {
+    // Eight cards: the item group is found either way; without the landmark the promotion
+    // bar the cascade chose stays beside it.
+    let extraction = extract_at(
+        &category_without_heading(8),
+        "https://glow.example/collections/skincare-sets",
+    );
+    assert_eq!(extraction.page_type, PageType::Collection);
+    let names: Vec<&str> = SETS.iter().map(|(name, _)| *name).collect();
+    assert_contains_all(&extraction.text, &names);
+    assert_contains_none(&extraction.text, &["Free standard shipping"]);
+}
+
+#[test]
+fn a_category_page_of_four_products_keeps_every_card() {
+    let url = url::Url::parse("https://glow.example/collections/skincare-sets").ok();
+    let html = category_without_heading(SETS.len());
+    let page = gleaner::extract::Page::parse(html.as_bytes(), None, url.as_ref(), None);
+    assert_eq!(page.page_type, PageType::Collection);
+    // The cascade kept one card of the four.
+    let chosen = blocks_holding(&page, &[SETS[1].0, SETS[1].1]);
+    assert!(!chosen.is_empty());
+    let widened = gleaner::extract::page_type::widen(&page, &chosen)
+        .unwrap_or_else(|| panic!("the four cards were not read as the page's items"));
+    for (name, price) in SETS {
+        assert_contains_all(&widened.text, &[name, price]);
+    }
+}
+
+#[test]
+fn a_landing_page_keeps_its_sections_not_a_larger_menu_of_headed_link_columns() {
+    // A mega-menu the page builder leaves outside `header` and `nav`: five headed columns of
+    // links, more text than the page's own sections.
+    let columns: String = [
+        "Consulting",
+        "Audit and assurance",
+        "Tax and legal",
+        "Risk advisory",
+        "Industries",
+    ]
+    .iter()
+    .map(|heading| {
+        let links: String = (1..=8)
+            .map(|n| format!("<li><a href=\"/{n}\">{heading} offering number {n}</a></li>"))
+            .collect();
+        format!("<div class=\"mega-column\"><h4>{heading}</h4><ul>{links}</ul></div>")
+    })
+    .collect();
+    let html = service_page().replace(
+        "<main>",
+        &format!("<div class=\"site-menu\"><div class=\"mega\">{columns}</div></div><main>"),
+    );
+    let url = url::Url::parse("https://ridgeline.example/").ok();
+    let page = gleaner::extract::Page::parse(html.as_bytes(), None, url.as_ref(), None);
+    let (heading, text) = SERVICE_SECTIONS[2];
+    let chosen = blocks_holding(&page, &[heading, text]);
+    assert_eq!(chosen.len(), 2);
+    let widened = gleaner::extract::page_type::widen(&page, &chosen)
+        .unwrap_or_else(|| panic!("the menu's columns hid the page's sections"));
+    for (heading, text) in SERVICE_SECTIONS {
+        assert_contains_all(&widened.text, &[heading, text]);
+    }
+    assert_contains_none(&widened.text, &["offering number"]);
+}

@@ -9,7 +9,8 @@
 //! has one `main`, its `h1` is inside it, and the cascade's choice lies almost wholly outside
 //! it, the choice is the page's furniture: the content is read again from `main` alone
 //! ([`reread_main`]). On the six bench sets every page where this held had scored F1 0.00
-//! (docs/algorithms.md, "The main landmark").
+//! (docs/algorithms.md, "The main landmark"). A page of another type than an article with no
+//! `h1` at all (a shop's category named only in its title) needs no heading inside `main`.
 
 use std::sync::LazyLock;
 
@@ -17,7 +18,7 @@ use ego_tree::NodeId;
 use scraper::{ElementRef, Selector};
 
 use crate::extract::Page;
-use crate::extract::page_type::{blocks_within, items, outermost};
+use crate::extract::page_type::{PageType, blocks_within, items, outermost};
 
 /// The share of the choice's text inside `main` under which the choice lies outside it.
 pub const INSIDE_SHARE: f64 = 0.2;
@@ -29,7 +30,8 @@ static MAIN: LazyLock<Option<Selector>> =
     LazyLock::new(|| Selector::parse("main, [role=\"main\"]").ok());
 
 /// The page's one `main` element, when the cascade's `chosen` blocks lie outside it while the
-/// page's heading lies inside: the element to read the content from instead.
+/// page's heading lies inside (or, on a page whose type is not an article, the page has no
+/// heading at all): the element to read the content from instead.
 pub fn missed_main(page: &Page, chosen: &[usize]) -> Option<NodeId> {
     let blocks = &page.stats.blocks;
     let chosen_bytes: usize = chosen.iter().map(|&ix| blocks[ix].sl).sum();
@@ -43,10 +45,11 @@ pub fn missed_main(page: &Page, chosen: &[usize]) -> Option<NodeId> {
     };
     let heading = blocks
         .iter()
-        .position(|b| &*b.tag == "h1" && !items::in_chrome(page, b.node))?;
+        .position(|b| &*b.tag == "h1" && !items::in_chrome(page, b.node));
     let inside = blocks_within(page, &[main], |_| false);
     // `inside` is in block order.
-    if inside.binary_search(&heading).is_err() {
+    let heading_inside = heading.is_some_and(|ix| inside.binary_search(&ix).is_ok());
+    if !(heading_inside || heading.is_none() && page.page_type != PageType::Article) {
         return None;
     }
     let main_bytes: usize = inside.iter().map(|&ix| blocks[ix].sl).sum();

@@ -15,11 +15,15 @@ use ego_tree::NodeId;
 use foldhash::HashMap;
 use scraper::node::Element;
 
+use super::PageType;
 use crate::extract::Page;
 use crate::extract::dom::TextBlock;
 
 /// The fewest items a group holds: fewer is a row of a page's sections, not an index.
 pub const MIN_ITEMS: usize = 6;
+
+/// The fewest items of a group on a page the detector or the feed named a collection.
+pub const MIN_NAMED_ITEMS: usize = 3;
 
 /// How many ancestors above a text block are read as its possible item element: a card's
 /// name sits a few levels inside it (`li > div > a > h3`), and up to ten in the nested wrappers
@@ -123,6 +127,12 @@ pub(crate) fn for_each_ancestor(
 
 /// Every qualifying group of the page, in no particular order.
 pub fn candidates(page: &Page) -> Vec<ItemGroup> {
+    // A shop's category page, by its own word, may show only a few products.
+    let min_items = if page.page_type == PageType::Collection {
+        MIN_NAMED_ITEMS
+    } else {
+        MIN_ITEMS
+    };
     let mut tallies: HashMap<(NodeId, u64), Tally> = HashMap::default();
     for_each_ancestor(page, ITEM_DEPTH, |index, block, item, element, parent| {
         let tally = tallies.entry((parent, signature(element))).or_default();
@@ -156,7 +166,7 @@ pub fn candidates(page: &Page) -> Vec<ItemGroup> {
                 tally.priced_items += 1;
             }
             let count = tally.items.len();
-            if count < MIN_ITEMS {
+            if count < min_items {
                 return None;
             }
             let mean = tally.text_bytes / count;

@@ -185,9 +185,6 @@ fn widen_by_sections(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Opti
         // The choice holds too much of the page for any stack to hold three times as much.
         return None;
     }
-    let stack = sections::find(page)?;
-    let stack_bytes: usize = stack.blocks.iter().map(|&ix| blocks[ix].sl).sum();
-    let stack_links: usize = stack.blocks.iter().map(|&ix| blocks[ix].sa).sum();
     // A landing page's sections each end in a call to action (a link): its stack is prose
     // while under half of it is link text.
     let link_bound = if landing {
@@ -195,6 +192,9 @@ fn widen_by_sections(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Opti
     } else {
         STACK_LINK_SHARE
     };
+    let stack = sections::find(page, link_bound)?;
+    let stack_bytes: usize = stack.blocks.iter().map(|&ix| blocks[ix].sl).sum();
+    let stack_links: usize = stack.blocks.iter().map(|&ix| blocks[ix].sa).sum();
     let prose_stack = (stack_links as f64) < link_bound * stack_bytes as f64;
     // The choice is one of the sections: a stack beside it (a sidebar's widgets) is not the
     // page's content.

@@ -42,8 +42,10 @@ struct Child {
     span: (usize, usize),
 }
 
-/// The page's stack of sections: the candidate whose headed sections hold the most text.
-pub fn find(page: &Page) -> Option<SectionStack> {
+/// The page's stack of sections: of the candidates whose text is under `link_bound` link
+/// text, the one whose headed sections hold the most text. A menu is a stack of headed
+/// columns too, but of links.
+pub fn find(page: &Page, link_bound: f64) -> Option<SectionStack> {
     let mut parents: HashMap<NodeId, Vec<(NodeId, Child)>> = HashMap::default();
     for_each_ancestor(page, SECTION_DEPTH, |index, block, section, _, parent| {
         let children = parents.entry(parent).or_default();
@@ -64,6 +66,12 @@ pub fn find(page: &Page) -> Option<SectionStack> {
     parents
         .into_iter()
         .filter_map(|(parent, children)| stack(page, parent, children))
+        .filter(|stack| {
+            let blocks = &page.stats.blocks;
+            let bytes: usize = stack.blocks.iter().map(|&ix| blocks[ix].sl).sum();
+            let links: usize = stack.blocks.iter().map(|&ix| blocks[ix].sa).sum();
+            (links as f64) < link_bound * bytes as f64
+        })
         .max_by_key(|stack| stack.headed_bytes)
 }
 
