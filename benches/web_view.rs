@@ -9,7 +9,8 @@
 //! ```
 //!
 //! Other options: `--requests N` (timed per page, 200), `--search-requests N` (timed per
-//! search, 100), `--keep` (leave the database for `EXPLAIN`: its path or URL is printed).
+//! search, 100), `--only WORD` (only the pages whose label holds it, e.g. `output`), `--keep`
+//! (leave the database for `EXPLAIN`: its path or URL is printed).
 //!
 //! The store is made by `Store::connect` (the migrations) and the store's own writes: 50
 //! feeds, each polled once, four of them failing three times in a row, and 300 recorded
@@ -29,7 +30,9 @@
 //! title, a paragraph; a search's list of hits); the table counts the titles or paragraphs.
 //!
 //! The `[[outputs]]` feeds are timed the same way: the newest 100 articles as Atom and as
-//! JSON Feed, and the quietest feed's newest 100, one per story.
+//! JSON Feed, with each item's summary from a consumer (none has reported, so each item's
+//! claim is looked for and not found), the quietest feed's newest 100, one per story, and a
+//! feed reader's revalidation (`If-None-Match` with the last answer's ETag: a 304).
 //!
 //! `cargo test --benches` runs this with no options: 2,000 articles, a few requests.
 
@@ -37,7 +40,7 @@ use std::time::Instant;
 
 use anyhow::Context as _;
 use chrono::{DateTime, Duration, Utc};
-use gleaner::config::{ApiConfig, DatabaseTarget, FeedConfig, OutputConfig, Secret};
+use gleaner::config::{ApiConfig, DatabaseTarget, FeedConfig, OutputConfig, Secret, SummarySource};
 use gleaner::fetch::FetchErrorKind;
 use gleaner::schedule::CronSchedule;
 use gleaner::stable_hash::SplitMix64;
@@ -78,6 +81,8 @@ struct Options {
     requests: usize,
     search_requests: usize,
     warm_up: usize,
+    /// Only the pages whose label holds this.
+    only: Option<String>,
     /// Leave the database in place, for `EXPLAIN`.
     keep: bool,
 }
@@ -107,6 +112,7 @@ fn options() -> anyhow::Result<Options> {
         requests: number("--requests", if quick { 3 } else { 200 })?,
         search_requests: number("--search-requests", if quick { 3 } else { 100 })?,
         warm_up: if quick { 1 } else { 10 },
+        only: value("--only"),
         keep: args.iter().any(|a| a == "--keep"),
     })
 }
@@ -686,6 +692,8 @@ struct PageCase {
     marker: &'static str,
     /// A piece of markup each listed item (or the page's content) carries, counted.
     counted: &'static str,
+    /// Asked with `If-None-Match` of the warm-up's ETag: the answer must be a 304.
+    revalidated: bool,
 }
 
 /// The pages of `/ui/`, with ids and words that exist in a store of `total` articles.
@@ -702,6 +710,7 @@ fn page_cases(options: &Options, total: usize, rare_words: &str) -> Vec<PageCase
         },
         counted,
         path,
+        revalidated: false,
     };
     let (pages, searches) = (options.requests, options.search_requests);
     vec![
@@ -753,19 +762,42 @@ fn page_cases(options: &Options, total: usize, rare_words: &str) -> Vec<PageCase
             "\"content_html\"",
         ),
         case(
+            "output, 100 items, summaries by a consumer",
+            format!("/outputs/summarized.atom?key={OUTPUT_KEY}"),
+            pages,
+            "<entry>",
+        ),
+        case(
             "output of the quietest feed, one per story",
             format!("/outputs/quiet.atom?key={OUTPUT_KEY}"),
             pages,
             "<entry>",
         ),
+        PageCase {
+            revalidated: true,
+            ..case(
+                "output, 100 items, Atom, revalidated (304)",
+                format!("/outputs/newest.atom?key={OUTPUT_KEY}"),
+                pages,
+                "<entry>",
+            )
+        },
     ]
+    .into_iter()
+    .filter(|case| {
+        options
+            .only
+            .as_ref()
+            .is_none_or(|only| case.label.contains(only.as_str()))
+    })
+    .collect()
 }
 
 /// The key of the bench's `[[outputs]]`.
 const OUTPUT_KEY: &str = "bench-output-key-0123456789";
 
-/// The outputs timed: the newest 100 articles, and the quietest feed's newest 100, one per
-/// near-duplicate cluster.
+/// The outputs timed: the newest 100 articles (also with summaries from a consumer), and the
+/// quietest feed's newest 100, one per near-duplicate cluster.
 fn outputs() -> Vec<OutputConfig> {
     let output = |name: &str, feeds: Option<Vec<String>>, skip_duplicates| OutputConfig {
         name: name.to_string(),
@@ -779,8 +811,16 @@ fn outputs() -> Vec<OutputConfig> {
         summary: None,
         key: Secret::new(OUTPUT_KEY),
     };
+    let summarized = OutputConfig {
+        summary: Some(SummarySource {
+            consumer: "summarizer".to_string(),
+            field: "summary".to_string(),
+        }),
+        ..output("summarized", None, false)
+    };
     vec![
         output("newest", None, false),
+        summarized,
         output("quiet", Some(vec![format!("desk-{:02}", FEEDS - 1)]), true),
     ]
 }
@@ -820,6 +860,28 @@ async fn get_page(client: &reqwest::Client, url: &str, marker: &str) -> anyhow::
     Ok(body)
 }
 
+/// The ETag of `url`'s answer.
+async fn etag_of(client: &reqwest::Client, url: &str) -> anyhow::Result<String> {
+    let response = client.get(url).send().await?;
+    let etag = response.headers().get(reqwest::header::ETAG).cloned();
+    response.bytes().await?;
+    let etag = etag.with_context(|| format!("{url} answered without an ETag"))?;
+    Ok(etag.to_str()?.to_string())
+}
+
+/// GETs `url` with `If-None-Match: etag`, which must be answered 304.
+async fn revalidate(client: &reqwest::Client, url: &str, etag: &str) -> anyhow::Result<()> {
+    let response = client
+        .get(url)
+        .header(reqwest::header::IF_NONE_MATCH, etag)
+        .send()
+        .await?;
+    let status = response.status();
+    response.bytes().await?;
+    anyhow::ensure!(status == 304, "{url} revalidated answered {status}");
+    Ok(())
+}
+
 async fn time_page(
     client: &reqwest::Client,
     base: &str,
@@ -830,11 +892,18 @@ async fn time_page(
     for _ in 0..warm_up {
         get_page(client, &url, case.marker).await?;
     }
+    let etag = match case.revalidated {
+        true => Some(etag_of(client, &url).await?),
+        false => None,
+    };
     let mut millis = Vec::with_capacity(case.requests);
     let mut body = String::new();
     for _ in 0..case.requests.max(1) {
         let started = Instant::now();
-        body = get_page(client, &url, case.marker).await?;
+        match &etag {
+            Some(etag) => revalidate(client, &url, etag).await?,
+            None => body = get_page(client, &url, case.marker).await?,
+        }
         millis.push(started.elapsed().as_secs_f64() * 1000.0);
     }
     millis.sort_by(f64::total_cmp);

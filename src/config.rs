@@ -2,9 +2,10 @@
 //! repository's `config.toml`).
 //!
 //! Owns [`Config`], the typed, validated configuration that every other stage receives. It is
-//! loaded once: the raw TOML is deserialized with unknown keys refused, then every value that
-//! can be wrong (cron expressions, URLs, names, the algorithm, the API address) is checked up
-//! front, and each error names the file, line, column and key at fault. Environment overrides:
+//! loaded once: the raw TOML is deserialized section by section with unknown keys refused
+//! (`read.rs`), then every value that can be wrong (cron expressions, URLs, names, the
+//! algorithm, the API address) is checked up front, each section on its own, and every
+//! error is reported, each naming the file, line, column and key at fault. Environment overrides:
 //! `GLEANER_CONFIG` (which file) and `GLEANER_DATABASE_URL` (replaces `[database].url`).
 //!
 //! Over 600 lines, kept whole: each raw (serde) section sits beside the validation that turns it
@@ -17,7 +18,6 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use serde::de::IntoDeserializer as _;
 use toml::Spanned;
 use url::Url;
 
@@ -31,6 +31,7 @@ pub use feed::{
     BasicAuth, ContentSource, FeedRequest, FiltersConfig, Secret, check_feed_name, is_bidi_control,
 };
 mod outputs;
+mod read;
 mod sites;
 mod webhooks;
 pub use outputs::{
@@ -375,20 +376,30 @@ pub enum ConfigError {
         variable: &'static str,
         message: String,
     },
-    /// Independent errors (of `[[feeds]]` entries), one line each, in file order.
+    /// Independent errors (of sections, of list entries), one line each, in file order.
     #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
     Several(Vec<ConfigError>),
 }
 
 impl ConfigError {
-    /// The one error of `errors`, or all of them.
+    /// The one error of `errors`, or all of them in file order (those of no place in the
+    /// file, such as the environment's, first).
     fn several(mut errors: Vec<ConfigError>) -> ConfigError {
         if errors.len() == 1
             && let Some(error) = errors.pop()
         {
             return error;
         }
+        errors.sort_by_key(ConfigError::place);
         ConfigError::Several(errors)
+    }
+
+    /// Line and column in the file, for errors that have them.
+    fn place(&self) -> Option<(usize, usize)> {
+        match self {
+            ConfigError::Invalid { line, column, .. } => Some((*line, *column)),
+            _ => None,
+        }
     }
 }
 
@@ -427,9 +438,10 @@ impl Config {
 
     /// Validates configuration text; `path` is used for messages and to anchor relative paths.
     ///
-    /// Sections are validated in the order below, and the first error found is the one
-    /// reported; but every `[[feeds]]` entry is checked, and all their errors are reported
-    /// together ([`ConfigError::Several`]).
+    /// Every section is read and checked, and all their errors are reported together, in
+    /// file order ([`ConfigError::Several`]): each table's first error, and each entry's of
+    /// the lists (`[[feeds]]`, `[[webhooks]]`, `[[outputs]]`, `[[sites]]`). Only TOML that
+    /// cannot be parsed at all stops at its first error.
     pub fn parse(
         source: &str,
         path: &Path,
@@ -439,60 +451,74 @@ impl Config {
             let span = e.span().unwrap_or(0..0);
             invalid(path, source, span, describe_toml_error(source, &e))
         };
-        let mut document = toml::de::DeTable::parse(source).map_err(toml_error)?;
-        // `[[feeds]]` is read feed by feed, so that every feed's unknown key is reported, not
-        // only the first of the file.
-        let feed_values = document.get_mut().remove("feeds");
-        let mut raw =
-            RawConfig::deserialize(toml::de::Deserializer::from(document)).map_err(toml_error)?;
+        let document = toml::de::DeTable::parse(source).map_err(toml_error)?;
         let mut errors = Vec::new();
-        if let Some(values) = feed_values {
-            raw.feeds = read_feeds(values, &mut errors, toml_error);
-        }
+        let raw = RawConfig::read(document, &mut errors, toml_error);
         let text = Text { path, source };
-        let at = |span: Range<usize>, message: String| text.at(span, message);
-        let no_feeds_meant = raw.feeds.written && raw.feeds.len() == 0;
         let base_dir = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-
-        let target = raw.database.target(database_override, base_dir, at)?;
-        let default_schedule = raw.schedule.default_schedule(at)?;
-        let (fetch, entries) = raw.fetch.validate(text.in_section("fetch"))?;
-        let extract = raw.extract.validate(text.in_section("extract"), at)?;
-        let schedule = raw
-            .schedule
-            .validate(default_schedule, text.in_section("schedule"))?;
-        let daemon = raw.daemon.validate(text.in_section("daemon"))?;
-        let images = raw.images.validate(text.in_section("images"))?;
-        let mut api = raw.api.map(|api| api.validate(text)).transpose()?;
-        let retention = raw.retention.map(|r| r.validate(at)).transpose()?;
-        let filters = raw.filters.validate(at)?;
-        let (feeds, names) =
-            validate_feeds(raw.feeds, &schedule.default, &filters, at, &mut errors);
-        if !errors.is_empty() {
-            return Err(ConfigError::several(errors));
+        let config = raw.validate(text, base_dir, database_override, &mut errors);
+        match config {
+            Some(config) if errors.is_empty() => Ok(config),
+            _ => Err(ConfigError::several(errors)),
         }
-        let webhooks = webhooks::validate(raw.webhooks, &names, at)?;
-        let outputs = outputs::validate(raw.outputs, &names, at)?;
+    }
+}
+
+impl RawConfig {
+    /// Checks every section, each on its own: an error goes to `errors` and the next section
+    /// is checked. `None` when a section has an error.
+    fn validate(
+        self,
+        text: Text<'_>,
+        base_dir: &Path,
+        database_override: Option<&str>,
+        errors: &mut Vec<ConfigError>,
+    ) -> Option<Config> {
+        let at = |span: Range<usize>, message: String| text.at(span, message);
+        let target = keep(
+            self.database.target(database_override, base_dir, at),
+            errors,
+        );
+        let schedule = keep(
+            self.schedule.validate(at, text.in_section("schedule")),
+            errors,
+        );
+        let fetch = keep(self.fetch.validate(text.in_section("fetch")), errors);
+        let extract = keep(
+            self.extract.validate(text.in_section("extract"), at),
+            errors,
+        );
+        let daemon = keep(self.daemon.validate(text.in_section("daemon")), errors);
+        let images = keep(self.images.validate(text.in_section("images")), errors);
+        let api = keep(self.api.map(|api| api.validate(text)).transpose(), errors);
+        let retention = keep(self.retention.map(|r| r.validate(at)).transpose(), errors);
+        let filters = keep(self.filters.validate(at), errors);
+        let no_feeds_meant = self.feeds.written && self.feeds.len() == 0;
+        let (feeds, names) =
+            validate_feed_list(self.feeds, schedule.as_ref(), filters.as_ref(), at, errors);
+        let webhooks = webhooks::validate(self.webhooks, &names, at, errors);
+        let outputs = outputs::validate(self.outputs, &names, at, errors);
+        let sites = sites::validate(self.sites, at, errors);
+        let mut api = api?;
         if let Some(api) = &mut api {
             api.outputs = outputs.clone();
         }
-        let sites = sites::validate(raw.sites, at)?;
-
-        Ok(Config {
-            path: path.to_path_buf(),
-            database: DatabaseConfig { target },
-            schedule,
+        let ((fetch, entries), retention) = (fetch?, retention?);
+        Some(Config {
+            path: text.path.to_path_buf(),
+            database: DatabaseConfig { target: target? },
+            schedule: schedule?,
             fetch,
             entries,
-            extract,
-            images,
+            extract: extract?,
+            images: images?,
             api,
-            daemon,
+            daemon: daemon?,
             retention,
-            filters,
+            filters: filters?,
             feeds,
             webhooks,
             outputs,
@@ -500,6 +526,36 @@ impl Config {
             no_feeds_meant,
         })
     }
+}
+
+/// `[[feeds]]` ([`validate_feeds`]) and the names other sections may refer to: those of the
+/// valid feeds and the names written in the others, whose errors are their own. A bad
+/// `[schedule] default` or `[filters]` is its section's error: the feeds are still checked,
+/// against the built-in default schedule and no filters.
+fn validate_feed_list(
+    mut raw: RawFeedList,
+    schedule: Option<&ScheduleConfig>,
+    filters: Option<&FiltersConfig>,
+    at: impl Fn(Range<usize>, String) -> ConfigError + Copy,
+    errors: &mut Vec<ConfigError>,
+) -> (Vec<FeedConfig>, HashSet<String>) {
+    let written_names = std::mem::take(&mut raw.written_names);
+    let default_schedule = match schedule {
+        Some(schedule) => Some(schedule.default.clone()),
+        None => CronSchedule::parse(RawSchedule::default().default.get_ref()).ok(),
+    };
+    let no_filters = FiltersConfig::default();
+    let (feeds, mut names) = match &default_schedule {
+        Some(default) => validate_feeds(raw, default, filters.unwrap_or(&no_filters), at, errors),
+        None => (Vec::new(), HashSet::new()),
+    };
+    names.extend(written_names);
+    (feeds, names)
+}
+
+/// The value of a section that is valid; the error of one that is not goes to `errors`.
+fn keep<T>(result: Result<T, ConfigError>, errors: &mut Vec<ConfigError>) -> Option<T> {
+    result.map_err(|error| errors.push(error)).ok()
 }
 
 /// The configuration text and its file, for errors that point into it.
@@ -522,37 +578,6 @@ impl<'a> Text<'a> {
             let span = find_key_span(self.source, section, key);
             self.at(span, format!("[{section}] {key}: {message}"))
         }
-    }
-}
-
-/// `[[feeds]]` as written, feed by feed: each entry that cannot be read (an unknown key, a
-/// value of the wrong type) adds its error to `errors` and is left out.
-fn read_feeds(
-    values: toml::Spanned<toml::de::DeValue<'_>>,
-    errors: &mut Vec<ConfigError>,
-    toml_error: impl Fn(toml::de::Error) -> ConfigError,
-) -> RawFeedList {
-    let span = values.span();
-    let entries: Vec<_> = match values.into_inner() {
-        toml::de::DeValue::Array(entries) => entries.into_iter().collect(),
-        other => {
-            let value = toml::Spanned::new(span, other);
-            if let Err(e) = Vec::<feed::RawFeed>::deserialize(value.into_deserializer()) {
-                errors.push(toml_error(e));
-            }
-            Vec::new()
-        }
-    };
-    let mut feeds = Vec::with_capacity(entries.len());
-    for entry in entries {
-        match feed::RawFeed::deserialize(entry.into_deserializer()) {
-            Ok(feed) => feeds.push(feed),
-            Err(e) => errors.push(toml_error(e)),
-        }
-    }
-    RawFeedList {
-        feeds,
-        written: true,
     }
 }
 
@@ -777,8 +802,11 @@ struct RawConfig {
 /// `[[feeds]]` as written, and whether the file has the key at all (`feeds = []` has it).
 #[derive(Debug, Default)]
 struct RawFeedList {
+    /// The entries that could be read.
     feeds: Vec<feed::RawFeed>,
     written: bool,
+    /// The `name` of every entry, those that could not be read or are invalid included.
+    written_names: Vec<String>,
 }
 
 impl<'de> Deserialize<'de> for RawFeedList {
@@ -787,6 +815,7 @@ impl<'de> Deserialize<'de> for RawFeedList {
         Ok(RawFeedList {
             feeds,
             written: true,
+            written_names: Vec::new(),
         })
     }
 }
@@ -874,22 +903,14 @@ struct RawSchedule {
 }
 
 impl RawSchedule {
-    fn default_schedule(
-        &self,
-        at: impl Fn(Range<usize>, String) -> ConfigError,
-    ) -> Result<CronSchedule, ConfigError> {
-        CronSchedule::parse(self.default.get_ref())
-            .map_err(|e| at(self.default.span(), format!("[schedule] default: {e}")))
-    }
-
-    /// `default` comes parsed ([`RawSchedule::default_schedule`]): it is checked before
-    /// `[fetch]` and `jitter_seconds` after `[extract]`, so that a file with several errors
-    /// reports the same one first as before the sections had functions of their own.
+    /// `default` points at its value; `error` names `jitter_seconds`, which has no span.
     fn validate(
         self,
-        default: CronSchedule,
+        at: impl Fn(Range<usize>, String) -> ConfigError,
         error: impl Fn(&str, String) -> ConfigError,
     ) -> Result<ScheduleConfig, ConfigError> {
+        let default = CronSchedule::parse(self.default.get_ref())
+            .map_err(|e| at(self.default.span(), format!("[schedule] default: {e}")))?;
         within("jitter_seconds", self.jitter_seconds, 0, MAX_JITTER_SECONDS)
             .map_err(|(key, message)| error(key, message))?;
         Ok(ScheduleConfig {

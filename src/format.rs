@@ -1,7 +1,8 @@
 //! The formats an article's body is given out in: `gleaner extract`, `gleaner articles show`
 //! and `GET /articles/{id}?format=` offer the same four, named once here and turned into text
 //! only at the edge (a flag's value, a query parameter). Also the one reading of a `since`
-//! argument (an age, a date or a time) that the command line and the MCP tools share.
+//! argument (an age, a date or a time) that the command line, the MCP tools and the HTTP API
+//! share.
 
 use std::fmt;
 use std::str::FromStr;
@@ -96,10 +97,10 @@ pub enum UnreadableSince {
     Unknown(String),
 }
 
-/// A `since` argument (`--since`, `prune --older-than`, the MCP tools' `since`): an age back
-/// from `now` ([`parse_age`]: `24h`, `7d`, `90d`), a date (`2026-11-23`, meaning its midnight
-/// UTC) or an RFC 3339 time. The one reading of all three, so that no command takes a form
-/// another refuses.
+/// A `since` argument (`--since`, `prune --older-than`, the MCP tools' and `GET /articles`'
+/// `since`): an age back from `now` ([`parse_age`]: `24h`, `7d`, `90d`), a date
+/// (`2026-11-23`, meaning its midnight UTC) or an RFC 3339 time. The one reading of all
+/// three, so that no command takes a form another refuses.
 pub fn parse_since(
     text: &str,
     now: chrono::DateTime<chrono::Utc>,

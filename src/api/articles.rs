@@ -15,7 +15,7 @@ use serde_json::json;
 
 use super::ApiState;
 use super::error::{ApiError, check_quality, parse_id, parse_limit};
-use crate::format::BodyFormat;
+use crate::format::{BodyFormat, UnreadableSince};
 use crate::store::claims::ClaimResult;
 use crate::store::{
     Article, ArticleFilter, LISTING_BUDGET_BYTES, PageType, StoredImage, fit_listing,
@@ -75,7 +75,7 @@ pub async fn list(
     let params = Params::parse(query.as_deref());
     let limit = parse_limit(params.get("limit"), DEFAULT_LIMIT, MAX_LIMIT)?;
     let after_id = params.get("after_id").map(parse_cursor).transpose()?;
-    let since = params.get("since").map(parse_time).transpose()?;
+    let since = params.get("since").map(parse_since).transpose()?;
     let feed = params.get("feed").map(str::to_string);
     let min_quality = params.get("min_quality").map(parse_quality).transpose()?;
     let page_type = params.get("page_type").map(parse_page_type).transpose()?;
@@ -138,15 +138,22 @@ fn parse_quality(text: &str) -> Result<f64, ApiError> {
     check_quality("min_quality", value)
 }
 
-fn parse_time(text: &str) -> Result<DateTime<Utc>, ApiError> {
-    // An unencoded `+` of an offset arrives as a space.
-    DateTime::parse_from_rfc3339(&text.trim().replace(' ', "+"))
-        .map(|t| t.with_timezone(&Utc))
-        .map_err(|_| {
-            ApiError::bad_request(format!(
-                "since must be an RFC 3339 time such as 2026-01-31T08:00:00Z, not {text:?}"
-            ))
-        })
+/// A `since` parameter, read as the command line and the MCP tools read it
+/// ([`crate::format::parse_since`]: an age, a date meaning its midnight UTC, or an RFC 3339
+/// time).
+fn parse_since(text: &str) -> Result<DateTime<Utc>, ApiError> {
+    // An unencoded `+` of an offset arrives as a space; no age or date has one.
+    let mended = text.trim().replace(' ', "+");
+    crate::format::parse_since(&mended, crate::store::now()).map_err(|unreadable| {
+        let reason = match unreadable {
+            UnreadableSince::Age(reason) => format!("{reason}; "),
+            UnreadableSince::Unknown(_) => String::new(),
+        };
+        ApiError::bad_request(format!(
+            "since: {reason}write an age (24h, 7d, 90d), a date (YYYY-MM-DD, its midnight \
+             UTC) or an RFC 3339 time such as 2026-01-31T08:00:00Z, not {text:?}"
+        ))
+    })
 }
 
 /// An image as the API shows it: with the address of its bytes when they were downloaded.

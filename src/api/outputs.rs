@@ -6,11 +6,16 @@
 //! carry its own key (`?key=`, or a path segment for images), compared in constant time, and
 //! a wrong or missing key answers exactly as an output that does not exist (404), so that
 //! the key's absence tells nobody an output is there. The API token is never accepted in
-//! its place. Conditional GET: the ETag is the document's digest, Last-Modified its newest
-//! item's change, and a matching `If-None-Match` (else `If-Modified-Since`) is a 304.
+//! its place. Conditional GET: the validators are made before any body is read, from the
+//! document rendered without its bodies and, standing for each body, its text's digest, its
+//! extractor and its images (an extraction again that changes a body changes one of them);
+//! the ETag is their digest, Last-Modified the newest item's change, and a matching
+//! `If-None-Match` (else `If-Modified-Since`) is a 304 that read no body. A page's items
+//! are read in batches, one statement per kind ([`crate::store::OutputItemHead`]).
 //! Rendering is [`crate::outputs`]; the articles are chosen by the store's
 //! [`ArticleSelection`].
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -27,7 +32,7 @@ use super::error::ApiError;
 use crate::config::OutputConfig;
 use crate::outputs::{OutputDocument, OutputItem};
 use crate::store::claims::{ArticleSelection, ClaimFilter, ClaimResult};
-use crate::store::{Article, Store, StoredImage};
+use crate::store::{OutputItemHead, Store, StoredImage};
 
 /// What the output routes read: the store, the configured outputs, the public address.
 #[derive(Debug, Clone)]
@@ -127,12 +132,15 @@ pub async fn document(
     let params = Params::parse(query.as_deref());
     let output = state.unlocked(name, params.get("key"))?;
     let base = state.base_url(&headers);
-    let document = build(&state.store, output, &base, format).await?;
-    let body = match format {
-        OutputFormat::Atom => document.to_atom(),
-        OutputFormat::JsonFeed => document.to_json_feed(),
-    };
-    Ok(conditional(&headers, body, document.updated(), format))
+    let page = Page::read(&state.store, output, &base).await?;
+    let mut document = page.document_without_bodies(output, &base, format);
+    let validators = Validators::of(&document, &page, format);
+    if validators.match_request(&headers) {
+        return Ok(validators.answer(StatusCode::NOT_MODIFIED.into_response(), format));
+    }
+    page.fill_bodies(&state.store, &mut document).await?;
+    let body = render(&document, format);
+    Ok(validators.answer(Response::new(Body::from(body)), format))
 }
 
 /// `GET /outputs/{name}/images/{key}/{sha256}`: a stored image an output's item shows.
@@ -145,81 +153,141 @@ pub async fn image(
     image_bytes(&state.store, &sha256, &headers).await
 }
 
-/// The output's document: its newest articles, each with its summary when the output takes
-/// one from a consumer.
-async fn build(
-    store: &Store,
-    output: &OutputConfig,
-    base: &str,
-    format: OutputFormat,
-) -> Result<OutputDocument, ApiError> {
-    let selection = ArticleSelection {
-        filter: ClaimFilter {
-            min_quality: output.min_quality,
-            skip_duplicates: output.skip_duplicates,
-            page_types: output.page_types.clone(),
-        },
-        feeds: output.feeds.clone(),
-        tags: output.tags.clone(),
-    };
-    let limit = i64::try_from(output.items).unwrap_or(i64::MAX);
-    let ids = store.selected_articles(&selection, limit).await?;
-    let images_route = format!(
-        "{base}/outputs/{}/images/{}/",
-        output.name,
-        output.key.expose()
-    );
-    let mut items = Vec::with_capacity(ids.len());
-    for id in ids {
-        // An article deleted between the selection and the read is left out.
-        let Some(article) = store.article(id).await? else {
-            continue;
-        };
-        let images = store.article_images(id).await?;
-        // Only an output that takes its summaries from a consumer reads a result: that
-        // consumer's.
-        let results = match &output.summary {
-            Some(source) => store
-                .claims_of_article(id, Some(&source.consumer))
-                .await?
-                .into_iter()
-                .filter_map(ClaimResult::of)
-                .collect(),
-            None => Vec::new(),
-        };
-        items.push(item(article, &images, &results, output, &images_route));
+/// The document in the format its URL names.
+fn render(document: &OutputDocument, format: OutputFormat) -> String {
+    match format {
+        OutputFormat::Atom => document.to_atom(),
+        OutputFormat::JsonFeed => document.to_json_feed(),
     }
-    let summary_from = output.summary.as_ref().map(|s| s.consumer.clone());
-    Ok(OutputDocument {
-        title: output
-            .title
-            .clone()
-            .unwrap_or_else(|| format!("gleaner: {}", output.name)),
-        subtitle: summary_from
-            .as_ref()
-            .map(|consumer| format!("Full text from gleaner; summaries by {consumer}")),
-        self_url: format!("{base}{}", output_path(output, format)),
-        home_url: format!("{base}/ui/"),
-        summary_from,
-        items,
-    })
 }
 
-/// One article as an item: its stored images served from `images_route`, its summary the
-/// output's consumer's result field when that is a string.
+/// An output's newest articles as read before their bodies: each statement reads every
+/// item at once.
+struct Page {
+    heads: Vec<OutputItemHead>,
+    images: HashMap<i64, Vec<StoredImage>>,
+    /// The summary consumer's results (none when the output takes no summaries).
+    results: HashMap<i64, ClaimResult>,
+    /// Where the items' stored images are served: `{base}/outputs/{name}/images/{key}/`.
+    images_route: String,
+}
+
+impl Page {
+    async fn read(store: &Store, output: &OutputConfig, base: &str) -> Result<Page, ApiError> {
+        let selection = ArticleSelection {
+            filter: ClaimFilter {
+                min_quality: output.min_quality,
+                skip_duplicates: output.skip_duplicates,
+                page_types: output.page_types.clone(),
+            },
+            feeds: output.feeds.clone(),
+            tags: output.tags.clone(),
+        };
+        let limit = i64::try_from(output.items).unwrap_or(i64::MAX);
+        let ids = store.selected_articles(&selection, limit).await?;
+        // An article deleted between the selection and the reads is left out.
+        let heads = store.output_item_heads(&ids).await?;
+        let images = store.images_of_articles(&ids).await?;
+        // Only an output that takes its summaries from a consumer reads results: that
+        // consumer's.
+        let results = match &output.summary {
+            Some(source) => store.results_of_articles(&ids, &source.consumer).await?,
+            None => HashMap::new(),
+        };
+        let images_route = format!(
+            "{base}/outputs/{}/images/{}/",
+            output.name,
+            output.key.expose()
+        );
+        Ok(Page {
+            heads,
+            images,
+            results,
+            images_route,
+        })
+    }
+
+    fn images_of(&self, id: i64) -> &[StoredImage] {
+        self.images.get(&id).map_or(&[], Vec::as_slice)
+    }
+
+    /// The output's document, each item's summary from the output's consumer, every body
+    /// empty.
+    fn document_without_bodies(
+        &self,
+        output: &OutputConfig,
+        base: &str,
+        format: OutputFormat,
+    ) -> OutputDocument {
+        let items = self
+            .heads
+            .iter()
+            .map(|head| {
+                let result = self.results.get(&head.id);
+                item(
+                    head,
+                    self.images_of(head.id),
+                    result,
+                    output,
+                    &self.images_route,
+                )
+            })
+            .collect();
+        let summary_from = output.summary.as_ref().map(|s| s.consumer.clone());
+        OutputDocument {
+            title: output
+                .title
+                .clone()
+                .unwrap_or_else(|| format!("gleaner: {}", output.name)),
+            subtitle: summary_from
+                .as_ref()
+                .map(|consumer| format!("Full text from gleaner; summaries by {consumer}")),
+            self_url: format!("{base}{}", output_path(output, format)),
+            home_url: format!("{base}/ui/"),
+            summary_from,
+            items,
+        }
+    }
+
+    /// Reads the items' bodies, their stored images at gleaner's addresses; an item whose
+    /// article went since the heads were read is left out.
+    async fn fill_bodies(
+        &self,
+        store: &Store,
+        document: &mut OutputDocument,
+    ) -> Result<(), ApiError> {
+        let ids: Vec<i64> = self.heads.iter().map(|head| head.id).collect();
+        let mut bodies = store.article_bodies(&ids).await?;
+        let mut items = std::mem::take(&mut document.items).into_iter();
+        for head in &self.heads {
+            let Some(mut item) = items.next() else {
+                break;
+            };
+            let Some(html) = bodies.remove(&head.id) else {
+                continue;
+            };
+            item.html = with_stored_images(&html, self.images_of(head.id), &self.images_route);
+            document.items.push(item);
+        }
+        Ok(())
+    }
+}
+
+/// One article as an item, its body empty: its stored images served from `images_route`,
+/// its summary the output's consumer's result field when that is a string.
 fn item(
-    article: Article,
+    head: &OutputItemHead,
     images: &[StoredImage],
-    results: &[ClaimResult],
+    result: Option<&ClaimResult>,
     output: &OutputConfig,
     images_route: &str,
 ) -> OutputItem {
     let summarized = output.summary.as_ref().and_then(|source| {
-        let result = results.iter().find(|r| r.consumer == source.consumer)?;
+        let result = result.filter(|r| r.consumer == source.consumer)?;
         let text = result.result.as_ref()?.get(&source.field)?.as_str()?;
         Some((text.to_string(), result.done_at))
     });
-    let lead = article.metadata.lead_image_url.as_deref();
+    let lead = head.lead_image_url.as_deref();
     let image = lead.map(|lead| {
         images
             .iter()
@@ -229,70 +297,93 @@ fn item(
     });
     let updated = summarized
         .as_ref()
-        .map_or(article.fetched_at, |(_, at)| (*at).max(article.fetched_at));
+        .map_or(head.fetched_at, |(_, at)| (*at).max(head.fetched_at));
     OutputItem {
-        id: OutputItem::id_of(article.id),
-        url: article.canonical_url.clone().unwrap_or(article.url.clone()),
-        title: article.title,
-        author: article.author,
-        published: article.published_at,
+        id: OutputItem::id_of(head.id),
+        url: head.canonical_url.clone().unwrap_or(head.url.clone()),
+        title: head.title.clone(),
+        author: head.author.clone(),
+        published: head.published_at,
         updated,
-        html: with_stored_images(&article.html, images, images_route),
-        tags: article.tags,
+        html: String::new(),
+        tags: head.tags.clone(),
         summary: summarized.map(|(text, _)| text),
         image,
     }
 }
 
-/// `body` with its validators, or a 304 when the request's validators match them.
-fn conditional(
-    headers: &HeaderMap,
-    body: String,
+/// A document's ETag and Last-Modified.
+struct Validators {
+    etag: String,
     updated: DateTime<Utc>,
-    format: OutputFormat,
-) -> Response {
-    let digest = Sha256::digest(body.as_bytes());
-    let etag = format!("\"{}\"", &hex::encode(digest)[..32]);
-    let last_modified = httpdate::fmt_http_date(updated.into());
-    // A request with an entity tag is answered by it alone (RFC 9110, section 13.1.3).
-    let not_modified = if headers.contains_key(header::IF_NONE_MATCH) {
-        if_none_match(headers, &etag)
-    } else {
+}
+
+impl Validators {
+    /// The validators of `document` (its bodies empty) and of what its bodies are made of.
+    fn of(document: &OutputDocument, page: &Page, format: OutputFormat) -> Validators {
+        let mut digest = Sha256::new();
+        digest.update(render(document, format).as_bytes());
+        for head in &page.heads {
+            // Each field ends in a byte no field holds, so that no two lists hash alike.
+            for field in [head.content_hash.as_str(), head.extractor.as_str()] {
+                digest.update(field.as_bytes());
+                digest.update([0]);
+            }
+            for image in page.images_of(head.id) {
+                digest.update(image.url.as_bytes());
+                digest.update([0]);
+                digest.update(image.sha256.as_deref().unwrap_or("").as_bytes());
+                digest.update([0]);
+            }
+            digest.update([1]);
+        }
+        Validators {
+            etag: format!("\"{}\"", &hex::encode(digest.finalize())[..32]),
+            updated: document.updated(),
+        }
+    }
+
+    /// Whether the request's validators match: a 304 answers it.
+    fn match_request(&self, headers: &HeaderMap) -> bool {
+        // A request with an entity tag is answered by it alone (RFC 9110, section 13.1.3).
+        if headers.contains_key(header::IF_NONE_MATCH) {
+            return if_none_match(headers, &self.etag);
+        }
         headers
             .get(header::IF_MODIFIED_SINCE)
             .and_then(|value| value.to_str().ok())
             .and_then(|value| httpdate::parse_http_date(value).ok())
             .is_some_and(|since| {
                 // HTTP dates have whole seconds.
-                DateTime::<Utc>::from(since).timestamp() >= updated.timestamp()
+                DateTime::<Utc>::from(since).timestamp() >= self.updated.timestamp()
             })
-    };
-    let mut response = if not_modified {
-        StatusCode::NOT_MODIFIED.into_response()
-    } else {
-        Response::new(Body::from(body))
-    };
-    let response_headers = response.headers_mut();
-    response_headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(format.content_type()),
-    );
-    // Readers revalidate each time; the key in the URL keeps it out of shared caches.
-    response_headers.insert(
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("private, no-cache"),
-    );
-    response_headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
-    if let Ok(value) = HeaderValue::from_str(&etag) {
-        response_headers.insert(header::ETAG, value);
     }
-    if let Ok(value) = HeaderValue::from_str(&last_modified) {
-        response_headers.insert(header::LAST_MODIFIED, value);
+
+    /// `response` (the document, or a 304) with the validators and the output's headers.
+    fn answer(&self, mut response: Response, format: OutputFormat) -> Response {
+        let last_modified = httpdate::fmt_http_date(self.updated.into());
+        let response_headers = response.headers_mut();
+        response_headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(format.content_type()),
+        );
+        // Readers revalidate each time; the key in the URL keeps it out of shared caches.
+        response_headers.insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("private, no-cache"),
+        );
+        response_headers.insert(
+            header::X_CONTENT_TYPE_OPTIONS,
+            HeaderValue::from_static("nosniff"),
+        );
+        if let Ok(value) = HeaderValue::from_str(&self.etag) {
+            response_headers.insert(header::ETAG, value);
+        }
+        if let Ok(value) = HeaderValue::from_str(&last_modified) {
+            response_headers.insert(header::LAST_MODIFIED, value);
+        }
+        response
     }
-    response
 }
 
 #[cfg(test)]
@@ -328,21 +419,31 @@ mod tests {
     #[test]
     fn validators_answer_304() {
         let at = DateTime::from_timestamp(1_770_000_000, 0).expect("test time");
-        let first = conditional(&HeaderMap::new(), "x".into(), at, OutputFormat::Atom);
-        assert_eq!(first.status(), StatusCode::OK);
+        let validators = Validators {
+            etag: "\"x\"".to_string(),
+            updated: at,
+        };
+        assert!(!validators.match_request(&HeaderMap::new()));
+        let first = validators.answer(Response::new(Body::from("x")), OutputFormat::Atom);
         let mut headers = HeaderMap::new();
         if let Some(etag) = first.headers().get(header::ETAG) {
             headers.insert(header::IF_NONE_MATCH, etag.clone());
         }
-        let again = conditional(&headers, "x".into(), at, OutputFormat::Atom);
-        assert_eq!(again.status(), StatusCode::NOT_MODIFIED);
-        let changed = conditional(&headers, "y".into(), at, OutputFormat::Atom);
-        assert_eq!(changed.status(), StatusCode::OK);
+        assert!(validators.match_request(&headers));
+        let changed = Validators {
+            etag: "\"y\"".to_string(),
+            updated: at,
+        };
+        assert!(!changed.match_request(&headers));
         let mut since = HeaderMap::new();
         if let Some(date) = first.headers().get(header::LAST_MODIFIED) {
             since.insert(header::IF_MODIFIED_SINCE, date.clone());
         }
-        let unchanged = conditional(&since, "x".into(), at, OutputFormat::Atom);
-        assert_eq!(unchanged.status(), StatusCode::NOT_MODIFIED);
+        assert!(validators.match_request(&since));
+        let later = Validators {
+            etag: "\"x\"".to_string(),
+            updated: at + chrono::Duration::seconds(1),
+        };
+        assert!(!later.match_request(&since));
     }
 }

@@ -77,53 +77,68 @@ pub(super) struct RawOutput {
     key: Spanned<String>,
 }
 
-/// Validates every `[[outputs]]` entry against the configured feed names.
+/// Validates every `[[outputs]]` entry against the configured feed names: each entry's
+/// first error goes to `errors` and the next entry is checked.
 pub(super) fn validate(
     raw: Vec<RawOutput>,
     feed_names: &HashSet<String>,
     at: impl Fn(Range<usize>, String) -> ConfigError,
-) -> Result<Vec<OutputConfig>, ConfigError> {
+    errors: &mut Vec<ConfigError>,
+) -> Vec<OutputConfig> {
     let mut names = HashSet::new();
     let mut keys = HashSet::new();
     let mut outputs = Vec::with_capacity(raw.len());
     for output in raw {
-        let error = |span: Range<usize>, key: &str, message: String| {
-            at(span, format!("[[outputs]] {key}: {message}"))
-        };
-        let name = output.name.get_ref().trim().to_string();
-        check_name(&name).map_err(|m| error(output.name.span(), "name", m))?;
-        if !names.insert(name.clone()) {
-            return Err(error(
-                output.name.span(),
-                "name",
-                format!("`{name}` is configured twice"),
-            ));
+        match validate_output(output, feed_names, (&mut names, &mut keys), &at) {
+            Ok(output) => outputs.push(output),
+            Err(error) => errors.push(error),
         }
-        let key = output.key.get_ref().trim().to_string();
-        check_key(&key).map_err(|m| error(output.key.span(), "key", m))?;
-        if !keys.insert(key.clone()) {
-            return Err(error(
-                output.key.span(),
-                "key",
-                "another output has this key: give each its own".to_string(),
-            ));
-        }
-        let selection = Selection::of(&output, feed_names, &error)?;
-        let summary = summary_source(&output, &error)?;
-        outputs.push(OutputConfig {
-            name,
-            title: output.title.filter(|title| !title.trim().is_empty()),
-            feeds: selection.feeds,
-            tags: selection.tags,
-            page_types: selection.page_types,
-            skip_duplicates: output.skip_duplicates,
-            min_quality: selection.min_quality,
-            items: selection.items,
-            summary,
-            key: Secret::new(key),
-        });
     }
-    Ok(outputs)
+    outputs
+}
+
+/// One `[[outputs]]` entry, given the names and keys of the entries before it.
+fn validate_output(
+    output: RawOutput,
+    feed_names: &HashSet<String>,
+    (names, keys): (&mut HashSet<String>, &mut HashSet<String>),
+    at: &impl Fn(Range<usize>, String) -> ConfigError,
+) -> Result<OutputConfig, ConfigError> {
+    let error = |span: Range<usize>, key: &str, message: String| {
+        at(span, format!("[[outputs]] {key}: {message}"))
+    };
+    let name = output.name.get_ref().trim().to_string();
+    check_name(&name).map_err(|m| error(output.name.span(), "name", m))?;
+    if !names.insert(name.clone()) {
+        return Err(error(
+            output.name.span(),
+            "name",
+            format!("`{name}` is configured twice"),
+        ));
+    }
+    let key = output.key.get_ref().trim().to_string();
+    check_key(&key).map_err(|m| error(output.key.span(), "key", m))?;
+    if !keys.insert(key.clone()) {
+        return Err(error(
+            output.key.span(),
+            "key",
+            "another output has this key: give each its own".to_string(),
+        ));
+    }
+    let selection = Selection::of(&output, feed_names, &error)?;
+    let summary = summary_source(&output, &error)?;
+    Ok(OutputConfig {
+        name,
+        title: output.title.filter(|title| !title.trim().is_empty()),
+        feeds: selection.feeds,
+        tags: selection.tags,
+        page_types: selection.page_types,
+        skip_duplicates: output.skip_duplicates,
+        min_quality: selection.min_quality,
+        items: selection.items,
+        summary,
+        key: Secret::new(key),
+    })
 }
 
 /// What an output carries, checked.

@@ -78,34 +78,23 @@ pub(super) struct RawSite {
 const MATCHES_NOTHING: &str = ":not(*)";
 
 /// Compiles every entry; a bad host, selector or page type is refused at its place, a host
-/// given twice too. An entry with only a `page_type` has no rules.
+/// given twice too (each entry's first error goes to `errors`, and the next entry is
+/// compiled). An entry with only a `page_type` has no rules.
 pub(super) fn validate(
     raw: Vec<RawSite>,
     at: impl Fn(Range<usize>, String) -> ConfigError,
-) -> Result<SiteRulesConfig, ConfigError> {
+    errors: &mut Vec<ConfigError>,
+) -> SiteRulesConfig {
     let mut hosts = HashSet::new();
     let mut config = SiteRulesConfig::default();
     for site in raw {
-        let key = format!("[[sites]] page_type of `{}`", site.host.get_ref().trim());
-        let page_type = super::feed::page_type(site.page_type.as_ref(), &key, &at)?;
-        let has_rules = !site.content.is_empty() || !site.remove.is_empty();
-        if !has_rules && page_type.is_none() {
-            return Err(at(
-                site.host.span(),
-                "[[sites]] give `content`, `remove`, `page_type` or several of them".to_string(),
-            ));
-        }
-        let compiled = if !has_rules && page_type.is_some() {
-            compile(&site, &[], &[MATCHES_NOTHING.to_string()], &at)?
-        } else {
-            compile(&site, &texts(&site.content), &texts(&site.remove), &at)?
+        let (compiled, page_type) = match compile_site(&site, &mut hosts, &at) {
+            Ok(compiled) => compiled,
+            Err(error) => {
+                errors.push(error);
+                continue;
+            }
         };
-        if !hosts.insert(compiled.host.clone()) {
-            return Err(at(
-                site.host.span(),
-                format!("[[sites]] host: `{}` has rules twice", compiled.host),
-            ));
-        }
         let compiled = Arc::new(compiled);
         if let Some(page_type) = page_type {
             config.page_types.push(SitePageType {
@@ -113,11 +102,43 @@ pub(super) fn validate(
                 page_type,
             });
         }
-        if has_rules {
+        if has_rules(&site) {
             config.sites.push(compiled);
         }
     }
-    Ok(config)
+    config
+}
+
+fn has_rules(site: &RawSite) -> bool {
+    !site.content.is_empty() || !site.remove.is_empty()
+}
+
+/// One entry's rules and its page type, given the hosts of the entries before it.
+fn compile_site(
+    site: &RawSite,
+    hosts: &mut HashSet<String>,
+    at: &impl Fn(Range<usize>, String) -> ConfigError,
+) -> Result<(SiteRules, Option<PageType>), ConfigError> {
+    let key = format!("[[sites]] page_type of `{}`", site.host.get_ref().trim());
+    let page_type = super::feed::page_type(site.page_type.as_ref(), &key, at)?;
+    if !has_rules(site) && page_type.is_none() {
+        return Err(at(
+            site.host.span(),
+            "[[sites]] give `content`, `remove`, `page_type` or several of them".to_string(),
+        ));
+    }
+    let compiled = if !has_rules(site) && page_type.is_some() {
+        compile(site, &[], &[MATCHES_NOTHING.to_string()], at)?
+    } else {
+        compile(site, &texts(&site.content), &texts(&site.remove), at)?
+    };
+    if !hosts.insert(compiled.host.clone()) {
+        return Err(at(
+            site.host.span(),
+            format!("[[sites]] host: `{}` has rules twice", compiled.host),
+        ));
+    }
+    Ok((compiled, page_type))
 }
 
 fn texts(list: &[Spanned<String>]) -> Vec<String> {

@@ -84,60 +84,75 @@ pub(super) struct RawWebhook {
     skip_duplicates: Option<bool>,
 }
 
-/// Validates every `[[webhooks]]` entry against the configured feed names.
+/// Validates every `[[webhooks]]` entry against the configured feed names: each entry's
+/// first error goes to `errors` and the next entry is checked.
 pub(super) fn validate(
     raw: Vec<RawWebhook>,
     feed_names: &HashSet<String>,
     at: impl Fn(Range<usize>, String) -> ConfigError,
-) -> Result<Vec<WebhookConfig>, ConfigError> {
+    errors: &mut Vec<ConfigError>,
+) -> Vec<WebhookConfig> {
     let mut urls = HashSet::new();
     let mut webhooks = Vec::with_capacity(raw.len());
     for webhook in raw {
-        let url = parse_feed_url(webhook.url.get_ref())
-            .map_err(|m| at(webhook.url.span(), format!("[[webhooks]] url: {m}")))?;
-        if !urls.insert(url.to_string()) {
+        match validate_webhook(webhook, feed_names, &mut urls, &at) {
+            Ok(webhook) => webhooks.push(webhook),
+            Err(error) => errors.push(error),
+        }
+    }
+    webhooks
+}
+
+/// One `[[webhooks]]` entry, given the URLs of the entries before it.
+fn validate_webhook(
+    webhook: RawWebhook,
+    feed_names: &HashSet<String>,
+    urls: &mut HashSet<String>,
+    at: &impl Fn(Range<usize>, String) -> ConfigError,
+) -> Result<WebhookConfig, ConfigError> {
+    let url = parse_feed_url(webhook.url.get_ref())
+        .map_err(|m| at(webhook.url.span(), format!("[[webhooks]] url: {m}")))?;
+    if !urls.insert(url.to_string()) {
+        return Err(at(
+            webhook.url.span(),
+            "[[webhooks]] url: this webhook is configured twice".to_string(),
+        ));
+    }
+    let feeds = match webhook.feeds {
+        None => None,
+        Some(names) => Some(known_feeds(names, feed_names, at)?),
+    };
+    let secret = match webhook.secret {
+        Some(secret) if secret.get_ref().trim().is_empty() => {
             return Err(at(
-                webhook.url.span(),
-                "[[webhooks]] url: this webhook is configured twice".to_string(),
+                secret.span(),
+                "[[webhooks]] secret: must not be empty (leave the key out for no signature)"
+                    .to_string(),
             ));
         }
-        let feeds = match webhook.feeds {
-            None => None,
-            Some(names) => Some(known_feeds(names, feed_names, &at)?),
-        };
-        let secret = match webhook.secret {
-            Some(secret) if secret.get_ref().trim().is_empty() => {
-                return Err(at(
-                    secret.span(),
-                    "[[webhooks]] secret: must not be empty (leave the key out for no signature)"
-                        .to_string(),
-                ));
-            }
-            Some(secret) => Some(secret.into_inner()),
-            None => None,
-        };
-        let retry_seconds = webhook
-            .retry_seconds
-            .map_or(Ok(DEFAULT_RETRY_SECONDS), |seconds| {
-                bounded(seconds, 0, MAX_WEBHOOK_WAIT_SECONDS, "retry_seconds", &at)
+        Some(secret) => Some(secret.into_inner()),
+        None => None,
+    };
+    let retry_seconds = webhook
+        .retry_seconds
+        .map_or(Ok(DEFAULT_RETRY_SECONDS), |seconds| {
+            bounded(seconds, 0, MAX_WEBHOOK_WAIT_SECONDS, "retry_seconds", at)
+        })?;
+    let max_attempts =
+        webhook
+            .max_attempts
+            .map_or(Ok(u64::from(DEFAULT_MAX_ATTEMPTS)), |attempts| {
+                let attempts = Spanned::new(attempts.span(), u64::from(*attempts.get_ref()));
+                bounded(attempts, 1, u64::from(MAX_ATTEMPTS), "max_attempts", at)
             })?;
-        let max_attempts =
-            webhook
-                .max_attempts
-                .map_or(Ok(u64::from(DEFAULT_MAX_ATTEMPTS)), |attempts| {
-                    let attempts = Spanned::new(attempts.span(), u64::from(*attempts.get_ref()));
-                    bounded(attempts, 1, u64::from(MAX_ATTEMPTS), "max_attempts", &at)
-                })?;
-        webhooks.push(WebhookConfig {
-            url,
-            feeds,
-            secret,
-            retry_after: std::time::Duration::from_secs(retry_seconds),
-            max_attempts: u32::try_from(max_attempts).unwrap_or(MAX_ATTEMPTS),
-            skip_duplicates: webhook.skip_duplicates.unwrap_or(false),
-        });
-    }
-    Ok(webhooks)
+    Ok(WebhookConfig {
+        url,
+        feeds,
+        secret,
+        retry_after: std::time::Duration::from_secs(retry_seconds),
+        max_attempts: u32::try_from(max_attempts).unwrap_or(MAX_ATTEMPTS),
+        skip_duplicates: webhook.skip_duplicates.unwrap_or(false),
+    })
 }
 
 /// The names of a `feeds` list, each one a configured feed.

@@ -714,7 +714,7 @@ impl Store {
 
 /// Tags in one order on both databases (their aggregates give none): without regard to case,
 /// then by spelling.
-fn sort_tags(tags: &mut [String]) {
+pub(super) fn sort_tags(tags: &mut [String]) {
     tags.sort_by_cached_key(|tag| (tag.to_lowercase(), tag.clone()));
 }
 

@@ -46,10 +46,11 @@ pub struct ClaimRecord {
     pub result: Option<serde_json::Value>,
 }
 
+/// A claim as the statements read it.
 #[derive(sqlx::FromRow)]
-struct ClaimRow {
+pub(super) struct ClaimRow {
     consumer: String,
-    article_id: i64,
+    pub(super) article_id: i64,
     lease: i64,
     claimed_at: DateTime<Utc>,
     lease_until: Option<DateTime<Utc>>,

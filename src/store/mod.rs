@@ -19,6 +19,7 @@ mod feeds;
 mod health;
 pub mod kinds;
 pub mod model;
+mod output_items;
 mod ownership;
 mod record;
 mod retention;
@@ -53,6 +54,7 @@ pub use feeds::{LeasedFeed, OVERDUE_FIRINGS, OverdueFeed, TakenLease, overdue_si
 pub use health::{FailingWrite, WriteFailureKind, WriteKind};
 pub use kinds::{FailureKind, OwnKind, PollStatus, Stage};
 pub use model::*;
+pub use output_items::OutputItemHead;
 pub use ownership::publishes;
 pub use record::{ArticleRecord, ImageRecord};
 pub use retention::{PrunePreview, Pruned};

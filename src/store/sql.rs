@@ -775,6 +775,90 @@ pub(super) const SELECT_ARTICLE_IMAGES: &str = "
     WHERE article_id = $1
     ORDER BY position";
 
+// --- an outbound feed's page, in batches: `$1` the article ids, a JSON array ---
+
+/// `a.id` is one of `$1`'s ids.
+macro_rules! among_ids {
+    (sqlite, $column:literal) => {
+        concat!($column, " IN (SELECT value FROM json_each($1))")
+    };
+    (postgres, $column:literal) => {
+        concat!(
+            $column,
+            " IN (SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST($1 AS json)))"
+        )
+    };
+}
+
+/// What an output's items show of their articles, but the bodies: the columns
+/// `select_article!` reads for them.
+macro_rules! select_output_item_heads {
+    ($dialect:ident) => {
+        concat!(
+            "SELECT a.id, a.url, a.canonical_url, a.title, a.author, a.published_at,
+                    a.fetched_at, a.extractor, a.content_hash, a.lead_image_url, ",
+            tags_of!($dialect),
+            "
+             FROM articles a
+             WHERE ",
+            among_ids!($dialect, "a.id")
+        )
+    };
+}
+
+pub(super) const SELECT_OUTPUT_ITEM_HEADS: Dialects = Dialects {
+    sqlite: select_output_item_heads!(sqlite),
+    postgres: select_output_item_heads!(postgres),
+};
+
+/// The HTML bodies of the articles of `$1`.
+pub(super) const SELECT_ARTICLE_BODIES: Dialects = Dialects {
+    sqlite: concat!(
+        "SELECT a.id, a.html FROM articles a WHERE ",
+        among_ids!(sqlite, "a.id")
+    ),
+    postgres: concat!(
+        "SELECT a.id, a.html FROM articles a WHERE ",
+        among_ids!(postgres, "a.id")
+    ),
+};
+
+/// The images of the articles of `$1`, each article's in page order ([`SELECT_ARTICLE_IMAGES`]).
+macro_rules! select_images_of_articles {
+    ($dialect:ident) => {
+        concat!(
+            "SELECT article_id, position, url, alt, caption, width, height, mime, size, sha256
+             FROM images
+             WHERE ",
+            among_ids!($dialect, "article_id"),
+            "
+             ORDER BY article_id, position"
+        )
+    };
+}
+
+pub(super) const SELECT_IMAGES_OF_ARTICLES: Dialects = Dialects {
+    sqlite: select_images_of_articles!(sqlite),
+    postgres: select_images_of_articles!(postgres),
+};
+
+/// Consumer `$2`'s claims of the articles of `$1`.
+macro_rules! select_claims_of_articles {
+    ($dialect:ident) => {
+        concat!(
+            "SELECT consumer, article_id, lease, claimed_at, lease_until, done_at, result
+             FROM claims
+             WHERE consumer = $2 AND ",
+            among_ids!($dialect, "article_id")
+        )
+    };
+}
+
+pub(super) const SELECT_CLAIMS_OF_ARTICLES: Dialects = Dialects {
+    sqlite: select_claims_of_articles!(sqlite),
+    postgres: select_claims_of_articles!(postgres),
+};
+
 pub(super) const SELECT_IMAGE_BLOB: &str =
     "SELECT sha256, mime, size, bytes FROM image_blobs WHERE sha256 = $1";
 

@@ -11,6 +11,7 @@ use api_support::limits::{
     self, a_body_too_slow_is_answered_408, stalled_bodies_hold_no_database_slot,
 };
 use api_support::{App, DENSE_WORDS, IMAGE_MIME, dense_article, seed, seed_dense};
+use chrono::{DateTime, Utc};
 use common::TestDb;
 use gleaner::store::testing::StoreTesting as _;
 use serde_json::{Value, json};
@@ -19,6 +20,7 @@ on_both_databases!(
     feeds_list_with_polling_state_and_counts,
     cursor_pagination_resumes_exactly,
     listings_filter_by_feed_and_time,
+    since_is_an_age_a_date_or_a_time,
     an_article_as_json_text_and_html,
     images_are_served_with_their_content_type,
     search_finds_a_word_only_in_the_body,
@@ -211,6 +213,56 @@ async fn listings_filter_by_feed_and_time(db: TestDb) -> anyhow::Result<()> {
     let (status, body) = app.get_json("/articles?feed=gamma").await?;
     assert_eq!(status, 404, "{body}");
     assert!(body["error"].as_str().unwrap_or("").contains("gamma"));
+    app.stop().await
+}
+
+/// `since` reads as `--since` and the MCP tools read it: an age back from now, a date
+/// meaning its midnight UTC, or an RFC 3339 time; anything else is a 400 naming the three.
+async fn since_is_an_age_a_date_or_a_time(db: TestDb) -> anyhow::Result<()> {
+    let seeded = seed(&db.store, 2).await?;
+    let alpha = db
+        .store
+        .feed_by_name("alpha")
+        .await?
+        .context("feed alpha")?;
+    let fetched_at = |at: &str| -> anyhow::Result<_> { Ok(at.parse::<DateTime<Utc>>()?) };
+    let mut before_the_date = dense_article(alpha.id, 0);
+    before_the_date.fetched_at = fetched_at("2025-12-31T23:59:59Z")?;
+    let before_the_date = db.store.insert_article(&before_the_date).await?.id();
+    let mut at_midnight = dense_article(alpha.id, 1);
+    at_midnight.fetched_at = fetched_at("2026-01-01T00:00:00Z")?;
+    let at_midnight = db.store.insert_article(&at_midnight).await?.id();
+    let app = App::spawn(&db.store, None).await?;
+
+    let (status, body) = app.get_json("/articles?since=24h").await?;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(ids_of(&body, "articles")?, seeded.ids, "the last day's");
+    let (status, body) = app.get_json("/articles?since=2026-01-01").await?;
+    assert_eq!(status, 200, "{body}");
+    let mut from_the_date = seeded.ids.clone();
+    from_the_date.push(at_midnight);
+    assert_eq!(
+        ids_of(&body, "articles")?,
+        from_the_date,
+        "from its midnight"
+    );
+    let (_, body) = app.get_json("/articles?since=2025-12-31").await?;
+    assert!(ids_of(&body, "articles")?.contains(&before_the_date));
+    // An offset's `+` sent unencoded arrives as a space, and still reads.
+    let (status, body) = app
+        .get_json("/articles?since=2026-01-01T01:00:00+01:00")
+        .await?;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(ids_of(&body, "articles")?, from_the_date);
+
+    for bad in ["yesterday", "7x", "0d", "2026-13-01"] {
+        let (status, body) = app.get_json(&format!("/articles?since={bad}")).await?;
+        assert_eq!(status, 400, "since={bad}: {body}");
+        let message = body["error"].as_str().context("error message")?;
+        for form in ["age", "24h", "YYYY-MM-DD", "RFC 3339"] {
+            assert!(message.contains(form), "since={bad}: {message}");
+        }
+    }
     app.stop().await
 }
 

@@ -1,7 +1,8 @@
 //! A consumer's result shown with its article wherever the article is read: `export` (JSON
 //! and Markdown front matter), `articles show`, the web view's reading page, MCP
 //! `get_article` over stdio, and an output's item summary (its stored images at gleaner's
-//! addresses, the others at their own); an article nobody reported keeps its JSON as it was.
+//! addresses, the others at their own); an article nobody reported keeps its JSON as it was;
+//! an output's validators, which are made before its bodies are read, change with its items.
 //! On both databases.
 
 #[allow(dead_code)]
@@ -22,6 +23,7 @@ on_both_databases!(
     outputs_are_listed_with_their_urls_and_reported_without_their_keys,
     a_result_is_shown_wherever_its_article_is_read,
     an_output_serves_stored_images_from_gleaner_and_others_from_their_site,
+    an_outputs_etag_follows_its_items_and_answers_a_revalidation_304,
 );
 
 const KEY: &str = "results-key-0123456789";
@@ -282,4 +284,72 @@ async fn outputs_are_listed_with_their_urls_and_reported_without_their_keys(
     assert!(checked.contains("outputs: 1 (all; keys ***"), "{checked}");
     assert!(!checked.contains(KEY), "{checked}");
     Ok(())
+}
+
+/// An output's ETag and a request that presents `etag` (none: a plain GET): the status and
+/// the answer's ETag.
+async fn output_etag(
+    app: &api_support::App,
+    path: &str,
+    etag: Option<&str>,
+) -> anyhow::Result<(u16, String)> {
+    let mut request = app.client.get(app.url(path));
+    if let Some(etag) = etag {
+        request = request.header(reqwest::header::IF_NONE_MATCH, etag);
+    }
+    let answer = request.send().await?;
+    let status = answer.status().as_u16();
+    let answered = answer
+        .headers()
+        .get(reqwest::header::ETAG)
+        .and_then(|value| value.to_str().ok())
+        .context("an ETag")?
+        .to_string();
+    Ok((status, answered))
+}
+
+/// The ETag is made from the items before their bodies are read: the same items answer a
+/// revalidation 304; a new summary or a new article changes it; each format has its own.
+async fn an_outputs_etag_follows_its_items_and_answers_a_revalidation_304(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let (_, second) = reported(&db).await?;
+    let outputs = config(&db).parse()?.outputs;
+    let app = api_support::App::spawn_with(&db.store, None, |api| api.outputs = outputs).await?;
+    let atom = format!("/outputs/all.atom?key={KEY}");
+    let (status, first_etag) = output_etag(&app, &atom, None).await?;
+    assert_eq!(status, 200);
+    let (status, again) = output_etag(&app, &atom, Some(&first_etag)).await?;
+    assert_eq!((status, &again), (304, &first_etag));
+    let (_, json_etag) = output_etag(&app, &format!("/outputs/all.json?key={KEY}"), None).await?;
+    assert_ne!(json_etag, first_etag, "each format has its own");
+
+    let claimed = db
+        .store
+        .claim(
+            "summarizer",
+            1,
+            Duration::seconds(60),
+            ClaimFilter::default(),
+        )
+        .await?;
+    assert_eq!(claimed.first().map(|claim| claim.article.id), Some(second));
+    let result = json!({"summary": "A second summary"});
+    db.store
+        .finish_claim("summarizer", second, Some(claimed[0].lease), Some(&result))
+        .await?;
+    let (status, summarized_etag) = output_etag(&app, &atom, Some(&first_etag)).await?;
+    assert_eq!(status, 200, "a new summary is a new document");
+    assert_ne!(summarized_etag, first_etag);
+
+    let alpha = db.store.feed_by_name("alpha").await?.context("alpha")?;
+    db.store
+        .insert_article(&api_support::dense_article(alpha.id, 1))
+        .await?;
+    let (status, grown_etag) = output_etag(&app, &atom, Some(&summarized_etag)).await?;
+    assert_eq!(status, 200, "a new article is a new document");
+    assert_ne!(grown_etag, summarized_etag);
+    let (status, _) = output_etag(&app, &atom, Some(&grown_etag)).await?;
+    assert_eq!(status, 304);
+    app.stop().await
 }

@@ -618,6 +618,53 @@ fn check_config_reports_every_feed_error_with_its_line() {
     }
 }
 
+/// Errors in different sections are all reported, each at its line and in file order, not
+/// only the first: a bad cron default, an unknown key, a bad address, a feed's bad algorithm,
+/// a webhook's bad URL, an output's short key and a site's unknown page type. Loading for any
+/// other command refuses the file with the same lines.
+#[test]
+fn check_config_reports_the_errors_of_every_section_in_file_order() {
+    let text = "[schedule]\ndefault = \"every hour\"\n\n\
+                [fetch]\ntimout_seconds = 5\n\n\
+                [api]\nlisten = \"localhost\"\n\n\
+                [[feeds]]\nname = \"a\"\nurl = \"https://a.example/\"\nalgorithm = \"magic\"\n\n\
+                [[webhooks]]\nurl = \"not a url\"\n\n\
+                [[outputs]]\nname = \"o\"\nkey = \"short\"\nfeeds = [\"a\"]\n\n\
+                [[sites]]\nhost = \"b.example\"\npage_type = \"novel\"\n";
+    let output = check_config(text);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let err = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = err
+        .lines()
+        .map(|line| line.strip_prefix("error: ").unwrap_or(line))
+        .collect();
+    let expected = [
+        (2, "[schedule] default"),
+        (5, "unknown key `timout_seconds` in [fetch]"),
+        (8, "[api] listen"),
+        (13, "algorithm of `a`"),
+        (16, "[[webhooks]] url"),
+        (20, "[[outputs]] key"),
+        (25, "[[sites]] page_type"),
+    ];
+    assert_eq!(lines.len(), expected.len(), "one line per error: {err}");
+    for (line, (number, words)) in lines.iter().zip(expected) {
+        assert!(
+            line.starts_with(&format!("config.toml:{number}:")) && line.contains(words),
+            "expected line {number} ({words}), got {line:?} in: {err}"
+        );
+    }
+    let loaded = refused(text);
+    let loaded: Vec<&str> = loaded
+        .lines()
+        .map(|line| line.trim_start_matches("/etc/gleaner/"))
+        .collect();
+    assert_eq!(
+        loaded, lines,
+        "loading refuses the file as check-config does"
+    );
+}
+
 #[test]
 fn a_feed_name_with_control_or_bidirectional_characters_is_refused_where_it_is_written() {
     for name in ["\"a\\nb\"", "\"tab\\there\"", "\"bell\\u0007\""] {
