@@ -1027,3 +1027,89 @@ fn a_landing_page_keeps_its_sections_not_a_larger_menu_of_headed_link_columns() 
     }
     assert_contains_none(&widened.text, &["offering number"]);
 }
+
+const PRACTICES: [(&str, &str); 9] = [
+    (
+        "Engineering",
+        "Platforms rebuilt around the data your business already keeps.",
+    ),
+    (
+        "Assurance",
+        "Reporting checked against the controls your auditors ask for.",
+    ),
+    (
+        "Audit",
+        "External audits that explain the risks they find, not only list them.",
+    ),
+    (
+        "Payroll",
+        "Payroll and compliance run for you in every country you hire in.",
+    ),
+    (
+        "Customer",
+        "Service desks that answer on the first call, measured every week.",
+    ),
+    (
+        "Cyber",
+        "Threats watched around the clock by analysts who know your network.",
+    ),
+    (
+        "Strategy",
+        "Plans priced in cash and in people before a board is asked to sign.",
+    ),
+    (
+        "Tax",
+        "Returns filed on time in forty jurisdictions, with the workings shown.",
+    ),
+    (
+        "Operations",
+        "Supply chains mapped to the last supplier, then made shorter.",
+    ),
+];
+
+/// A consultancy's services page as a page builder writes its grid: a hero, then three rows
+/// of three cards, each card one link holding a heading, a sentence and a call to action.
+fn services_in_rows() -> String {
+    let rows: String = PRACTICES
+        .chunks(3)
+        .map(|row| {
+            let cards: String = row
+                .iter()
+                .map(|(heading, text)| {
+                    format!(
+                        "<div class=\"grid-col grid-col--4\"><a class=\"promo\" href=\"/{heading}\">\
+                         <div class=\"promo__content\"><h3>{heading}</h3>\
+                         <div class=\"promo__desc\">{text}</div>\
+                         <span class=\"cta\">Find out more</span></div></a></div>"
+                    )
+                })
+                .collect();
+            format!("<div class=\"grid-row\">{cards}</div>")
+        })
+        .collect();
+    framed(
+        "Services | Northgate Partners",
+        &format!(
+            "<section class=\"hero\"><h1>Broad services, real results</h1>\
+             <p>We see every challenge as a chance to grow, and our people bring the insight \
+             to solve it.</p></section><div class=\"grid\">{rows}</div>"
+        ),
+    )
+}
+
+#[test]
+fn a_landing_page_whose_cards_stand_in_rows_keeps_every_card() {
+    let url = url::Url::parse("https://northgate.example/services").ok();
+    let html = services_in_rows();
+    let page = gleaner::extract::Page::parse(html.as_bytes(), None, url.as_ref(), None);
+    assert_eq!(page.page_type, PageType::Service);
+    // The cascade kept the hero; no row alone holds enough cards to be an index.
+    let chosen = blocks_holding(&page, &["Broad services", "We see every challenge"]);
+    assert_eq!(chosen.len(), 2);
+    let widened = gleaner::extract::page_type::widen(&page, &chosen)
+        .unwrap_or_else(|| panic!("the rows' cards were not read as one group"));
+    for (heading, text) in PRACTICES {
+        assert_contains_all(&widened.text, &[heading, text]);
+    }
+    assert_contains_none(&widened.text, &["Journal", "ten percent off"]);
+}

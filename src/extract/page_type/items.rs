@@ -9,7 +9,9 @@
 //! `item-1`, `item-2` agree). A group of at least [`MIN_ITEMS`] items of which most carry a
 //! link, whose items are short enough to be cards and long enough not to be a menu's single
 //! words, and which lies outside the page's navigation and footer, is a candidate; the one
-//! with the most text is the page's item group.
+//! with the most text is the page's item group. A grid the template writes as rows (each
+//! row an element holding a few cards) is one group: the cards of rows alike, under one
+//! container, join ([`joined_rows`]).
 
 use ego_tree::NodeId;
 use foldhash::HashMap;
@@ -24,6 +26,9 @@ pub const MIN_ITEMS: usize = 6;
 
 /// The fewest items of a group on a page the detector or the feed named a collection.
 pub const MIN_NAMED_ITEMS: usize = 3;
+
+/// The fewest items of one row of a grid written as rows: a row of one is a list's entry.
+const MIN_ROW_ITEMS: usize = 2;
 
 /// How many ancestors above a text block are read as its possible item element: a card's
 /// name sits a few levels inside it (`li > div > a > h3`), and up to ten in the nested wrappers
@@ -156,15 +161,20 @@ pub fn candidates(page: &Page) -> Vec<ItemGroup> {
         tally.text_bytes += block.sl;
         tally.link_bytes += block.sa;
     });
-    tallies
+    let tallies = tallies
         .into_iter()
-        .filter_map(|((parent, _), mut tally)| {
+        .map(|((parent, item_signature), mut tally)| {
             if tally.item_has_link {
                 tally.linked_items += 1;
             }
             if tally.item_has_price {
                 tally.priced_items += 1;
             }
+            (parent, item_signature, tally)
+        });
+    joined_rows(page, tallies, min_items)
+        .into_iter()
+        .filter_map(|(parent, tally)| {
             let count = tally.items.len();
             if count < min_items {
                 return None;
@@ -184,6 +194,53 @@ pub fn candidates(page: &Page) -> Vec<ItemGroup> {
             })
         })
         .collect()
+}
+
+/// The tallies by parent, those of fewer than `min_items` items joined by row: a grid the
+/// template writes as rows (one element per row, the cards inside it) is one group of the
+/// cards of all rows alike (same row signature, same item signature, one container), keyed by
+/// the rows' container.
+fn joined_rows(
+    page: &Page,
+    tallies: impl Iterator<Item = (NodeId, u64, Tally)>,
+    min_items: usize,
+) -> Vec<(NodeId, Tally)> {
+    let tree = &page.document.tree;
+    let mut groups = Vec::new();
+    let mut rows: HashMap<(NodeId, u64, u64), Vec<Tally>> = HashMap::default();
+    for (parent, item_signature, tally) in tallies {
+        let row = tree.get(parent).and_then(|node| {
+            let element = node.value().as_element()?;
+            Some((node.parent()?.id(), signature(element)))
+        });
+        match row {
+            Some((container, row_signature))
+                if (MIN_ROW_ITEMS..min_items).contains(&tally.items.len()) =>
+            {
+                rows.entry((container, row_signature, item_signature))
+                    .or_default()
+                    .push(tally)
+            }
+            _ => groups.push((parent, tally)),
+        }
+    }
+    for ((container, _, _), mut row_tallies) in rows {
+        if row_tallies.len() < 2 {
+            continue;
+        }
+        row_tallies.sort_by_key(|t| t.spans.first().map_or(0, |span| span.0));
+        let mut joined = Tally::default();
+        for tally in row_tallies {
+            joined.items.extend(tally.items);
+            joined.spans.extend(tally.spans);
+            joined.linked_items += tally.linked_items;
+            joined.priced_items += tally.priced_items;
+            joined.text_bytes += tally.text_bytes;
+            joined.link_bytes += tally.link_bytes;
+        }
+        groups.push((container, joined));
+    }
+    groups
 }
 
 /// The text blocks of `spans` (first and last block of each element), captions and empty
