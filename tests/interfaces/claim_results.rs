@@ -16,7 +16,7 @@ use std::process::{Command, Stdio};
 use anyhow::Context as _;
 use chrono::Duration;
 use common::{TestConfig, TestDb};
-use gleaner::store::claims::ClaimFilter;
+use gleaner::store::claims::{ClaimFilter, ClaimedArticle};
 use serde_json::{Value, json};
 
 on_both_databases!(
@@ -28,11 +28,9 @@ on_both_databases!(
 
 const KEY: &str = "results-key-0123456789";
 
-/// Seeds two articles and reports the first done by `summarizer` with a summary; the ids.
-async fn reported(db: &TestDb) -> anyhow::Result<(i64, i64)> {
-    let seeded = api_support::seed(&db.store, 2).await?;
-    let (first, second) = (seeded.ids[0], seeded.ids[1]);
-    let claimed = db
+/// `summarizer` claims the oldest article it has not taken, for a minute.
+async fn summarizer_claims_one(db: &TestDb) -> anyhow::Result<Vec<ClaimedArticle>> {
+    Ok(db
         .store
         .claim(
             "summarizer",
@@ -40,7 +38,14 @@ async fn reported(db: &TestDb) -> anyhow::Result<(i64, i64)> {
             Duration::seconds(60),
             ClaimFilter::default(),
         )
-        .await?;
+        .await?)
+}
+
+/// Seeds two articles and reports the first done by `summarizer` with a summary; the ids.
+async fn reported(db: &TestDb) -> anyhow::Result<(i64, i64)> {
+    let seeded = api_support::seed(&db.store, 2).await?;
+    let (first, second) = (seeded.ids[0], seeded.ids[1]);
+    let claimed = summarizer_claims_one(db).await?;
     assert_eq!(claimed.len(), 1);
     let result = json!({"summary": "Ports & <storms>", "score": 3});
     db.store
@@ -324,15 +329,7 @@ async fn an_outputs_etag_follows_its_items_and_answers_a_revalidation_304(
     let (_, json_etag) = output_etag(&app, &format!("/outputs/all.json?key={KEY}"), None).await?;
     assert_ne!(json_etag, first_etag, "each format has its own");
 
-    let claimed = db
-        .store
-        .claim(
-            "summarizer",
-            1,
-            Duration::seconds(60),
-            ClaimFilter::default(),
-        )
-        .await?;
+    let claimed = summarizer_claims_one(&db).await?;
     assert_eq!(claimed.first().map(|claim| claim.article.id), Some(second));
     let result = json!({"summary": "A second summary"});
     db.store

@@ -176,7 +176,6 @@ fn widened_extraction(
 /// An article is one section that holds most of the text, beside its related lists (links)
 /// and its sidebar's widgets (a stack beside the choice, not around it).
 fn widen_by_sections(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Option<Extraction> {
-    let blocks = &page.stats.blocks;
     let service = page.page_type == PageType::Service;
     // A service page by the user's word needs no evidence that the choice missed sections.
     let named = service && page.page_type_configured;
@@ -193,8 +192,7 @@ fn widen_by_sections(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Opti
         STACK_LINK_SHARE
     };
     let stack = sections::find(page, link_bound)?;
-    let stack_bytes: usize = stack.blocks.iter().map(|&ix| blocks[ix].sl).sum();
-    let stack_links: usize = stack.blocks.iter().map(|&ix| blocks[ix].sa).sum();
+    let (stack_bytes, stack_links) = (stack.text_bytes, stack.link_bytes);
     let prose_stack = (stack_links as f64) < link_bound * stack_bytes as f64;
     // The choice is one of the sections: a stack beside it (a sidebar's widgets) is not the
     // page's content.

@@ -33,6 +33,10 @@ pub struct SectionStack {
     pub headed_bytes: usize,
     /// Bytes of text of the largest headed child.
     pub largest_bytes: usize,
+    /// Bytes of text of `blocks`.
+    pub text_bytes: usize,
+    /// Bytes of link text of `blocks`.
+    pub link_bytes: usize,
 }
 
 struct Child {
@@ -66,12 +70,7 @@ pub fn find(page: &Page, link_bound: f64) -> Option<SectionStack> {
     parents
         .into_iter()
         .filter_map(|(parent, children)| stack(page, parent, children))
-        .filter(|stack| {
-            let blocks = &page.stats.blocks;
-            let bytes: usize = stack.blocks.iter().map(|&ix| blocks[ix].sl).sum();
-            let links: usize = stack.blocks.iter().map(|&ix| blocks[ix].sa).sum();
-            (links as f64) < link_bound * bytes as f64
-        })
+        .filter(|stack| (stack.link_bytes as f64) < link_bound * stack.text_bytes as f64)
         .max_by_key(|stack| stack.headed_bytes)
 }
 
@@ -96,11 +95,16 @@ fn stack(page: &Page, parent: NodeId, children: Vec<(NodeId, Child)>) -> Option<
     let headed_bytes = headed.iter().map(|c| c.text_bytes).sum();
     let largest_bytes = headed.iter().map(|c| c.text_bytes).max().unwrap_or(0);
     let spans: Vec<(usize, usize)> = kept.iter().map(|c| c.span).collect();
+    let blocks = spanned_blocks(page, &spans);
+    let text_bytes = blocks.iter().map(|&ix| page.stats.blocks[ix].sl).sum();
+    let link_bytes = blocks.iter().map(|&ix| page.stats.blocks[ix].sa).sum();
     Some(SectionStack {
         parent,
-        blocks: spanned_blocks(page, &spans),
+        blocks,
         headed: headed.len(),
         headed_bytes,
         largest_bytes,
+        text_bytes,
+        link_bytes,
     })
 }
