@@ -251,7 +251,7 @@ fn json_ld_objects(document: &Html) -> Vec<Value> {
     let mut objects = Vec::new();
     for script in document.select(&selector) {
         let text: String = script.text().collect();
-        let Ok(value) = serde_json::from_str::<Value>(text.trim()) else {
+        let Some(value) = crate::extract::page_type::json_ld::value(&text) else {
             continue;
         };
         collect_objects(value, &mut objects, 0);

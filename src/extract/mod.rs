@@ -377,8 +377,11 @@ impl Page {
         let document = parsed.document;
         let base = tidy::base_url(&document, page_url);
         let stats = measure(Stage::DomStats, || dom::analyze(&document, base.as_ref()));
+        // The address the page was read from: a `<base href>` names where its relative links
+        // resolve (often the site's root), not which page this is.
+        let address = page_url.or(base.as_ref());
         let page_type = measure(Stage::PageType, || {
-            page_type::detect::detect(&document, &stats, base.as_ref())
+            page_type::detect::detect(&document, &stats, address)
         });
         Page {
             page_type,

@@ -139,6 +139,56 @@ fn a_thread_of_twenty_replies_yields_twenty_one_posts_with_authors_and_dates() {
     assert_eq!(extraction.verdict, Verdict::Article);
 }
 
+/// A `<base href>` names where a page's relative links resolve, often the site's root; the
+/// page's own address is where it was read from, and that is the thread's.
+#[test]
+fn a_thread_whose_base_is_the_sites_root_is_read_as_a_thread() {
+    let page = xenforo_thread(4).replacen(
+        "<head>",
+        "<head><base href=\"https://metalshop.example.org/\">",
+        1,
+    );
+    let extraction = extract_at(&page, "https://metalshop.example.org/threads/shaper.77/");
+    assert_eq!(extraction.page_type, PageType::Forum);
+    assert_eq!(extraction.posts.len(), 5, "{:#?}", extraction.posts);
+}
+
+/// A board of its own making: no platform's classes, no numbered post ids, no structured
+/// data; only post bodies named as posts (`div.postText`) on a thread's address.
+fn homemade_thread(replies: usize) -> String {
+    let posts: String = (0..=replies)
+        .map(|n| {
+            format!(
+                "<div class=\"posts\"><div class=\"postAuthor\">{member}</div>\
+                 <div class=\"postdate\">Mar {day}, 2026</div>\
+                 <div class=\"postText\">{body}</div>\
+                 <div class=\"postButtonsToolbar\"><a>Quote</a> <a>Report post</a></div></div>",
+                member = MEMBERS[n % MEMBERS.len()],
+                day = 1 + n,
+                body = post_body(n),
+            )
+        })
+        .collect();
+    format!(
+        "<!DOCTYPE html><html><head><title>Shaper clapper box | Homestead boards</title></head>\
+         <body><nav><a href=\"/\">Boards</a> <a href=\"/f/12/machines\">Machines</a></nav>\
+         <h1>Shaper clapper box sticks</h1><div class=\"thread\">{posts}</div>\
+         <footer>Homestead boards · Terms · Privacy</footer></body></html>"
+    )
+}
+
+#[test]
+fn posts_named_as_posts_on_a_threads_address_are_a_thread() {
+    let page = homemade_thread(5);
+    let extraction = extract_at(&page, "https://boards-home.example/t/123270/shaper-clapper");
+    assert_eq!(extraction.page_type, PageType::Forum);
+    assert_eq!(extraction.posts.len(), 6, "{:#?}", extraction.posts);
+    for n in 0..=5 {
+        assert_contains_all(&extraction.text, &[&format!("Post {n} here.")]);
+    }
+    assert_contains_none(&extraction.text, &["Report post"]);
+}
+
 #[test]
 fn a_configured_page_type_overrides_detection() {
     // On an address that is no thread's and without the platform's marks on the page's root,

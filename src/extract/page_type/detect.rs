@@ -8,8 +8,10 @@
 //!    in JSON-LD or microdata); a Reddit comments page is a thread by its address; a forum
 //!    platform (XenForo, vBulletin, phpBB, Invision, Discourse, SMF, MyBB, NodeBB, Vanilla,
 //!    FluxBB, bbPress, StackExchange, Lemmy: generator or class vocabulary) or numbered post
-//!    elements (`post-123`, `msg_123`, three or more) on a thread-shaped address (`/threads/`,
-//!    `/topic/`, `/t/`, `viewtopic.php`, a `forum.` or `community.` host) make one too.
+//!    elements (`post-123`, `msg_123`, three or more) or three post bodies named as forum
+//!    extraction finds them (`.postText`, `.msg_body`, …) on a thread-shaped address
+//!    (`/threads/`, `/topic/`, `/t/`, `viewtopic.php`, a `forum.` or `community.` host) make
+//!    one too.
 //!    Articles with reader comments carry numbered comments but not a thread's address.
 //! 2. **Documentation.** A documentation framework (Sphinx, MkDocs, MediaWiki, devsite,
 //!    Docusaurus, mdBook, rustdoc: generator or class vocabulary) on a docs-shaped address or
@@ -44,11 +46,16 @@ use url::Url;
 use super::PageType;
 use crate::extract::dom::{DomStats, class_and_id_attributes};
 
-/// The page's type, from its DOM and its address (the statistics pass is not read yet: the
-/// marks above are all in the markup).
-pub fn detect(document: &Html, _stats: &DomStats, base: Option<&Url>) -> PageType {
-    let evidence = Evidence::gather(document);
-    let address = Address::of(base);
+/// The page's type, from its DOM and its address, the URL it was read from (the statistics
+/// pass is not read yet: the marks above are all in the markup).
+pub fn detect(document: &Html, _stats: &DomStats, address: Option<&Url>) -> PageType {
+    let mut evidence = Evidence::gather(document);
+    let address = Address::of(address);
+    // Only on a thread's address: the selectors walk the whole tree, and other pages need
+    // no answer.
+    if address.thread && !evidence.forum_marks && evidence.numbered_posts < MIN_NUMBERED_POSTS {
+        evidence.post_bodies = super::forum::post_bodies(document);
+    }
     decide(&evidence, &address)
 }
 
@@ -220,6 +227,9 @@ struct Evidence {
     docs_marks: bool,
     /// Distinct tokens naming one numbered post (`post-123`, `msg_123`, `comment-123`).
     numbered_posts: usize,
+    /// Post bodies as forum extraction finds them (`.postText`, `.msg_body`, …), counted on a
+    /// thread's address only.
+    post_bodies: usize,
     price: bool,
     shop_assets: bool,
     /// A publication date in the markup: `article:published_time` and its kin, a
@@ -353,7 +363,10 @@ impl Evidence {
             return true;
         }
         let platform = self.forum_marks || self.generator_is(FORUM_GENERATORS);
-        address.thread && (platform || self.numbered_posts >= MIN_NUMBERED_POSTS)
+        address.thread
+            && (platform
+                || self.numbered_posts >= MIN_NUMBERED_POSTS
+                || self.post_bodies >= MIN_NUMBERED_POSTS)
     }
 
     fn is_documentation(&self, address: &Address) -> bool {

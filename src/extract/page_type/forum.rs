@@ -56,7 +56,10 @@ static BODIES: LazyLock<Vec<Selector>> = LazyLock::new(|| {
         ".usertext-body .md",
         "[slot=\"text-body\"], [slot=\"comment\"]",
         ".md-div",
-        // Boards whose posts name themselves: `.postBody`, `.postText`, `.post-content`.
+        // Boards whose posts name themselves: `.postBody`, `.postText`, `.post-content`,
+        // GameFAQs' `.msg_body`, TripAdvisor's `.postcontent`.
+        ".msg_body",
+        ".postcontent",
         ".postBody",
         ".postText",
         ".post-content",
@@ -110,6 +113,17 @@ const CHROME: &[&str] = &[
 
 /// The least text of a thread: a page with less leaves the cascade to decide.
 const MIN_TEXT_BYTES: usize = 80;
+
+/// How many post bodies the page holds, as [`extract`] finds them (the first selector of
+/// [`BODIES`] that matches): the detector's evidence of a thread where the platform left no
+/// mark of its own.
+pub(super) fn post_bodies(document: &scraper::Html) -> usize {
+    BODIES
+        .iter()
+        .map(|selector| document.select(selector).count())
+        .find(|&count| count > 0)
+        .unwrap_or(0)
+}
 
 /// The posts of a thread page and its text, when the page holds post bodies.
 pub fn extract(page: &Page) -> Option<Extraction> {

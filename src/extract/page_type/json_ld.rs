@@ -63,20 +63,44 @@ impl Declared {
     }
 }
 
-/// What the JSON-LD `text` declares; nothing when it is not valid JSON.
+/// What the JSON-LD `text` declares; nothing when it is not valid JSON. A block whose strings
+/// hold raw line breaks or tabs (a description pasted into a template, which JSON forbids and
+/// every reader of structured data accepts) is read with those characters as spaces: outside
+/// strings they are whitespace anyway.
 pub(super) fn read(text: &str) -> Declared {
+    let text = text.trim();
+    if let Some(declared) = read_strict(text) {
+        return declared;
+    }
+    if text.bytes().any(|b| b.is_ascii_control()) {
+        let spaced = text.replace(|c: char| c.is_ascii_control(), " ");
+        return read_strict(&spaced).unwrap_or_default();
+    }
+    Declared::default()
+}
+
+/// A JSON-LD block as a JSON value, read as [`read`] reads it (raw control characters as
+/// spaces when the block holds them and is invalid with them); `None` when it is not JSON.
+pub(crate) fn value(text: &str) -> Option<serde_json::Value> {
+    let text = text.trim();
+    serde_json::from_str(text).ok().or_else(|| {
+        if !text.bytes().any(|b| b.is_ascii_control()) {
+            return None;
+        }
+        serde_json::from_str(&text.replace(|c: char| c.is_ascii_control(), " ")).ok()
+    })
+}
+
+/// What valid JSON `text` declares; `None` when it is not valid JSON.
+fn read_strict(text: &str) -> Option<Declared> {
     let mut declared = Declared::default();
-    let mut deserializer = serde_json::Deserializer::from_str(text.trim());
+    let mut deserializer = serde_json::Deserializer::from_str(text);
     let scan = Scan {
         declared: &mut declared,
         depth: 0,
     };
     let complete = scan.deserialize(&mut deserializer).is_ok() && deserializer.end().is_ok();
-    if complete {
-        declared
-    } else {
-        Declared::default()
-    }
+    complete.then_some(declared)
 }
 
 /// A value at `depth`: objects have their types read, arrays their items.
@@ -267,6 +291,13 @@ mod tests {
         );
         assert_eq!(declared.products, 2);
         assert!(declared.dated);
+    }
+
+    #[test]
+    fn raw_line_breaks_inside_strings_do_not_hide_the_types() {
+        let text = "{\n\t\"@type\":\"DiscussionForumPosting\",\n\t\"description\":\"One line.\n\nAnother\tline.\"\n}";
+        assert!(serde_json::from_str::<serde_json::Value>(text).is_err());
+        assert_eq!(read(text).types, vec!["DiscussionForumPosting".to_string()]);
     }
 
     #[test]

@@ -12,7 +12,7 @@ pub mod detect;
 pub mod documentation;
 pub mod forum;
 pub mod items;
-mod json_ld;
+pub(crate) mod json_ld;
 pub mod product;
 pub mod sections;
 

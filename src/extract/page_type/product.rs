@@ -202,7 +202,7 @@ fn structured_description(page: &Page) -> Option<String> {
     let mut best: Option<String> = None;
     for script in SCRIPTS.iter().flat_map(|s| page.document.select(s)) {
         let text: String = script.text().collect();
-        let Ok(value) = serde_json::from_str::<Value>(text.trim()) else {
+        let Some(value) = super::json_ld::value(&text) else {
             continue;
         };
         let mut found = Vec::new();
