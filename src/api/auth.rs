@@ -162,7 +162,7 @@ pub async fn require_token(State(access): State<Access>, request: Request, next:
 }
 
 /// `429` with `Retry-After`.
-fn too_many_attempts(wait: std::time::Duration) -> Response {
+pub(super) fn too_many_attempts(wait: std::time::Duration) -> Response {
     let mut response = ApiError::new(
         StatusCode::TOO_MANY_REQUESTS,
         "too many failed authentications from this address: wait before trying again",

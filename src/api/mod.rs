@@ -98,7 +98,10 @@ pub fn router(store: Store, api: &ApiConfig, token: auth::ApiToken) -> Router {
             limits::read_body_first,
         ));
     protected = protected.route_layer(middleware::from_fn_with_state(
-        auth::Access { token, attempts },
+        auth::Access {
+            token,
+            attempts: attempts.clone(),
+        },
         auth::require_token,
     ));
     // Feed readers send no token: the outputs check their own keys, and share the slots.
@@ -113,6 +116,7 @@ pub fn router(store: Store, api: &ApiConfig, token: auth::ApiToken) -> Router {
             store: store.clone(),
             outputs: std::sync::Arc::new(api.outputs.clone()),
             public_url: api.public_url.clone(),
+            attempts: attempts.clone(),
         });
     Router::new()
         .route("/healthz", get(ops::healthz))

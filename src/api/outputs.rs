@@ -5,8 +5,10 @@
 //! A feed reader sends no bearer token, so these routes never read one: each output's URLs
 //! carry its own key (`?key=`, or a path segment for images), compared in constant time, and
 //! a wrong or missing key answers exactly as an output that does not exist (404), so that
-//! the key's absence tells nobody an output is there. The API token is never accepted in
-//! its place. Conditional GET: the validators are made before any body is read, from the
+//! the key's absence tells nobody an output is there. A wrong key counts as a failed
+//! authentication of its client, as a wrong bearer token does ([`FailedAttempts`]): a client
+//! that guesses too often waits (429 with `Retry-After`), whatever the output's name, so that
+//! the wait tells nobody either. The API token is never accepted in its place. Conditional GET: the validators are made before any body is read, from the
 //! document rendered without its bodies and, standing for each body, its text's digest, its
 //! extractor and its images (an extraction again that changes a body changes one of them);
 //! the ETag is their digest, Last-Modified the newest item's change, and a matching
@@ -20,14 +22,15 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::{Path, RawQuery, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{Extensions, HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use sha2::{Digest, Sha256};
 use url::Url;
 
 use super::articles::{Params, if_none_match, image_bytes, with_stored_images};
-use super::auth::constant_time_eq;
+use super::attempts::FailedAttempts;
+use super::auth::{client_of, constant_time_eq, too_many_attempts};
 use super::error::ApiError;
 use crate::config::OutputConfig;
 use crate::outputs::{OutputDocument, OutputItem};
@@ -41,6 +44,8 @@ pub struct OutputsState {
     pub outputs: Arc<Vec<OutputConfig>>,
     /// `[api] public_url`; else each request's `Host` names the base of absolute links.
     pub public_url: Option<Url>,
+    /// The clients' failed authentications, shared with the bearer check and the sign-in.
+    pub attempts: FailedAttempts,
 }
 
 /// The two renderings of an output, by the extension of its URL.
@@ -85,6 +90,24 @@ fn hidden() -> ApiError {
     ApiError::not_found("no such route (see docs/api.md)")
 }
 
+/// Why an output request is not answered with the output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refusal {
+    /// No such output, or not its key: [`hidden`].
+    Hidden,
+    /// The client guessed too often: 429 with `Retry-After`.
+    LockedOut(std::time::Duration),
+}
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        match self {
+            Refusal::Hidden => hidden().into_response(),
+            Refusal::LockedOut(wait) => too_many_attempts(wait),
+        }
+    }
+}
+
 /// Whether `presented` is `output`'s key, compared as digests in constant time.
 fn key_matches(output: &OutputConfig, presented: &str) -> bool {
     let expected: [u8; 32] = Sha256::digest(output.key.expose().as_bytes()).into();
@@ -93,12 +116,30 @@ fn key_matches(output: &OutputConfig, presented: &str) -> bool {
 }
 
 impl OutputsState {
-    /// The output named `name` when `key` is its key.
-    fn unlocked(&self, name: &str, key: Option<&str>) -> Result<&OutputConfig, ApiError> {
+    /// The output named `name` when `key` is its key; else the answer: 404 (a key presented
+    /// and wrong counts as a failure of the client), or 429 while the client is locked out.
+    fn unlocked(
+        &self,
+        name: &str,
+        key: Option<&str>,
+        extensions: &Extensions,
+    ) -> Result<&OutputConfig, Refusal> {
+        let client = client_of(extensions);
+        if let Some(wait) = self.attempts.locked_out(client) {
+            return Err(Refusal::LockedOut(wait));
+        }
         let output = self.outputs.iter().find(|output| output.name == name);
         match (output, key) {
-            (Some(output), Some(key)) if key_matches(output, key) => Ok(output),
-            _ => Err(hidden()),
+            (Some(output), Some(key)) if key_matches(output, key) => {
+                self.attempts.succeeded(client);
+                Ok(output)
+            }
+            (_, presented) => {
+                if presented.is_some() {
+                    self.attempts.failed(client, "output key");
+                }
+                Err(Refusal::Hidden)
+            }
         }
     }
 
@@ -120,6 +161,7 @@ pub async fn document(
     State(state): State<OutputsState>,
     Path(file): Path<String>,
     RawQuery(query): RawQuery,
+    extensions: Extensions,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let (name, format) = OutputFormat::ALL
@@ -130,7 +172,10 @@ pub async fn document(
         })
         .ok_or_else(hidden)?;
     let params = Params::parse(query.as_deref());
-    let output = state.unlocked(name, params.get("key"))?;
+    let output = match state.unlocked(name, params.get("key"), &extensions) {
+        Ok(output) => output,
+        Err(refusal) => return Ok(refusal.into_response()),
+    };
     let base = state.base_url(&headers);
     let page = Page::read(&state.store, output, &base).await?;
     let mut document = page.document_without_bodies(output, &base, format);
@@ -147,9 +192,12 @@ pub async fn document(
 pub async fn image(
     State(state): State<OutputsState>,
     Path((name, key, sha256)): Path<(String, String, String)>,
+    extensions: Extensions,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    state.unlocked(&name, Some(&key))?;
+    if let Err(refusal) = state.unlocked(&name, Some(&key), &extensions) {
+        return Ok(refusal.into_response());
+    }
     image_bytes(&state.store, &sha256, &headers).await
 }
 

@@ -365,6 +365,24 @@ const SELECT_SELECTION: Dialects = Dialects {
     ),
 };
 
+/// [`SELECT_SELECTION`] of one feed, `$5` its name: read along the feed's own key of
+/// `article_feeds` (feed, article), newest first, so that a feed with few of the articles is
+/// not found by walking every article newest first.
+const SELECT_FEED_SELECTION: Dialects = Dialects {
+    sqlite: concat!(
+        "SELECT a.id FROM article_feeds l JOIN articles a ON a.id = l.article_id
+         WHERE l.feed_id = (SELECT id FROM feeds WHERE name = $5)",
+        article_selection!(sqlite, "$2", "$3", "$4", "NULL", "$6"),
+        " ORDER BY l.article_id DESC LIMIT $1"
+    ),
+    postgres: concat!(
+        "SELECT a.id FROM article_feeds l JOIN articles a ON a.id = l.article_id
+         WHERE l.feed_id = (SELECT id FROM feeds WHERE name = $5)",
+        article_selection!(postgres, "$2", "$3", "$4", "NULL", "$6"),
+        " ORDER BY l.article_id DESC LIMIT $1"
+    ),
+};
+
 /// Consumer `$1`'s claims in state `$2` (`leased`, `done`, `expired`, `all`) at `$3`, of
 /// articles after id `$4`, at most `$5`, in article order: read on the primary key
 /// (consumer, article_id).
@@ -538,8 +556,53 @@ impl Store {
     }
 
     /// The ids of the newest `limit` articles `selection` lets through, newest first (what
-    /// an output serves; nothing is claimed).
+    /// an output serves; nothing is claimed). A selection of feeds reads each feed's newest
+    /// along its own key and merges them: the articles of a quiet feed are a few among many.
     pub async fn selected_articles(
+        &self,
+        selection: &ArticleSelection,
+        limit: i64,
+    ) -> Result<Vec<i64>, StoreError> {
+        let Some(feeds) = &selection.feeds else {
+            return self.selected_among_all(selection, limit).await;
+        };
+        let mut ids: Vec<i64> = Vec::new();
+        for feed in feeds {
+            ids.extend(self.selected_of_feed(selection, feed, limit).await?);
+        }
+        // An article several of the feeds list is one item.
+        ids.sort_unstable_by(|a, b| b.cmp(a));
+        ids.dedup();
+        ids.truncate(usize::try_from(limit.max(0)).unwrap_or(usize::MAX));
+        Ok(ids)
+    }
+
+    /// [`Store::selected_articles`] of one feed, by name.
+    async fn selected_of_feed(
+        &self,
+        selection: &ArticleSelection,
+        feed: &str,
+        limit: i64,
+    ) -> Result<Vec<i64>, StoreError> {
+        let statement = self.sql(&SELECT_FEED_SELECTION);
+        let page_types = selection.page_type_names();
+        let filter = &selection.filter;
+        on_pool!(self, pool => {
+            sqlx::query_scalar(statement)
+                .bind(limit.max(0))
+                .bind(filter.min_quality)
+                .bind(filter.skip_duplicates)
+                .bind(page_types.as_ref().map(Json))
+                .bind(feed)
+                .bind(selection.tags.as_ref().map(Json))
+                .fetch_all(pool)
+                .await
+        })
+        .context("selecting a feed's articles")
+    }
+
+    /// [`Store::selected_articles`] whatever the feed.
+    async fn selected_among_all(
         &self,
         selection: &ArticleSelection,
         limit: i64,

@@ -22,6 +22,7 @@ on_both_databases!(
     failures_are_listed_newest_first,
     stored_text_prints_inert_and_a_closed_pipe_ends_quietly,
     search_syntax_finds_the_same_articles_on_both_databases,
+    a_common_word_ranks_its_newest_matches_on_both_databases,
     an_unknown_feed_is_an_error_not_an_empty_listing,
 );
 
@@ -284,10 +285,8 @@ async fn an_unknown_feed_is_an_error_not_an_empty_listing(db: TestDb) -> anyhow:
     Ok(())
 }
 
-/// Five short English articles for the search syntax: their ids, in order.
-async fn seed_for_search(db: &TestDb) -> anyhow::Result<(tempfile::TempDir, Vec<i64>)> {
-    let dir = tempfile::tempdir()?;
-    std::fs::write(dir.path().join("config.toml"), CONFIG)?;
+/// The feed `news` of the search tests, stored: its id.
+async fn news_feed(db: &TestDb) -> anyhow::Result<i64> {
     let schedule = CronSchedule::parse("*/15 * * * *")?;
     let feeds = db
         .store
@@ -297,6 +296,14 @@ async fn seed_for_search(db: &TestDb) -> anyhow::Result<(tempfile::TempDir, Vec<
             schedule,
         )])
         .await?;
+    Ok(feeds[0].id)
+}
+
+/// Five short English articles for the search syntax: their ids, in order.
+async fn seed_for_search(db: &TestDb) -> anyhow::Result<(tempfile::TempDir, Vec<i64>)> {
+    let dir = tempfile::tempdir()?;
+    std::fs::write(dir.path().join("config.toml"), CONFIG)?;
+    let feed_id = news_feed(db).await?;
     let mut ids = Vec::new();
     for (n, (title, text, language)) in [
         (
@@ -328,36 +335,82 @@ async fn seed_for_search(db: &TestDb) -> anyhow::Result<(tempfile::TempDir, Vec<
     .into_iter()
     .enumerate()
     {
-        let article = NewArticle {
-            feed_id: feeds[0].id,
-            guid: Some(format!("search-{n}")),
-            url: format!("https://news.example/search/{n}"),
-            canonical_url: None,
-            title: title.into(),
-            author: None,
-            summary: None,
-            published_at: None,
-            fetched_at: db_time(Utc::now()),
-            language: language.map(str::to_string),
-            extractor: "cuter".into(),
-            confidence: 0.9,
-            verdict: gleaner::store::Verdict::Article,
-            quality: 0.9,
-            text: text.into(),
-            html: format!("<p>{text}</p>"),
-            raw_page: None,
-            raw_content_type: None,
-            images: Vec::new(),
-            metadata: Default::default(),
-            page_type: Default::default(),
-            posts: Vec::new(),
-            enclosures: Vec::new(),
-            kind: gleaner::store::EntryKind::Article,
-            tags: Vec::new(),
-        };
+        let article = search_article(feed_id, n, title, text, language);
         ids.push(db.store.insert_article(&article).await?.id());
     }
     Ok((dir, ids))
+}
+
+/// Article `n` of the search tests, of feed `feed_id`.
+fn search_article(
+    feed_id: i64,
+    n: usize,
+    title: &str,
+    text: &str,
+    language: Option<&str>,
+) -> NewArticle {
+    NewArticle {
+        feed_id,
+        guid: Some(format!("search-{n}")),
+        url: format!("https://news.example/search/{n}"),
+        canonical_url: None,
+        title: title.into(),
+        author: None,
+        summary: None,
+        published_at: None,
+        fetched_at: db_time(Utc::now()),
+        language: language.map(str::to_string),
+        extractor: "cuter".into(),
+        confidence: 0.9,
+        verdict: gleaner::store::Verdict::Article,
+        quality: 0.9,
+        text: text.into(),
+        html: format!("<p>{text}</p>"),
+        raw_page: None,
+        raw_content_type: None,
+        images: Vec::new(),
+        metadata: Default::default(),
+        page_type: Default::default(),
+        posts: Vec::new(),
+        enclosures: Vec::new(),
+        kind: gleaner::store::EntryKind::Article,
+        tags: Vec::new(),
+    }
+}
+
+/// A word in more than 500 articles is ranked among its 500 newest matches on both databases,
+/// so that the two give the same hits: the oldest match, the best by rank (the word in its
+/// title three times), is not among them.
+async fn a_common_word_ranks_its_newest_matches_on_both_databases(
+    db: TestDb,
+) -> anyhow::Result<()> {
+    let feed_id = news_feed(&db).await?;
+    let mut ids = Vec::new();
+    for n in 0..505 {
+        let title = if n == 0 {
+            "Harbour harbour harbour".to_string()
+        } else {
+            format!("Notes {n}")
+        };
+        let text = format!("The harbour office posted notice number {n} today.");
+        let article = search_article(feed_id, n, &title, &text, Some("en"));
+        ids.push(db.store.insert_article(&article).await?.id());
+    }
+    let hits = db.store.search("harbour", 500).await?;
+    assert_eq!(hits.len(), 500);
+    let newest: std::collections::HashSet<i64> = ids[5..].iter().copied().collect();
+    assert!(
+        hits.iter().all(|hit| newest.contains(&hit.id)),
+        "a match older than the newest 500 was ranked: {:?}",
+        hits.iter()
+            .map(|hit| hit.id)
+            .filter(|id| !newest.contains(id))
+            .collect::<Vec<_>>()
+    );
+    // A rare word is ranked among all its matches.
+    let rare = db.store.search("\"notes 3\"", 10).await?;
+    assert_eq!(rare.first().map(|hit| hit.id), Some(ids[3]));
+    Ok(())
 }
 
 /// Each form of the search syntax finds the same articles on SQLite and PostgreSQL (the

@@ -2,7 +2,8 @@
 //! poll a consumer claims by tag, posts a result, and reads it back through `export`,
 //! `GET /articles/{id}` and an `[[outputs]]` feed, whose Atom and JSON Feed parse with
 //! feed-rs and with Python's `feedparser` (skipped, saying so, where it is missing), answer
-//! 304 to their own validators and 404 to a wrong key; on both databases.
+//! 304 to their own validators and 404 to a wrong key, and a client guessing keys is locked
+//! out; on both databases.
 
 #[allow(dead_code)]
 use crate::api_support;
@@ -175,6 +176,7 @@ async fn a_result_reaches_export_the_article_and_the_outbound_feeds(
     feedparser_reads(&atom, &json_feed)?;
     check_validators(&app).await?;
     check_hidden(&app).await?;
+    check_guesses_locked_out(&app).await?;
     app.stop().await
 }
 
@@ -305,6 +307,29 @@ async fn check_validators(app: &api_support::App) -> anyhow::Result<()> {
         let stale = [(reqwest::header::IF_NONE_MATCH, "\"stale\"".to_string())];
         assert_eq!(fetch_output(app, &path, &stale).await?.status(), 200);
     }
+    Ok(())
+}
+
+/// Guessing keys is a failed authentication each time: after the free failures the client
+/// waits (429 with `Retry-After`), and while it waits the right key opens nothing either.
+async fn check_guesses_locked_out(app: &api_support::App) -> anyhow::Result<()> {
+    let mut guesses = 0;
+    let locked = loop {
+        guesses += 1;
+        let path = format!("/outputs/energy.atom?key=guess-{guesses:04}");
+        let response = fetch_output(app, &path, &[]).await?;
+        if response.status() != 404 {
+            break response;
+        }
+        anyhow::ensure!(
+            guesses <= 2 * gleaner::api::attempts::FREE_FAILURES,
+            "{guesses} wrong keys and no lockout"
+        );
+    };
+    assert_eq!(locked.status(), 429);
+    assert!(locked.headers().contains_key(reqwest::header::RETRY_AFTER));
+    let right = fetch_output(app, &format!("/outputs/energy.atom?key={KEY}"), &[]).await?;
+    assert_eq!(right.status(), 429);
     Ok(())
 }
 

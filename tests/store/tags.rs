@@ -18,6 +18,7 @@ on_both_databases!(
     feed_categories_and_configured_tags_are_stored_shown_and_filtered,
     tags_of_a_pending_entry_reach_its_article,
     every_feed_that_lists_an_article_gives_it_its_tags,
+    a_selection_of_feeds_is_their_newest_articles_each_once,
 );
 
 /// Serves story `n`'s page and returns its URL.
@@ -288,5 +289,77 @@ async fn every_feed_that_lists_an_article_gives_it_its_tags(db: TestDb) -> anyho
     poll(&ctx).await?;
     let again = db.store.article(rows[0].id).await?.context("stored")?;
     assert_eq!(again.tags, article.tags);
+    Ok(())
+}
+
+/// What an output of some feeds serves: the newest articles any of them lists, newest first,
+/// an article two of them list once, at most the limit; a feed outside the selection adds
+/// nothing.
+async fn a_selection_of_feeds_is_their_newest_articles_each_once(db: TestDb) -> anyhow::Result<()> {
+    use gleaner::store::claims::ArticleSelection;
+    let farm = Farm::start().await?;
+    let feed = |stories: &[usize]| {
+        let items: String = stories
+            .iter()
+            .map(|&n| {
+                format!(
+                    "<item><title>Story {n}</title><link>{}</link><guid>s{n}</guid></item>",
+                    story(&farm, n)
+                )
+            })
+            .collect();
+        format!(
+            "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>R</title>\
+             <link>http://farm.example/</link>{items}</channel></rss>"
+        )
+    };
+    for (path, stories) in [
+        ("/one.xml", &[1, 2, 5][..]),
+        ("/two.xml", &[3, 5]),
+        ("/three.xml", &[4]),
+    ] {
+        farm.route(path, farm::ok("application/rss+xml", feed(stories).into()));
+    }
+    let config = TestConfig::new(&db)
+        .loopback_farm()
+        .feed("one", farm.url("/one.xml"))
+        .feed("two", farm.url("/two.xml"))
+        .feed("three", farm.url("/three.xml"));
+    let ctx = daemon::prepare(config.parse()?).await?;
+    poll(&ctx).await?;
+    // The feed that met a shared story while the other was storing it lists it now.
+    poll(&ctx).await?;
+    let mut by_title = std::collections::HashMap::new();
+    for row in common::distinct_articles(&db.store).await? {
+        let article = db.store.article(row.id).await?.context("stored")?;
+        by_title.insert(article.title.clone(), row.id);
+    }
+    let id = |n: usize| by_title.get(&format!("Story {n}")).copied().unwrap_or(-1);
+    let selection = |feeds: &[&str]| ArticleSelection {
+        feeds: Some(feeds.iter().map(|f| f.to_string()).collect()),
+        ..ArticleSelection::default()
+    };
+    let mut expected: Vec<i64> = [1, 2, 3, 5].into_iter().map(id).collect();
+    expected.sort_unstable_by(|a, b| b.cmp(a));
+    let selected = db
+        .store
+        .selected_articles(&selection(&["one", "two"]), 10)
+        .await?;
+    assert_eq!(selected, expected);
+    let newest_two = db
+        .store
+        .selected_articles(&selection(&["two", "one"]), 2)
+        .await?;
+    assert_eq!(newest_two, expected[..2]);
+    let three = db
+        .store
+        .selected_articles(&selection(&["three"]), 10)
+        .await?;
+    assert_eq!(three, [id(4)]);
+    let none = db
+        .store
+        .selected_articles(&selection(&["nobody"]), 10)
+        .await?;
+    assert!(none.is_empty(), "{none:?}");
     Ok(())
 }
