@@ -255,6 +255,11 @@ pub struct FeedsArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum FeedsCommand {
+    /// List the configured feeds with their polling state (what `gleaner feeds` prints).
+    List {
+        #[command(flatten)]
+        output: OutputArgs,
+    },
     /// Append a feed to config.toml, keeping its comments and layout.
     Add {
         /// The feed's URL.
@@ -506,6 +511,7 @@ fn run_feeds(config: &Config, args: &FeedsArgs) -> Result<(), CliError> {
         return block_on(feeds::list(config, args.output.is_json()));
     };
     match command {
+        FeedsCommand::List { output } => block_on(feeds::list(config, output.is_json())),
         FeedsCommand::Add {
             url,
             name,

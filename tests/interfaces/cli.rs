@@ -226,6 +226,17 @@ fn feeds_lists_every_configured_feed_as_a_table_and_as_json() {
     }
     assert_eq!(rows[1]["schedule"], "0 * * * *");
     assert_eq!(rows[0]["articles"], 0);
+
+    // `feeds list` is the same listing, as `articles list` is the articles'.
+    for (bare, listed) in [
+        (vec!["feeds"], vec!["feeds", "list"]),
+        (vec!["feeds", "--json"], vec!["feeds", "list", "--json"]),
+    ] {
+        let bare = gleaner(dir.path()).args(&bare).output().expect("runs");
+        let listed = gleaner(dir.path()).args(&listed).output().expect("runs");
+        assert!(listed.status.success(), "{}", stderr(&listed));
+        assert_eq!(stdout(&listed), stdout(&bare));
+    }
 }
 
 #[test]

@@ -389,3 +389,94 @@ fn check_page_types(calls: &serde_json::Value, id: i64) {
         "{refused}"
     );
 }
+
+/// Kills the child when dropped, so that a failed check leaves no server behind.
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A request to `/mcp` is not a line of the service's log at its default level: a person
+/// running `gleaner run` reads what was started and polled, not each protocol message (the
+/// MCP library logs three INFO lines per request, one with a Debug dump of the client's
+/// message).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_requests_over_http_leave_the_default_log_alone() -> anyhow::Result<()> {
+    let db = TestDb::sqlite().await?;
+    let farm = common::farm::Farm::start().await?;
+    farm.route(
+        "/feed.xml",
+        common::farm::ok("application/rss+xml", common::farm::rss(&[]).into()),
+    );
+    let port = std::net::TcpListener::bind("127.0.0.1:0")?
+        .local_addr()?
+        .port();
+    let dir = tempfile::tempdir()?;
+    let config = common::TestConfig::new(&db)
+        .loopback_farm()
+        .set("api", "listen", format!("127.0.0.1:{port}"))
+        .set("api", "token", "mcp-log-token-0123456789")
+        .feed("harbour-news", farm.url("/feed.xml"))
+        .write(dir.path())?;
+    let log_path = dir.path().join("stderr.log");
+    let server = Running(
+        common::gleaner_in(dir.path())
+            .args(["--config", &config.to_string_lossy(), "run"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::fs::File::create(&log_path)?)
+            .spawn()?,
+    );
+    let base = format!("http://127.0.0.1:{port}");
+    let client = reqwest::Client::builder().no_proxy().build()?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while client.get(format!("{base}/healthz")).send().await.is_err() {
+        anyhow::ensure!(
+            std::time::Instant::now() < deadline,
+            "the API never answered"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let started = std::fs::read_to_string(&log_path)?;
+    let messages = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"log-probe-client","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    ];
+    for message in messages {
+        let answer = client
+            .post(format!("{base}/mcp"))
+            .bearer_auth("mcp-log-token-0123456789")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(message)
+            .send()
+            .await?;
+        anyhow::ensure!(answer.status() == 200, "{message}: {}", answer.status());
+        anyhow::ensure!(answer.text().await?.contains("\"result\""), "{message}");
+    }
+    // The log is written line by line as it happens; a moment lets the last lines land.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    drop(server);
+    let log = std::fs::read_to_string(&log_path)?;
+    let after_start = log.get(started.len()..).unwrap_or_default();
+    let about_mcp: Vec<&str> = after_start
+        .lines()
+        .filter(|line| {
+            line.contains("log-probe-client")
+                || line.contains("InitializeRequest")
+                || line.contains("serve_inner")
+                || line.contains("tools/list")
+        })
+        .collect();
+    assert!(
+        about_mcp.is_empty(),
+        "MCP requests logged at the default level:\n{}",
+        about_mcp.join("\n")
+    );
+    // The log is on: the start is in it.
+    assert!(log.contains("started:"), "the start was not logged:\n{log}");
+    Ok(())
+}

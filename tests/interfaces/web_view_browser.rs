@@ -1,7 +1,8 @@
 //! The web view in a real browser: the `gleaner` binary serves a store filled from a local
 //! farm (one feed's titles carry `<script>` and `onerror` payloads), and headless Chromium,
 //! driven through ChromeDriver's WebDriver protocol (plain HTTP), signs in, reads the list, a
-//! search, an article and the feeds page, and runs none of the payloads. The browser reaches
+//! search, an article, the feeds page and the failures page (in a 1280 px window, its table no wider
+//! than it), and runs none of the payloads. The browser reaches
 //! nothing but loopback: every other host is unresolvable. Skipped, saying so, when Debian's
 //! `chromium` and `chromium-driver` are not installed (CI installs them).
 
@@ -186,14 +187,27 @@ impl Browser {
     }
 }
 
-/// A feed of three stories on the farm, the second and third titled with payloads.
+/// The path of a story the farm does not serve: one long word of letters and digits, as a
+/// signed address is, so that its failure's message and address hold no place to break a
+/// line (a browser breaks at hyphens).
+fn unserved_story_path() -> String {
+    format!("/stories/{}.html", "3f9a0c77e1b2d4a8".repeat(24))
+}
+
+/// The path of a feed the farm does not serve, one long word as [`unserved_story_path`].
+fn unserved_feed_path() -> String {
+    format!("/wires/{}.xml", "ferrytimetables2026q4".repeat(16))
+}
+
+/// A feed of three stories on the farm, the second and third titled with payloads, and a
+/// fourth the farm answers 404 (a failure with a long address).
 fn hostile_feed(farm: &Farm) -> String {
     let titles = [
         "Harbour bridge reopens after repairs".to_string(),
         "<script>window.__pwned=1;alert(1)</script>Council vote".to_string(),
         "<img src=x onerror=\"window.__pwned=2;alert(2)\">Library hours".to_string(),
     ];
-    let items: Vec<Item> = titles
+    let mut items: Vec<Item> = titles
         .iter()
         .enumerate()
         .map(|(n, title)| {
@@ -207,6 +221,11 @@ fn hostile_feed(farm: &Farm) -> String {
             }
         })
         .collect();
+    items.push(Item {
+        guid: "story-unserved".to_string(),
+        url: farm.url(&unserved_story_path()),
+        title: "Ferry timetable".to_string(),
+    });
     farm.route(
         "/feed.xml",
         farm::ok("application/rss+xml", farm::rss(&items).into()),
@@ -240,7 +259,7 @@ async fn a_browser_signs_in_reads_searches_and_runs_no_payload() -> anyhow::Resu
         .loopback_farm()
         .set("api", "listen", format!("127.0.0.1:{port}"))
         .set("api", "token", TOKEN)
-        .feed("harbour-news", feed)
+        .feed("harbour-news", feed.clone())
         .write(dir.path())?;
     let polled = gleaner_in(dir.path())
         .args([
@@ -255,6 +274,23 @@ async fn a_browser_signs_in_reads_searches_and_runs_no_payload() -> anyhow::Resu
         polled.status.success(),
         "{}",
         String::from_utf8_lossy(&polled.stderr)
+    );
+    // A second feed the farm answers 404 at a long address: a failure whose message holds
+    // the address (one long word) and makes the poll exit 1.
+    let config = TestConfig::new(&db)
+        .loopback_farm()
+        .set("api", "listen", format!("127.0.0.1:{port}"))
+        .set("api", "token", TOKEN)
+        .feed("harbour-news", feed)
+        .feed("gone-wire", farm.url(&unserved_feed_path()))
+        .write(dir.path())?;
+    let failed = gleaner_in(dir.path())
+        .args(["--config", &config.to_string_lossy(), "poll", "--all"])
+        .output()?;
+    anyhow::ensure!(
+        !failed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&failed.stderr)
     );
     let _server = Running(
         gleaner_in(dir.path())
@@ -348,11 +384,45 @@ async fn browse(browser: &Browser, base: &str) -> anyhow::Result<()> {
 
     browser.go(&format!("{base}/ui/feeds")).await?;
     let feeds = browser.source().await?;
-    anyhow::ensure!(feeds.contains("harbour-news"), "{feeds}");
+    anyhow::ensure!(
+        feeds.contains("harbour-news") && feeds.contains("gone-wire"),
+        "{feeds}"
+    );
     let rows = browser
         .evaluate("return document.querySelectorAll('tbody tr').length")
         .await?;
-    anyhow::ensure!(rows == json!(1), "feed rows: {rows}");
+    anyhow::ensure!(rows == json!(2), "feed rows: {rows}");
+
+    // The failures page fits a 1280 px window: a long address wraps in its cell.
+    browser
+        .call(
+            reqwest::Method::POST,
+            "/window/rect",
+            json!({"width": 1280, "height": 900}),
+        )
+        .await?;
+    browser.go(&format!("{base}/ui/failures")).await?;
+    let failures = browser.source().await?;
+    for path in [unserved_story_path(), unserved_feed_path()] {
+        anyhow::ensure!(
+            failures.contains(&path),
+            "{path} is not among the failures:\n{failures}"
+        );
+    }
+    // Neither the page nor the table's own scrolling box is wider than what shows.
+    let widths = browser
+        .evaluate(
+            "const box = document.querySelector('div.table'); \
+             return [document.documentElement.scrollWidth, window.innerWidth, \
+                     box.scrollWidth, box.clientWidth]",
+        )
+        .await?;
+    let width = |n: usize| widths[n].as_i64().unwrap_or(i64::MAX);
+    anyhow::ensure!(
+        width(1) >= 1200 && width(0) <= width(1) && width(2) <= width(3),
+        "the failures page is wider than its window \
+         (page, window, table, its box): {widths}"
+    );
 
     // Signed out again, the pages refuse.
     browser.click("form.logout button").await?;
