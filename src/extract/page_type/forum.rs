@@ -229,7 +229,7 @@ mod tests {
 
     #[test]
     fn every_selector_parses() {
-        assert_eq!(BODIES.len(), 25);
+        assert_eq!(BODIES.len(), 27);
         assert_eq!(AUTHORS.len(), 11);
         assert_eq!(DATES.len(), 6);
     }
