@@ -36,7 +36,11 @@ pub(super) const LOCK_ARTICLE_CURSOR: Dialects = Dialects {
 /// article's language, migrations/postgres/0021_search_syntax.sql), read once in `FROM`; it
 /// ranks and highlights each hit with the query read in that hit's language; a backward scan
 /// of the primary key finds the newest matches of a common word, the GIN index those of a
-/// rare one.
+/// rare one. Each stage is a materialized CTE so that PostgreSQL does each thing once and
+/// only where needed: the language's configuration and query are read once per language
+/// among the matches (`gleaner_search_config` is a function call per row, 50 µs each, which
+/// the planner cannot inline), and the text is read only for the returned hits (a sort's
+/// input computes every column it carries: the texts of all 500 were read before).
 /// Titles are cut to `api_reads::LISTED_TITLE_CHARS` characters.
 pub(super) const SEARCH: Dialects = Dialects {
     sqlite: "WITH recent AS (SELECT rowid AS id, bm25(articles_fts, 4.0, 1.0) AS rank
@@ -54,27 +58,34 @@ pub(super) const SEARCH: Dialects = Dialects {
              JOIN feeds f ON f.id = a.feed_id
              WHERE articles_fts MATCH $1 AND articles_fts.rowid = top.id
              ORDER BY top.rank, a.id DESC",
-    postgres: "SELECT hit.id, hit.feed, hit.url, hit.title, hit.published_at,
-                      ts_headline(hit.config, hit.text, to_tsquery(hit.config, $1),
-                          'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2')
-                          AS snippet,
-                      hit.score
-               FROM (SELECT a.id, f.name AS feed, a.url, substr(a.title, 1, 1024) AS title,
-                            a.published_at, left(a.text, 262144) AS text,
-                            gleaner_search_config(a.language) AS config,
-                            ts_rank(a.search,
-                                    to_tsquery(gleaner_search_config(a.language), $1),
-                                    1)::float8 AS score
-                     FROM (SELECT m.id
-                           FROM articles m, gleaner_search_query($1) mq
-                           WHERE m.search @@ mq
-                           ORDER BY m.id DESC
-                           LIMIT 500) recent
-                     JOIN articles a ON a.id = recent.id
-                     JOIN feeds f ON f.id = a.feed_id
-                     ORDER BY score DESC, a.id DESC
-                     LIMIT $2) hit
-               ORDER BY hit.score DESC, hit.id DESC",
+    postgres: "WITH recent AS MATERIALIZED (
+                      SELECT m.id, m.language
+                      FROM articles m, gleaner_search_query($1) mq
+                      WHERE m.search @@ mq
+                      ORDER BY m.id DESC
+                      LIMIT 500),
+                  readings AS MATERIALIZED (
+                      SELECT d.language, c.config, to_tsquery(c.config, $1) AS query
+                      FROM (SELECT DISTINCT language FROM recent) d,
+                           LATERAL (SELECT gleaner_search_config(d.language) AS config) c),
+                  ranked AS MATERIALIZED (
+                      SELECT r.id, g.config, g.query,
+                             ts_rank(a.search, g.query, 1)::float8 AS score
+                      FROM recent r
+                      JOIN readings g ON g.language IS NOT DISTINCT FROM r.language
+                      JOIN articles a ON a.id = r.id
+                      ORDER BY score DESC, r.id DESC
+                      LIMIT $2)
+             SELECT a.id, f.name AS feed, a.url, substr(a.title, 1, 1024) AS title,
+                    a.published_at,
+                    ts_headline(k.config, left(a.text, 262144), k.query,
+                        'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2')
+                        AS snippet,
+                    k.score
+             FROM ranked k
+             JOIN articles a ON a.id = k.id
+             JOIN feeds f ON f.id = a.feed_id
+             ORDER BY k.score DESC, k.id DESC",
 };
 
 /// [`SEARCH`] within a scope: the articles feed `$3` lists (`article_feeds`, as a feed's
@@ -105,32 +116,39 @@ pub(super) const SEARCH_SCOPED: Dialects = Dialects {
              JOIN feeds f ON f.id = COALESCE($3, a.feed_id)
              WHERE articles_fts MATCH $1 AND articles_fts.rowid = top.id
              ORDER BY top.rank, a.id DESC",
-    postgres: "SELECT hit.id, hit.feed, hit.url, hit.title, hit.published_at,
-                      ts_headline(hit.config, hit.text, to_tsquery(hit.config, $1),
-                          'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2')
-                          AS snippet,
-                      hit.score
-               FROM (SELECT a.id, f.name AS feed, a.url, substr(a.title, 1, 1024) AS title,
-                            a.published_at, left(a.text, 262144) AS text,
-                            gleaner_search_config(a.language) AS config,
-                            ts_rank(a.search,
-                                    to_tsquery(gleaner_search_config(a.language), $1),
-                                    1)::float8 AS score
-                     FROM (SELECT m.id
-                           FROM articles m, gleaner_search_query($1) mq
-                           WHERE m.search @@ mq
-                             AND ($3::bigint IS NULL
-                                  OR EXISTS (SELECT 1 FROM article_feeds own
-                                             WHERE own.feed_id = $3::bigint
-                                               AND own.article_id = m.id))
-                             AND ($4::text IS NULL OR m.page_type = $4::text)
-                           ORDER BY m.id DESC
-                           LIMIT 500) recent
-                     JOIN articles a ON a.id = recent.id
-                     JOIN feeds f ON f.id = COALESCE($3::bigint, a.feed_id)
-                     ORDER BY score DESC, a.id DESC
-                     LIMIT $2) hit
-               ORDER BY hit.score DESC, hit.id DESC",
+    postgres: "WITH recent AS MATERIALIZED (
+                      SELECT m.id, m.language
+                      FROM articles m, gleaner_search_query($1) mq
+                      WHERE m.search @@ mq
+                        AND ($3::bigint IS NULL
+                             OR EXISTS (SELECT 1 FROM article_feeds own
+                                        WHERE own.feed_id = $3::bigint
+                                          AND own.article_id = m.id))
+                        AND ($4::text IS NULL OR m.page_type = $4::text)
+                      ORDER BY m.id DESC
+                      LIMIT 500),
+                  readings AS MATERIALIZED (
+                      SELECT d.language, c.config, to_tsquery(c.config, $1) AS query
+                      FROM (SELECT DISTINCT language FROM recent) d,
+                           LATERAL (SELECT gleaner_search_config(d.language) AS config) c),
+                  ranked AS MATERIALIZED (
+                      SELECT r.id, g.config, g.query,
+                             ts_rank(a.search, g.query, 1)::float8 AS score
+                      FROM recent r
+                      JOIN readings g ON g.language IS NOT DISTINCT FROM r.language
+                      JOIN articles a ON a.id = r.id
+                      ORDER BY score DESC, r.id DESC
+                      LIMIT $2)
+             SELECT a.id, f.name AS feed, a.url, substr(a.title, 1, 1024) AS title,
+                    a.published_at,
+                    ts_headline(k.config, left(a.text, 262144), k.query,
+                        'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2')
+                        AS snippet,
+                    k.score
+             FROM ranked k
+             JOIN articles a ON a.id = k.id
+             JOIN feeds f ON f.id = COALESCE($3::bigint, a.feed_id)
+             ORDER BY k.score DESC, k.id DESC",
 };
 
 // --- feeds ---
