@@ -24,6 +24,40 @@ pub(super) const LOCK_ARTICLE_CURSOR: Dialects = Dialects {
     postgres: "SELECT pg_advisory_xact_lock(7460032165418217)",
 };
 
+/// The stages of PostgreSQL's search after its newest matches (`recent`, written by each
+/// statement with its own scope): the configuration and query of each language among them,
+/// read once; the best `$2` ranked; their texts and snippets. `$feed` is the feed a hit names.
+macro_rules! postgres_ranked_hits {
+    ($feed:literal) => {
+        concat!(
+            "readings AS MATERIALIZED (
+                      SELECT d.language, c.config, to_tsquery(c.config, $1) AS query
+                      FROM (SELECT DISTINCT language FROM recent) d,
+                           LATERAL (SELECT gleaner_search_config(d.language) AS config) c),
+                  ranked AS MATERIALIZED (
+                      SELECT r.id, g.config, g.query,
+                             ts_rank(a.search, g.query, 1)::float8 AS score
+                      FROM recent r
+                      JOIN readings g ON g.language IS NOT DISTINCT FROM r.language
+                      JOIN articles a ON a.id = r.id
+                      ORDER BY score DESC, r.id DESC
+                      LIMIT $2)
+             SELECT a.id, f.name AS feed, a.url, substr(a.title, 1, 1024) AS title,
+                    a.published_at,
+                    ts_headline(k.config, left(a.text, 262144), k.query,
+                        'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2')
+                        AS snippet,
+                    k.score
+             FROM ranked k
+             JOIN articles a ON a.id = k.id
+             JOIN feeds f ON f.id = ",
+            $feed,
+            "
+             ORDER BY k.score DESC, k.id DESC"
+        )
+    };
+}
+
 /// Full-text search: `$1` the query (FTS5 syntax on SQLite, `to_tsquery` text naming no
 /// configuration on PostgreSQL, both built by `SearchQuery`), `$2` the limit. Both rank title
 /// matches above body matches; snippets, the costly part, are made for the returned hits only.
@@ -58,34 +92,15 @@ pub(super) const SEARCH: Dialects = Dialects {
              JOIN feeds f ON f.id = a.feed_id
              WHERE articles_fts MATCH $1 AND articles_fts.rowid = top.id
              ORDER BY top.rank, a.id DESC",
-    postgres: "WITH recent AS MATERIALIZED (
+    postgres: concat!(
+        "WITH recent AS MATERIALIZED (
                       SELECT m.id, m.language
                       FROM articles m, gleaner_search_query($1) mq
                       WHERE m.search @@ mq
                       ORDER BY m.id DESC
-                      LIMIT 500),
-                  readings AS MATERIALIZED (
-                      SELECT d.language, c.config, to_tsquery(c.config, $1) AS query
-                      FROM (SELECT DISTINCT language FROM recent) d,
-                           LATERAL (SELECT gleaner_search_config(d.language) AS config) c),
-                  ranked AS MATERIALIZED (
-                      SELECT r.id, g.config, g.query,
-                             ts_rank(a.search, g.query, 1)::float8 AS score
-                      FROM recent r
-                      JOIN readings g ON g.language IS NOT DISTINCT FROM r.language
-                      JOIN articles a ON a.id = r.id
-                      ORDER BY score DESC, r.id DESC
-                      LIMIT $2)
-             SELECT a.id, f.name AS feed, a.url, substr(a.title, 1, 1024) AS title,
-                    a.published_at,
-                    ts_headline(k.config, left(a.text, 262144), k.query,
-                        'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2')
-                        AS snippet,
-                    k.score
-             FROM ranked k
-             JOIN articles a ON a.id = k.id
-             JOIN feeds f ON f.id = a.feed_id
-             ORDER BY k.score DESC, k.id DESC",
+                      LIMIT 500), ",
+        postgres_ranked_hits!("a.feed_id")
+    ),
 };
 
 /// [`SEARCH`] within a scope: the articles feed `$3` lists (`article_feeds`, as a feed's
@@ -116,7 +131,8 @@ pub(super) const SEARCH_SCOPED: Dialects = Dialects {
              JOIN feeds f ON f.id = COALESCE($3, a.feed_id)
              WHERE articles_fts MATCH $1 AND articles_fts.rowid = top.id
              ORDER BY top.rank, a.id DESC",
-    postgres: "WITH recent AS MATERIALIZED (
+    postgres: concat!(
+        "WITH recent AS MATERIALIZED (
                       SELECT m.id, m.language
                       FROM articles m, gleaner_search_query($1) mq
                       WHERE m.search @@ mq
@@ -126,29 +142,9 @@ pub(super) const SEARCH_SCOPED: Dialects = Dialects {
                                           AND own.article_id = m.id))
                         AND ($4::text IS NULL OR m.page_type = $4::text)
                       ORDER BY m.id DESC
-                      LIMIT 500),
-                  readings AS MATERIALIZED (
-                      SELECT d.language, c.config, to_tsquery(c.config, $1) AS query
-                      FROM (SELECT DISTINCT language FROM recent) d,
-                           LATERAL (SELECT gleaner_search_config(d.language) AS config) c),
-                  ranked AS MATERIALIZED (
-                      SELECT r.id, g.config, g.query,
-                             ts_rank(a.search, g.query, 1)::float8 AS score
-                      FROM recent r
-                      JOIN readings g ON g.language IS NOT DISTINCT FROM r.language
-                      JOIN articles a ON a.id = r.id
-                      ORDER BY score DESC, r.id DESC
-                      LIMIT $2)
-             SELECT a.id, f.name AS feed, a.url, substr(a.title, 1, 1024) AS title,
-                    a.published_at,
-                    ts_headline(k.config, left(a.text, 262144), k.query,
-                        'StartSel=«, StopSel=», MaxWords=30, MinWords=12, MaxFragments=2')
-                        AS snippet,
-                    k.score
-             FROM ranked k
-             JOIN articles a ON a.id = k.id
-             JOIN feeds f ON f.id = COALESCE($3::bigint, a.feed_id)
-             ORDER BY k.score DESC, k.id DESC",
+                      LIMIT 500), ",
+        postgres_ranked_hits!("COALESCE($3::bigint, a.feed_id)")
+    ),
 };
 
 // --- feeds ---
