@@ -8,7 +8,8 @@ use super::Context as _;
 use clap::Args;
 
 use crate::eval::dataset::{
-    AlgorithmReport, Dataset, DatasetError, TitleHint, by_page_type, site_templates, suite_members,
+    AlgorithmReport, Dataset, DatasetError, Hints, PageTypeHint, TitleHint, by_page_type,
+    site_templates, suite_members,
 };
 use crate::extract::auto::{self, AutoParams};
 use crate::extract::template::{SiteTemplate, TemplateParams};
@@ -23,6 +24,10 @@ pub struct EvalArgs {
     /// Run with no title hint at all (neither a feed's nor the page's own).
     #[arg(long)]
     pub no_title_hint: bool,
+    /// Extract each page as the type its gold gives (as a feed's `page_type` does), not the
+    /// detector's: the difference is what the detector's mistakes cost.
+    #[arg(long, hide = true)]
+    pub gold_page_types: bool,
     /// One algorithm name, or `all`.
     #[arg(long, default_value = "auto")]
     pub algorithm: String,
@@ -81,10 +86,17 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
     let algorithms = algorithms_of(args, every)?;
     let params = tuned_params(&args.tune)?;
     let template_params = tuned_template_params(&args.tune)?;
-    let hint = if args.no_title_hint {
-        TitleHint::Off
-    } else {
-        TitleHint::FromPage
+    let hints = Hints {
+        title: if args.no_title_hint {
+            TitleHint::Off
+        } else {
+            TitleHint::FromPage
+        },
+        page_type: if args.gold_page_types {
+            PageTypeHint::Gold
+        } else {
+            PageTypeHint::Detected
+        },
     };
     let (suite, members) = members_of(args)?;
 
@@ -100,7 +112,7 @@ pub fn run(args: &EvalArgs) -> Result<(), super::CliError> {
         };
         for &algorithm in &algorithms {
             let sites = (&templates[..], &template_params);
-            let mut report = evaluate(&dataset, algorithm, hint, &params, sites);
+            let mut report = evaluate(&dataset, algorithm, hints, &params, sites);
             if args.by_site {
                 eprint!("{}", by_site(&dataset, &report));
             }
@@ -244,7 +256,7 @@ fn load_dataset(dir: &std::path::Path) -> Result<Dataset, super::CliError> {
 fn evaluate(
     dataset: &Dataset,
     algorithm: Algorithm,
-    hint: TitleHint,
+    hints: Hints,
     params: &AutoParams,
     (templates, template_params): (&[Option<SiteTemplate>], &TemplateParams),
 ) -> AlgorithmReport {
@@ -265,7 +277,7 @@ fn evaluate(
     crate::eval::dataset::run_with_templates(
         dataset,
         name,
-        hint,
+        hints,
         templates,
         template_params,
         extract,

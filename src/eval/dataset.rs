@@ -241,6 +241,25 @@ pub enum TitleHint {
     Off,
 }
 
+/// Which page type each page is extracted as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PageTypeHint {
+    /// The detector's (a dataset has no feed configuration).
+    #[default]
+    Detected,
+    /// The gold's (`eval --gold-page-types`), as a feed's `page_type` sets it: what the
+    /// extraction per type gives when the type is known, so that the difference is what
+    /// the detector's mistakes cost.
+    Gold,
+}
+
+/// What a page is extracted with besides its markup: the title hint and the page type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Hints {
+    pub title: TitleHint,
+    pub page_type: PageTypeHint,
+}
+
 /// Runs `extract` over every page in parallel and scores it, with the page's own title as
 /// the hint.
 pub fn run<F>(dataset: &Dataset, name: &str, extract: F) -> AlgorithmReport
@@ -255,10 +274,14 @@ pub fn run_with<F>(dataset: &Dataset, name: &str, hint: TitleHint, extract: F) -
 where
     F: Fn(&Page) -> Result<Extraction, ExtractError> + Sync,
 {
+    let hints = Hints {
+        title: hint,
+        page_type: PageTypeHint::Detected,
+    };
     run_with_templates(
         dataset,
         name,
-        hint,
+        hints,
         &[],
         &TemplateParams::default(),
         extract,
@@ -311,7 +334,7 @@ pub fn site_templates(
 pub fn run_with_templates<F>(
     dataset: &Dataset,
     name: &str,
-    hint: TitleHint,
+    hints: Hints,
     templates: &[Option<SiteTemplate>],
     params: &TemplateParams,
     extract: F,
@@ -324,8 +347,12 @@ where
     crate::extract::warm_up();
     let prepare = |index: usize, page: &DatasetPage| {
         let mut parsed = Page::parse(&page.html, None, page.url.as_ref(), None);
-        if hint == TitleHint::Off {
+        if hints.title == TitleHint::Off {
             parsed.stats.page_title = None;
+        }
+        if hints.page_type == PageTypeHint::Gold {
+            parsed.page_type = page.gold_type();
+            parsed.page_type_configured = true;
         }
         if let Some(model) = templates.get(index).and_then(Option::as_ref) {
             std::hint::black_box(template::observe(&parsed, params));

@@ -73,21 +73,27 @@ fn gleaner() -> Command {
     Command::new(env!("CARGO_BIN_EXE_gleaner"))
 }
 
+/// Runs `command` and returns its output, failing the test with its stderr when it failed.
+fn succeeded(command: &mut Command) -> std::process::Output {
+    let output = command.output().unwrap_or_else(|err| panic!("{err}"));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
 #[test]
 fn eval_command_prints_json_and_writes_predictions() {
     let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
     write_dataset(dir.path());
     let out = dir.path().join("predictions");
-    let output = gleaner()
-        .args(["eval", "--algorithm", "all", "--json", "--out"])
-        .arg(&out)
-        .arg(dir.path())
-        .output()
-        .unwrap_or_else(|err| panic!("{err}"));
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let output = succeeded(
+        gleaner()
+            .args(["eval", "--algorithm", "all", "--json", "--out"])
+            .arg(&out)
+            .arg(dir.path()),
     );
     let reports: serde_json::Value =
         serde_json::from_slice(&output.stdout).unwrap_or_else(|err| panic!("{err}"));
@@ -373,6 +379,50 @@ fn a_set_labelled_by_type_gets_a_row_per_type_and_the_non_article_mean() {
     let table = String::from_utf8_lossy(&table.stdout);
     assert!(table.starts_with("page_type"), "{table}");
     assert!(table.contains("non-article mean"), "{table}");
+}
+
+/// The `page_type` of every row of `eval --pages` over `dir`, by id, with `extra` flags.
+fn page_types_of_rows(dir: &Path, extra: &[&str]) -> std::collections::BTreeMap<String, String> {
+    let rows = dir.join("pages.jsonl");
+    succeeded(
+        gleaner()
+            .args(["eval", "--pages"])
+            .arg(&rows)
+            .args(extra)
+            .arg(dir),
+    );
+    let lines = std::fs::read_to_string(&rows).unwrap_or_else(|err| panic!("{err}"));
+    lines
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .map(|row| {
+            let id = row["id"].as_str().unwrap_or_default().to_string();
+            (
+                id,
+                row["page_type"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn gold_page_types_extracts_each_page_as_its_labelled_type() {
+    let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
+    write_typed_dataset(dir.path());
+    // An article page labelled as documentation: nothing in it says so to the detector.
+    let truth_path = dir.path().join("ground-truth.json");
+    let text = std::fs::read_to_string(&truth_path).unwrap_or_else(|err| panic!("{err}"));
+    let mut truth: serde_json::Value =
+        serde_json::from_str(&text).unwrap_or_else(|err| panic!("{err}"));
+    truth["bridge"]["page_type"] = "documentation".into();
+    std::fs::write(&truth_path, truth.to_string()).unwrap_or_else(|err| panic!("{err}"));
+
+    let detected = page_types_of_rows(dir.path(), &[]);
+    assert_eq!(detected["bridge"], "article", "{detected:?}");
+    let gold = page_types_of_rows(dir.path(), &["--gold-page-types"]);
+    assert_eq!(gold["bridge"], "documentation", "{gold:?}");
+    assert_eq!(gold["fete"], "article", "{gold:?}");
+    assert_eq!(gold["thread"], "forum", "{gold:?}");
 }
 
 #[test]
