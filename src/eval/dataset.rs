@@ -256,7 +256,9 @@ pub enum PageTypeHint {
 /// What a page is extracted with besides its markup: the title hint and the page type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Hints {
+    /// Where the title hint comes from.
     pub title: TitleHint,
+    /// Which page type each page is extracted as.
     pub page_type: PageTypeHint,
 }
 
@@ -276,7 +278,7 @@ where
 {
     let hints = Hints {
         title: hint,
-        page_type: PageTypeHint::Detected,
+        ..Hints::default()
     };
     run_with_templates(
         dataset,

@@ -223,16 +223,7 @@ fn write_suite(dir: &Path) {
 fn eval_over_a_directory_of_datasets_prints_one_row_per_set_and_a_mean() {
     let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
     write_suite(dir.path());
-    let output = gleaner()
-        .args(["eval", "--json"])
-        .arg(dir.path())
-        .output()
-        .unwrap_or_else(|err| panic!("{err}"));
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let output = succeeded(gleaner().args(["eval", "--json"]).arg(dir.path()));
     let reports: serde_json::Value =
         serde_json::from_slice(&output.stdout).unwrap_or_else(|err| panic!("{err}"));
     let reports = reports.as_array().cloned().unwrap_or_default();
@@ -282,15 +273,10 @@ fn no_title_hint_runs_without_the_pages_own_title() {
     let without = seen.lock().unwrap_or_else(|err| panic!("{err}")).clone();
     assert_eq!(without, vec![None, None]);
 
-    let output = gleaner()
-        .args(["eval", "--no-title-hint", "--json"])
-        .arg(dir.path())
-        .output()
-        .unwrap_or_else(|err| panic!("{err}"));
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    succeeded(
+        gleaner()
+            .args(["eval", "--no-title-hint", "--json"])
+            .arg(dir.path()),
     );
 }
 
@@ -313,18 +299,25 @@ fn write_typed_dataset(dir: &Path) {
     );
     std::fs::write(dir.join("html").join("thread.html"), thread)
         .unwrap_or_else(|err| panic!("{err}"));
+    edit_truth(dir, |truth| {
+        for id in ["bridge", "fete"] {
+            truth[id]["page_type"] = "article".into();
+        }
+        truth["thread"] = serde_json::json!({
+            "url": "https://forum.example.org/threads/lathe-belt.12/",
+            "page_type": "forum",
+            "articleBody": "Reply number 1 says the lathe needs a new belt and some oil before winter comes."
+        });
+    });
+}
+
+/// Rewrites the set's `ground-truth.json` in `dir` as `edit` leaves it.
+fn edit_truth(dir: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
     let truth_path = dir.join("ground-truth.json");
     let text = std::fs::read_to_string(&truth_path).unwrap_or_else(|err| panic!("{err}"));
     let mut truth: serde_json::Value =
         serde_json::from_str(&text).unwrap_or_else(|err| panic!("{err}"));
-    for id in ["bridge", "fete"] {
-        truth[id]["page_type"] = "article".into();
-    }
-    truth["thread"] = serde_json::json!({
-        "url": "https://forum.example.org/threads/lathe-belt.12/",
-        "page_type": "forum",
-        "articleBody": "Reply number 1 says the lathe needs a new belt and some oil before winter comes."
-    });
+    edit(&mut truth);
     std::fs::write(&truth_path, truth.to_string()).unwrap_or_else(|err| panic!("{err}"));
 }
 
@@ -333,16 +326,11 @@ fn a_set_labelled_by_type_gets_a_row_per_type_and_the_non_article_mean() {
     let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
     write_typed_dataset(dir.path());
     let rows = dir.path().join("pages.jsonl");
-    let output = gleaner()
-        .args(["eval", "--json", "--pages"])
-        .arg(&rows)
-        .arg(dir.path())
-        .output()
-        .unwrap_or_else(|err| panic!("{err}"));
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let output = succeeded(
+        gleaner()
+            .args(["eval", "--json", "--pages"])
+            .arg(&rows)
+            .arg(dir.path()),
     );
     let reports: serde_json::Value =
         serde_json::from_slice(&output.stdout).unwrap_or_else(|err| panic!("{err}"));
@@ -410,12 +398,9 @@ fn gold_page_types_extracts_each_page_as_its_labelled_type() {
     let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
     write_typed_dataset(dir.path());
     // An article page labelled as documentation: nothing in it says so to the detector.
-    let truth_path = dir.path().join("ground-truth.json");
-    let text = std::fs::read_to_string(&truth_path).unwrap_or_else(|err| panic!("{err}"));
-    let mut truth: serde_json::Value =
-        serde_json::from_str(&text).unwrap_or_else(|err| panic!("{err}"));
-    truth["bridge"]["page_type"] = "documentation".into();
-    std::fs::write(&truth_path, truth.to_string()).unwrap_or_else(|err| panic!("{err}"));
+    edit_truth(dir.path(), |truth| {
+        truth["bridge"]["page_type"] = "documentation".into();
+    });
 
     let detected = page_types_of_rows(dir.path(), &[]);
     assert_eq!(detected["bridge"], "article", "{detected:?}");
@@ -429,15 +414,10 @@ fn gold_page_types_extracts_each_page_as_its_labelled_type() {
 fn eval_page_types_prints_the_confusion_matrix() {
     let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("{err}"));
     write_typed_dataset(dir.path());
-    let output = gleaner()
-        .args(["eval", "--page-types", "--json"])
-        .arg(dir.path())
-        .output()
-        .unwrap_or_else(|err| panic!("{err}"));
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let output = succeeded(
+        gleaner()
+            .args(["eval", "--page-types", "--json"])
+            .arg(dir.path()),
     );
     let report: serde_json::Value =
         serde_json::from_slice(&output.stdout).unwrap_or_else(|err| panic!("{err}"));
