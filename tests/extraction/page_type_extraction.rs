@@ -285,6 +285,63 @@ fn a_documentation_page_keeps_its_body_whole_and_drops_its_chrome() {
     );
 }
 
+/// A chapter page of a DocBook manual: navigation bars above and below (Prev | Up | Home |
+/// Next), the chapter's title, its table of contents (each section a page of its own) and its
+/// introduction.
+fn docbook_chapter() -> String {
+    let sections: String = [
+        "Introduction to the planner",
+        "Reading the cost estimates",
+        "Statistics the planner keeps",
+        "Controlling join order",
+    ]
+    .iter()
+    .enumerate()
+    .map(|(i, title)| {
+        format!(
+            "<dt><span class=\"sect1\"><a href=\"planner-{i}.html\">14.{i}. {title}</a></span></dt>"
+        )
+    })
+    .collect();
+    format!(
+        "<!DOCTYPE html><html><head><title>Chapter 14. Performance Tips</title></head><body>\
+         <div id=\"docContent\"><div class=\"navheader\"><table width=\"100%\"><tr>\
+         <th colspan=\"5\">Chapter 14. Performance Tips</th></tr><tr><td><a href=\"prev.html\">Prev</a></td>\
+         <td><a href=\"up.html\">Up</a></td><th>Part II. The Query Language</th>\
+         <td><a href=\"index.html\">Home</a></td><td><a href=\"next.html\">Next</a></td></tr></table><hr></div>\
+         <div class=\"chapter\" id=\"PERFORMANCE-TIPS\"><div class=\"titlepage\"><h2 class=\"title\">Chapter 14. \
+         Performance Tips</h2></div><div class=\"toc\"><p><strong>Table of Contents</strong></p><dl class=\"toc\">\
+         {sections}</dl></div><p>Query performance can be affected by many things. Some of these can be \
+         controlled by the user, while others are fundamental to the underlying design of the system. \
+         This chapter provides some hints about understanding and tuning performance.</p></div>\
+         <div class=\"navfooter\"><hr><table width=\"100%\"><tr><td><a href=\"prev.html\">13.5. Locking and \
+         Indexes</a></td><td><a href=\"up.html\">Up</a></td><td><a href=\"next.html\">14.1. Using EXPLAIN</a></td>\
+         </tr></table></div></div></body></html>"
+    )
+}
+
+#[test]
+fn a_manuals_chapter_keeps_its_table_of_contents_and_drops_its_navigation_bars() {
+    let extraction = extract_at(
+        &docbook_chapter(),
+        "https://manual.example/docs/current/performance-tips.html",
+    );
+    assert_eq!(extraction.page_type, PageType::Documentation);
+    // The table of contents links to the chapter's own pages: it is what the chapter holds.
+    assert_contains_all(
+        &extraction.text,
+        &[
+            "Query performance can be affected",
+            "14.1. Reading the cost estimates",
+            "14.3. Controlling join order",
+        ],
+    );
+    assert_contains_none(
+        &extraction.text,
+        &["Prev", "Home", "13.5. Locking and Indexes"],
+    );
+}
+
 /// A product page: the name in the main column beside the buy box (sizes, quantity, cart), a
 /// long returns and delivery banner, the description and specifications in tab panels hidden
 /// until clicked, reviews and "you may also like" below.

@@ -233,7 +233,7 @@ struct Evidence {
     price: bool,
     shop_assets: bool,
     /// A publication date in the markup: `article:published_time` and its kin, a
-    /// `datePublished` (JSON-LD or microdata), a `<time datetime>`.
+    /// `datePublished` (JSON-LD or microdata), a `<time datetime>`, hAtom's `published`.
     dated: bool,
     /// `h2` and `h3` elements: a landing page's sections each open with one.
     section_headings: usize,
@@ -314,6 +314,11 @@ impl Evidence {
         }
         if names_numbered_post(lower) {
             numbered.insert(token);
+        }
+        // hAtom's publication date (`<div class="date published">`), which feed-era blog
+        // platforms wrote where later ones write `<time datetime>`.
+        if lower == "published" {
+            self.dated = true;
         }
     }
 
@@ -677,6 +682,15 @@ mod tests {
         );
         assert_eq!(
             detect_html(&page, "https://agency.example/2026/06/studio"),
+            PageType::Article
+        );
+        // hAtom's date on a story at an address that says nothing of it.
+        let hatom = page.replace(
+            "<main>",
+            "<main><div class=\"date published\">4:42 PM on 12/07/2012</div>",
+        );
+        assert_eq!(
+            detect_html(&hatom, "https://agency.example/services"),
             PageType::Article
         );
         // Headings without calls to action: a page of the web's first decades.

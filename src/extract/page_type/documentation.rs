@@ -12,7 +12,7 @@
 
 use std::sync::LazyLock;
 
-use scraper::Selector;
+use scraper::{ElementRef, Selector};
 
 use super::{blocks_within, marked, outermost, selectors, typed_extraction};
 use crate::extract::{Extraction, Page};
@@ -61,23 +61,49 @@ const CHROME_TOKENS: &[&str] = &[
     "edit-this-page",
     "theme-edit-this-page",
     "md-source-file",
+    // DocBook's navigation bars above and below each page (Prev | Up | Home | Next).
+    "navheader",
+    "navfooter",
     "devsite-page-rating",
     "printfooter",
     "catlinks",
 ];
+
+/// Whether a table of contents links mostly to other pages rather than to this page's own
+/// headings: a chapter's or an index page's list of its sections, each a page of its own
+/// (DocBook's chapter `div.toc`), is what that page holds, while an "on this page" list
+/// repeats the headings below it.
+fn leads_to_other_pages(toc: ElementRef<'_>) -> bool {
+    let Some(links) = LINKS.as_ref() else {
+        return false;
+    };
+    let (mut elsewhere, mut on_page) = (0usize, 0usize);
+    for link in toc.select(links) {
+        match link.value().attr("href") {
+            Some(href) if href.starts_with('#') => on_page += 1,
+            Some(_) => elsewhere += 1,
+            None => {}
+        }
+    }
+    elsewhere > on_page
+}
+
+static LINKS: LazyLock<Option<Selector>> = LazyLock::new(|| Selector::parse("a[href]").ok());
 
 /// The least text a body element holds: less is a wrapper the page fills by script.
 const MIN_TEXT_BYTES: usize = 200;
 
 /// The documentation page's body, when a body element holds it.
 pub fn extract(page: &Page) -> Option<Extraction> {
-    let chrome = |element: &scraper::node::Element| {
-        matches!(element.name(), "nav" | "aside" | "footer")
-            || marked(element, CHROME_WORDS)
-            || element
+    let chrome = |element: ElementRef<'_>| {
+        let value = element.value();
+        let named_chrome = marked(value, CHROME_WORDS)
+            || value
                 .classes()
-                .chain(element.id())
-                .any(|token| CHROME_TOKENS.contains(&token.to_ascii_lowercase().as_str()))
+                .chain(value.id())
+                .any(|token| CHROME_TOKENS.contains(&token.to_ascii_lowercase().as_str()));
+        matches!(value.name(), "nav" | "aside" | "footer")
+            || named_chrome && !(marked(value, &["toc"]) && leads_to_other_pages(element))
     };
     BODIES.iter().find_map(|selector| {
         let roots = outermost(page, selector);

@@ -131,7 +131,7 @@ pub fn extract(page: &Page) -> Option<Extraction> {
         .iter()
         .map(|selector| outermost(page, selector))
         .find(|found| !found.is_empty())?;
-    let chrome = |element: &scraper::node::Element| marked(element, CHROME);
+    let chrome = |element: ElementRef<'_>| marked(element.value(), CHROME);
     let blocks = blocks_within(page, &bodies, chrome);
     let text_bytes: usize = blocks.iter().map(|&ix| page.stats.blocks[ix].sl).sum();
     if text_bytes < MIN_TEXT_BYTES {
@@ -144,11 +144,7 @@ pub fn extract(page: &Page) -> Option<Extraction> {
 
 /// One [`Post`] per body, with the author and date of its container: the largest ancestor of
 /// the body that holds no other body.
-fn posts(
-    page: &Page,
-    bodies: &[NodeId],
-    chrome: &impl Fn(&scraper::node::Element) -> bool,
-) -> Vec<Post> {
+fn posts(page: &Page, bodies: &[NodeId], chrome: &impl Fn(ElementRef<'_>) -> bool) -> Vec<Post> {
     let mut shared: HashMap<NodeId, usize> = HashMap::new();
     for &body in bodies {
         for ancestor in ancestors(page, body) {

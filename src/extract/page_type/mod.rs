@@ -320,7 +320,7 @@ const SENTENCE_BYTES: usize = 40;
 pub(crate) fn blocks_within(
     page: &Page,
     roots: &[NodeId],
-    excluded: impl Fn(&scraper::node::Element) -> bool,
+    excluded: impl Fn(scraper::ElementRef<'_>) -> bool,
 ) -> Vec<usize> {
     let roots: HashSet<NodeId> = roots.iter().copied().collect();
     let mut chosen = Vec::new();
@@ -334,8 +334,8 @@ pub(crate) fn blocks_within(
                 chosen.push(index);
                 break;
             }
-            if let Some(value) = element.value().as_element()
-                && excluded(value)
+            if let Some(element) = scraper::ElementRef::wrap(element)
+                && excluded(element)
             {
                 break;
             }
