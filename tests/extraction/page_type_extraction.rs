@@ -342,6 +342,54 @@ fn a_manuals_chapter_keeps_its_table_of_contents_and_drops_its_navigation_bars()
     );
 }
 
+/// A wiki's list page as MediaWiki lays it out: the site's panels of links beside the body,
+/// and in `#mw-content-text` an intro and a table whose every row is links (a keeper's name,
+/// a lighthouse, a county).
+fn wiki_list_page() -> String {
+    let rows: String = (1..=14)
+        .map(|n| {
+            format!(
+                "<tr><td>{year}</td><td><a href=\"/wiki/Lighthouse_{n}\">Skerry light {n}</a></td>\
+                 <td><a href=\"/wiki/County_{n}\">County {n}</a></td><td><a href=\"/wiki/Keeper_{n}\">\
+                 Keeper number {n}</a></td></tr>",
+                year = 1850 + n
+            )
+        })
+        .collect();
+    let panel: String = (1..=30)
+        .map(|n| format!("<li><a href=\"/wiki/Portal_{n}\">Portal {n}</a></li>"))
+        .collect();
+    format!(
+        "<!DOCTYPE html><html><head><title>List of lighthouses in Norway - Wikipedia</title>\
+         <meta name=\"generator\" content=\"MediaWiki 1.45.0\"></head><body class=\"mediawiki ltr\">\
+         <div id=\"mw-panel\"><ul>{panel}</ul></div><div id=\"content\">\
+         <h1 id=\"firstHeading\">List of lighthouses in Norway</h1><div id=\"bodyContent\">\
+         <div id=\"mw-content-text\"><div class=\"mw-parser-output\"><p>This is a list of \
+         lighthouses along the coast, with the year each was first lit and its first keeper.</p>\
+         <table class=\"wikitable sortable\"><tr><th>Lit</th><th>Lighthouse</th><th>County</th>\
+         <th>First keeper</th></tr>{rows}</table></div></div></div></div></body></html>"
+    )
+}
+
+#[test]
+fn a_wikis_list_page_keeps_its_table_of_links() {
+    let extraction = extract_at(
+        &wiki_list_page(),
+        "https://en.wikipedia.org/wiki/List_of_lighthouses_in_Norway",
+    );
+    assert_eq!(extraction.page_type, PageType::Listing);
+    assert_contains_all(
+        &extraction.text,
+        &[
+            "This is a list of lighthouses",
+            "Skerry light 1",
+            "Keeper number 7",
+            "Skerry light 14",
+        ],
+    );
+    assert_contains_none(&extraction.text, &["Portal 3"]);
+}
+
 /// A product page: the name in the main column beside the buy box (sizes, quantity, cart), a
 /// long returns and delivery banner, the description and specifications in tab panels hidden
 /// until clicked, reviews and "you may also like" below.

@@ -27,6 +27,7 @@ on_both_backends!(
     feeds_follow_the_configuration,
     poll_state_counts_consecutive_errors,
     search_finds_words_of_the_body,
+    a_match_deep_in_a_long_text_is_highlighted_in_its_snippet,
     search_never_fails_on_user_text,
     articles_written_together_are_all_found_by_search,
     listings_filter_by_feed_time_and_cursor,
@@ -582,6 +583,32 @@ async fn search_finds_words_of_the_body(store: Store) -> anyhow::Result<()> {
 /// Articles stored in one shared transaction are indexed for search together (on SQLite one
 /// index statement per batch, after the batch's inserts); a duplicate in the batch adds no row,
 /// and a re-extraction replaces what search finds.
+/// A snippet highlights the match wherever it lies in a long text, in whichever form the text
+/// writes it, also where the stem is not how the text spells the word: a snippet made from a
+/// part of the text (to spare PostgreSQL's `ts_headline` the whole of it) must still hold it.
+async fn a_match_deep_in_a_long_text_is_highlighted_in_its_snippet(
+    store: Store,
+) -> anyhow::Result<()> {
+    let feed_id = one_feed(&store).await?;
+    let filler = "The brunch crowd lingered over coffee on the terrace. ".repeat(80);
+    let mut deep = article(feed_id, 1);
+    deep.title = "Weekend notes".to_string();
+    deep.text = format!("{filler}\n(Running) the river trail took an hour.\n\n{filler}");
+    let mut city = article(feed_id, 2);
+    city.title = "Traffic report".to_string();
+    city.text = format!("{filler} The city closed the bridge. {filler}");
+    store.insert_article(&deep).await?;
+    store.insert_article(&city).await?;
+
+    let hits = store.search("running", 10).await?;
+    assert_eq!(hits.len(), 1);
+    assert!(hits[0].snippet.contains("«Running»"), "{}", hits[0].snippet);
+    let hits = store.search("cities", 10).await?;
+    assert_eq!(hits.len(), 1);
+    assert!(hits[0].snippet.contains("«city»"), "{}", hits[0].snippet);
+    Ok(())
+}
+
 async fn articles_written_together_are_all_found_by_search(store: Store) -> anyhow::Result<()> {
     let feed_id = one_feed(&store).await?;
     let with_word = |n: u32| {

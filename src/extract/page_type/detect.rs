@@ -13,28 +13,30 @@
 //!    (`/threads/`, `/topic/`, `/t/`, `viewtopic.php`, a `forum.` or `community.` host) make
 //!    one too.
 //!    Articles with reader comments carry numbered comments but not a thread's address.
-//! 2. **Documentation.** A documentation framework (Sphinx, MkDocs, MediaWiki, devsite,
+//! 2. **Listing, on a wiki.** A MediaWiki page named as an index (`List_of_…`, or in the
+//!    `Category:` namespace, where the wiki lists the pages filed under a category).
+//! 3. **Documentation.** A documentation framework (Sphinx, MkDocs, MediaWiki, devsite,
 //!    Docusaurus, mdBook, rustdoc: generator or class vocabulary) on a docs-shaped address or
 //!    without Article markup; schema.org `TechArticle`/`APIReference`; or a docs-shaped
 //!    address (`docs.` host, a `/docs/`, `/reference/`, `/manual/` segment) with no Article
 //!    markup. Wikipedia runs MediaWiki but holds encyclopedia articles and lists: not docs.
-//! 3. **Collection.** `og:type` `product.group`: a shop's category page says so.
-//! 4. Article markup (`Article`, `NewsArticle`, `BlogPosting`, … in JSON-LD or microdata)
+//! 4. **Collection.** `og:type` `product.group`: a shop's category page says so.
+//! 5. Article markup (`Article`, `NewsArticle`, `BlogPosting`, … in JSON-LD or microdata)
 //!    without `og:type` `product` ends the search: an article.
-//! 5. **Product.** One product's structured data (`Product`/`ProductGroup`, at most three
+//! 6. **Product.** One product's structured data (`Product`/`ProductGroup`, at most three
 //!    Product objects, no `ItemList`: a grid of cards carries one per card), `og:type`
 //!    `product`, or a price item (`itemprop=price`, `product:price:amount`) beside at most
 //!    two Product objects.
-//! 6. **Collection.** A category-shaped address (`/collections/`, `/category/`, `/shop/`, …)
+//! 7. **Collection.** A category-shaped address (`/collections/`, `/category/`, `/shop/`, …)
 //!    with a shop platform's assets, an `ItemList`/`CollectionPage`, or four or more Products.
-//! 7. **Service.** A landing page: an address of at most two words (or the site's root) with
+//! 8. **Service.** A landing page: an address of at most two words (or the site's root) with
 //!    no four-digit run, no publication date in the markup, not `og:type` `article`, four or
 //!    more `h2`/`h3` and three or more buttons. Such a page is built to make its reader act:
 //!    headed sections, each ending in a call to action. A story is dated or lives at its
 //!    headline's address; a page of the web's first decades has headings and no buttons.
 //!
-//! Listings leave no mark of their own (extraction's item group names them, a landing page's
-//! too), so the detector never names one. Figures: docs/algorithms.md#page-types.
+//! Elsewhere listings leave no mark of their own (extraction's item group names them, a
+//! landing page's too), so the detector names only a wiki's. Figures: docs/algorithms.md#page-types.
 
 use std::sync::LazyLock;
 
@@ -63,6 +65,9 @@ pub fn detect(document: &Html, _stats: &DomStats, address: Option<&Url>) -> Page
 fn decide(evidence: &Evidence, address: &Address) -> PageType {
     if evidence.is_forum(address) {
         return PageType::Forum;
+    }
+    if address.wiki_index && evidence.mediawiki {
+        return PageType::Listing;
     }
     if evidence.is_documentation(address) {
         return PageType::Documentation;
@@ -224,6 +229,8 @@ struct Evidence {
     og_type: Option<String>,
     generator: String,
     forum_marks: bool,
+    /// MediaWiki's class on the body (`mediawiki`) or its generator.
+    mediawiki: bool,
     docs_marks: bool,
     /// Distinct tokens naming one numbered post (`post-123`, `msg_123`, `comment-123`).
     numbered_posts: usize,
@@ -315,6 +322,7 @@ impl Evidence {
         if names_numbered_post(lower) {
             numbered.insert(token);
         }
+        self.mediawiki |= lower == "mediawiki";
         // hAtom's publication date (`<div class="date published">`), which feed-era blog
         // platforms wrote where later ones write `<time datetime>`.
         if lower == "published" {
@@ -328,6 +336,7 @@ impl Evidence {
         match key.map(str::to_ascii_lowercase).as_deref() {
             Some("og:type") => self.og_type = Some(content.trim().to_ascii_lowercase()),
             Some("generator") => {
+                self.mediawiki |= content.to_ascii_lowercase().starts_with("mediawiki");
                 self.generator.push_str(&content.to_ascii_lowercase());
                 self.generator.push(' ');
             }
@@ -443,6 +452,9 @@ struct Address {
     /// `tutorial(s)`, `documentation`.
     docs: bool,
     wikipedia: bool,
+    /// A wiki's index page by its name: a `List_of_…` page or one of the `Category:`
+    /// namespace (the wiki's own list of the pages filed under it).
+    wiki_index: bool,
     /// A landing page's address: the site's root, or a last segment of at most
     /// [`LANDING_SLUG_WORDS`] words with no year or number of four digits anywhere in the path
     /// (a story's address is its headline or a dated, numbered path).
@@ -514,6 +526,11 @@ impl Address {
                 "documentation",
             ]),
             wikipedia: host.ends_with("wikipedia.org"),
+            wiki_index: segments.last().is_some_and(|last| {
+                ["list_of_", "category:", "category%3a"]
+                    .iter()
+                    .any(|name| last.starts_with(name))
+            }),
             landing: is_landing_path(&path) && query.is_empty(),
             collection: segment_is(&[
                 "collection",
@@ -726,6 +743,29 @@ mod tests {
         let wiki = r#"<div id="mw-content-text">A</div>"#;
         assert_eq!(
             detect_html(wiki, "https://en.wikipedia.org/wiki/Rust"),
+            PageType::Article
+        );
+    }
+
+    #[test]
+    fn a_wikis_lists_and_categories_are_listings() {
+        let wiki = r#"<html><head><meta name="generator" content="MediaWiki 1.45.0"></head>
+            <body class="mediawiki ltr"><div id="mw-content-text">A</div></body></html>"#;
+        for address in [
+            "https://en.wikipedia.org/wiki/List_of_lighthouses_in_Norway",
+            "https://en.wikipedia.org/wiki/Category:Lighthouses",
+            "https://wiki.example.org/index.php/Category%3AHowtos",
+        ] {
+            assert_eq!(detect_html(wiki, address), PageType::Listing, "{address}");
+        }
+        assert_eq!(
+            detect_html(wiki, "https://en.wikipedia.org/wiki/Lighthouse"),
+            PageType::Article
+        );
+        // The name alone, on a site that is no wiki: a story about lists.
+        let story = "<article><p>Lists</p></article>";
+        assert_eq!(
+            detect_html(story, "https://blog.example/list_of_my_favourite_tools"),
             PageType::Article
         );
     }

@@ -7,8 +7,9 @@
 //! `.devsite-article-body`, Docusaurus `.theme-doc-markdown`, MkDocs `.md-content__inner`).
 //! That element is the content whole: its link lists and card grids are a landing page's
 //! content (the article cascade drops them as link-dense), its code blocks and tables the
-//! reference's. Inside it, the table of contents, breadcrumbs, edit and feedback widgets and
-//! prev/next links are still chrome.
+//! reference's. Inside it, the table of contents (unless it leads to other pages: a chapter's
+//! list of its sections), breadcrumbs, edit and feedback widgets and prev/next links are still
+//! chrome. A wiki's list and category pages are read the same way, from MediaWiki's body.
 
 use std::sync::LazyLock;
 
@@ -95,6 +96,22 @@ const MIN_TEXT_BYTES: usize = 200;
 
 /// The documentation page's body, when a body element holds it.
 pub fn extract(page: &Page) -> Option<Extraction> {
+    BODIES.iter().find_map(|selector| body(page, selector))
+}
+
+/// A wiki's index page (a list, a category's members) read as its body whole: MediaWiki's
+/// `#mw-content-text`, whose tables and lists of links are the page's items; `None` on a page
+/// without that element, which the article cascade and its items read instead.
+pub fn extract_wiki_index(page: &Page) -> Option<Extraction> {
+    WIKI_BODY.as_ref().and_then(|selector| body(page, selector))
+}
+
+static WIKI_BODY: LazyLock<Option<Selector>> =
+    LazyLock::new(|| Selector::parse("#mw-content-text").ok());
+
+/// The blocks inside the outermost elements `selector` finds, without their chrome, when they
+/// hold [`MIN_TEXT_BYTES`] or more.
+fn body(page: &Page, selector: &Selector) -> Option<Extraction> {
     let chrome = |element: ElementRef<'_>| {
         let value = element.value();
         let named_chrome = marked(value, CHROME_WORDS)
@@ -105,15 +122,13 @@ pub fn extract(page: &Page) -> Option<Extraction> {
         matches!(value.name(), "nav" | "aside" | "footer")
             || named_chrome && !(marked(value, &["toc"]) && leads_to_other_pages(element))
     };
-    BODIES.iter().find_map(|selector| {
-        let roots = outermost(page, selector);
-        if roots.is_empty() {
-            return None;
-        }
-        let blocks = blocks_within(page, &roots, chrome);
-        let text_bytes: usize = blocks.iter().map(|&ix| page.stats.blocks[ix].sl).sum();
-        (text_bytes >= MIN_TEXT_BYTES).then(|| typed_extraction(page, &blocks))
-    })
+    let roots = outermost(page, selector);
+    if roots.is_empty() {
+        return None;
+    }
+    let blocks = blocks_within(page, &roots, chrome);
+    let text_bytes: usize = blocks.iter().map(|&ix| page.stats.blocks[ix].sl).sum();
+    (text_bytes >= MIN_TEXT_BYTES).then(|| typed_extraction(page, &blocks))
 }
 
 #[cfg(test)]

@@ -4,9 +4,9 @@
 //! documentation, a product, a shop's collection, a listing of items, a service page), and
 //! [`Post`], one post of a forum thread as extraction hands it to the store; the detector
 //! ([`detect`]) and the extraction of the types whose pages are built alike on every site
-//! ([`forum`], [`documentation`], [`product`]), dispatched by [`extract_typed`]. A typed
-//! extraction that finds its structure replaces the article cascade; one that does not leaves
-//! the page to it.
+//! ([`forum`], [`documentation`] and a wiki's listings, [`product`]), dispatched by
+//! [`extract_typed`]. A typed extraction that finds its structure replaces the article
+//! cascade; one that does not leaves the page to it.
 
 pub mod detect;
 pub mod documentation;
@@ -126,6 +126,7 @@ pub fn extract_typed(page: &Page) -> Option<Extraction> {
     let mut extraction = match page.page_type {
         PageType::Forum => forum::extract(page)?,
         PageType::Documentation => documentation::extract(page)?,
+        PageType::Listing => documentation::extract_wiki_index(page)?,
         // Not dispatched: on wcxb's 57 products the panels and the structured description
         // scored F1 0.530 against the cascade's 0.614 (docs/algorithms.md#page-types).
         PageType::Product => return None,
