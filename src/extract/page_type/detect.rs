@@ -36,7 +36,8 @@
 //!    headline's address; a page of the web's first decades has headings and no buttons.
 //!
 //! Elsewhere listings leave no mark of their own (extraction's item group names them, a
-//! landing page's too), so the detector names only a wiki's. Figures: docs/algorithms.md#page-types.
+//! landing page's too), so the detector names only a wiki's. Figures:
+//! docs/algorithms.md#page-types.
 
 use std::sync::LazyLock;
 
@@ -336,8 +337,9 @@ impl Evidence {
         match key.map(str::to_ascii_lowercase).as_deref() {
             Some("og:type") => self.og_type = Some(content.trim().to_ascii_lowercase()),
             Some("generator") => {
-                self.mediawiki |= content.to_ascii_lowercase().starts_with("mediawiki");
-                self.generator.push_str(&content.to_ascii_lowercase());
+                let generator = content.to_ascii_lowercase();
+                self.mediawiki |= generator.starts_with("mediawiki");
+                self.generator.push_str(&generator);
                 self.generator.push(' ');
             }
             Some("product:price:amount") => self.price = true,
