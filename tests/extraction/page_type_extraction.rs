@@ -16,6 +16,15 @@ fn extract_at(html: &str, url: &str) -> Extraction {
         .unwrap_or_else(|err| panic!("extracting: {err}"))
 }
 
+/// Extracts `html` read from `url` and checks its type, the texts it keeps and the texts it
+/// leaves out.
+fn check_reading(html: &str, url: &str, page_type: PageType, kept: &[&str], left_out: &[&str]) {
+    let extraction = extract_at(html, url);
+    assert_eq!(extraction.page_type, page_type);
+    assert_contains_all(&extraction.text, kept);
+    assert_contains_none(&extraction.text, left_out);
+}
+
 const MEMBERS: [&str; 7] = [
     "lathe_larry",
     "MillwrightMeg",
@@ -259,13 +268,10 @@ fn sphinx_page() -> String {
 
 #[test]
 fn a_documentation_page_keeps_its_body_whole_and_drops_its_chrome() {
-    let extraction = extract_at(
+    check_reading(
         &sphinx_page(),
         "https://docs.python.example/3/howto/logging.html",
-    );
-    assert_eq!(extraction.page_type, PageType::Documentation);
-    assert_contains_all(
-        &extraction.text,
+        PageType::Documentation,
         &[
             "This page contains tutorial information",
             "Configuring handlers for files, sockets and queues",
@@ -273,9 +279,6 @@ fn a_documentation_page_keeps_its_body_whole_and_drops_its_chrome() {
             "logging.warning('Watch out!')",
             "Detailed information, typically of interest only",
         ],
-    );
-    assert_contains_none(
-        &extraction.text,
         &[
             "On this page",
             "Next topic: Logging Cookbook",
@@ -322,22 +325,16 @@ fn docbook_chapter() -> String {
 
 #[test]
 fn a_manuals_chapter_keeps_its_table_of_contents_and_drops_its_navigation_bars() {
-    let extraction = extract_at(
+    // The table of contents links to the chapter's own pages: it is what the chapter holds.
+    check_reading(
         &docbook_chapter(),
         "https://manual.example/docs/current/performance-tips.html",
-    );
-    assert_eq!(extraction.page_type, PageType::Documentation);
-    // The table of contents links to the chapter's own pages: it is what the chapter holds.
-    assert_contains_all(
-        &extraction.text,
+        PageType::Documentation,
         &[
             "Query performance can be affected",
             "14.1. Reading the cost estimates",
             "14.3. Controlling join order",
         ],
-    );
-    assert_contains_none(
-        &extraction.text,
         &["Prev", "Home", "13.5. Locking and Indexes"],
     );
 }
@@ -373,21 +370,18 @@ fn wiki_list_page() -> String {
 
 #[test]
 fn a_wikis_list_page_keeps_its_table_of_links() {
-    let extraction = extract_at(
+    check_reading(
         &wiki_list_page(),
         "https://en.wikipedia.org/wiki/List_of_lighthouses_in_Norway",
-    );
-    assert_eq!(extraction.page_type, PageType::Listing);
-    assert_contains_all(
-        &extraction.text,
+        PageType::Listing,
         &[
             "This is a list of lighthouses",
             "Skerry light 1",
             "Keeper number 7",
             "Skerry light 14",
         ],
+        &["Portal 3"],
     );
-    assert_contains_none(&extraction.text, &["Portal 3"]);
 }
 
 /// A product page: the name in the main column beside the buy box (sizes, quantity, cart), a
@@ -589,13 +583,13 @@ fn listing_page() -> String {
 
 #[test]
 fn a_listing_keeps_every_item_after_its_intro() {
-    let extraction = extract_at(
+    check_reading(
         &listing_page(),
         "https://recipes.example/tomato-sauce-recipes",
+        PageType::Listing,
+        &RECIPES,
+        &["Journal", "ten percent off"],
     );
-    assert_eq!(extraction.page_type, PageType::Listing);
-    assert_contains_all(&extraction.text, &RECIPES);
-    assert_contains_none(&extraction.text, &["Journal", "ten percent off"]);
 }
 
 /// A news story followed by a list of related stories: the list is longer than no part of
@@ -624,16 +618,13 @@ fn story_with_related_list() -> String {
 
 #[test]
 fn an_article_keeps_its_story_and_not_its_related_list() {
-    let extraction = extract_at(
+    check_reading(
         &story_with_related_list(),
         "https://news.example/2026/11/council-approves-harbour-plan",
-    );
-    assert_eq!(extraction.page_type, PageType::Article);
-    assert_contains_all(
-        &extraction.text,
+        PageType::Article,
         &["Paragraph 1 of the story", "Paragraph 6 of the story"],
+        &["Related headline number"],
     );
-    assert_contains_none(&extraction.text, &["Related headline number"]);
 }
 
 const SERVICE_SECTIONS: [(&str, &str); 5] = [
@@ -839,18 +830,15 @@ fn product_with_reviews() -> String {
 
 #[test]
 fn a_product_keeps_its_copy_and_leaves_its_customer_reviews_out() {
-    let extraction = extract_at(&product_with_reviews(), "https://shop.example/p/ridge-28");
-    assert_eq!(extraction.page_type, PageType::Product);
-    assert_contains_all(
-        &extraction.text,
+    check_reading(
+        &product_with_reviews(),
+        "https://shop.example/p/ridge-28",
+        PageType::Product,
         &[
             "ventilated back panel",
             "recycled ripstop nylon",
             "hydration sleeve",
         ],
-    );
-    assert_contains_none(
-        &extraction.text,
         &["Review 1:", "Review 4:", "three day traverse"],
     );
 }
@@ -990,14 +978,11 @@ fn product_with_recommendations() -> String {
 
 #[test]
 fn a_product_leaves_the_shops_other_products_out() {
-    let extraction = extract_at(
+    check_reading(
         &product_with_recommendations(),
         "https://shop.example/p/harbour-peacoat",
-    );
-    assert_eq!(extraction.page_type, PageType::Product);
-    assert_contains_all(&extraction.text, &["dense Melton wool", "Horn buttons"]);
-    assert_contains_none(
-        &extraction.text,
+        PageType::Product,
+        &["dense Melton wool", "Horn buttons"],
         &["Deck Jacket Navy", "Boat Shoe Brown", "$145.00"],
     );
 }
