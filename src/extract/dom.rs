@@ -440,7 +440,12 @@ impl<'a> Walk<'a> {
         let name = element.name();
         let parent = self.stack.last();
         let parent_skipped = parent.is_some_and(|f| f.skipped);
-        let skipped = parent_skipped || tidy::is_dropped(name) || tidy::is_hidden(element);
+        let skipped = parent_skipped
+            || tidy::is_dropped(name)
+            || self.document.tree.get(id).map_or_else(
+                || tidy::is_hidden(element),
+                |node| tidy::is_hidden_in_place(node, element),
+            );
         let anchor_target = name == "a" && is_anchor_target(element);
         let (class, id_attribute) = class_and_id_attributes(element, anchor_target);
         class_and_id(&mut self.marker, name, class, id_attribute);

@@ -284,7 +284,7 @@ impl Writer<'_> {
                         continue;
                     }
                     let name = element.name();
-                    if tidy::is_dropped(name) || tidy::is_hidden(element) {
+                    if tidy::is_dropped(name) || tidy::is_hidden_in_place(node, element) {
                         if self.active && tidy::is_kept_media(element, self.page.base.as_ref()) {
                             self.flush();
                             tidy::write_subtree(

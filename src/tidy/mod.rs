@@ -640,28 +640,104 @@ pub fn is_plain_attribute(name: &QualName, local: &LocalName) -> bool {
     name.prefix.is_none() && name.ns == ns!() && name.local == *local
 }
 
-/// Whether an element is hidden by the `hidden` attribute or an inline `display:none`.
+/// Whether an element is hidden by the `hidden` attribute, an inline `display:none` or
+/// `aria-hidden="true"`.
 pub fn is_hidden(element: &scraper::node::Element) -> bool {
+    sight(element, true) == Sight::Hidden
+}
+
+/// Whether `node` (the element `element`) is hidden from a sighted reader where it stands:
+/// [`is_hidden`], or text for screen readers only ([`SCREEN_READER_CLASSES`]) beside visible
+/// text that says it for the eye ("Regular price" before "$279.95"). Screen-reader text that
+/// is all its parent shows is an icon's or a tooltip's text alternative (a check mark's
+/// "Yes" in a comparison table), read as an image's `alt` is, and stays.
+pub fn is_hidden_in_place(node: NodeRef<'_, Node>, element: &scraper::node::Element) -> bool {
+    match sight(element, true) {
+        Sight::Hidden => true,
+        Sight::ScreenReaderOnly => has_visible_sibling_text(node),
+        Sight::Shown => false,
+    }
+}
+
+/// How an element's own attributes show it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sight {
+    Shown,
+    /// Hidden by the `hidden` attribute or an inline `display:none` (and `aria-hidden`, when
+    /// asked): neither the eye nor, mostly, the ear gets it.
+    Hidden,
+    /// Clipped by a screen-reader-only class.
+    ScreenReaderOnly,
+}
+
+/// The element's [`Sight`], read in one pass over its attributes; `aria` counts
+/// `aria-hidden="true"` (which hides it from screen readers only) as hidden.
+fn sight(element: &scraper::node::Element, aria: bool) -> Sight {
     let mut style = None;
+    let mut screen_reader_only = false;
     for (name, value) in element.attrs.iter() {
         if is_plain_attribute(name, &local_name!("hidden"))
-            || (is_plain_attribute(name, &local_name!("aria-hidden")) && &**value == "true")
+            || (aria && is_plain_attribute(name, &local_name!("aria-hidden")) && &**value == "true")
         {
-            return true;
+            return Sight::Hidden;
         }
         if is_plain_attribute(name, &local_name!("style")) {
             style = Some(&**value);
+        } else if is_plain_attribute(name, &local_name!("class")) {
+            screen_reader_only = value
+                .split_ascii_whitespace()
+                .any(|token| SCREEN_READER_CLASSES.contains(&token));
         }
     }
-    style.is_some_and(|style| {
+    let styled_away = style.is_some_and(|style| {
         let compact: String = style
             .chars()
             .filter(|c| !c.is_whitespace())
             .flat_map(char::to_lowercase)
             .collect();
         compact.contains("display:none") || compact.contains("visibility:hidden")
-    })
+    });
+    if styled_away {
+        Sight::Hidden
+    } else if screen_reader_only {
+        Sight::ScreenReaderOnly
+    } else {
+        Sight::Shown
+    }
 }
+
+/// Whether a sibling of `node` shows text: a text node, or an element neither dropped nor
+/// out of sight that holds one (an `aria-hidden` one counts: the eye sees it, and the
+/// screen-reader text says it for the ear).
+fn has_visible_sibling_text(node: NodeRef<'_, Node>) -> bool {
+    let shows_text = |sibling: NodeRef<'_, Node>| match sibling.value() {
+        Node::Text(text) => !text.trim().is_empty(),
+        Node::Element(element) => {
+            !is_dropped(element.name())
+                && sight(element, false) != Sight::Hidden
+                && sibling.descendants().any(|d| {
+                    d.value()
+                        .as_text()
+                        .is_some_and(|text| !text.trim().is_empty())
+                })
+        }
+        _ => false,
+    };
+    node.prev_siblings().any(shows_text) || node.next_siblings().any(shows_text)
+}
+
+/// The classes that the common stylesheets (Bootstrap's `sr-only` and `visually-hidden`,
+/// WordPress's `screen-reader-text`, the HTML5 Boilerplate's `visuallyhidden`) clip to one
+/// pixel: the text is for screen readers ("Regular price", "Opens in a new window") and a
+/// sighted reader never sees it.
+pub const SCREEN_READER_CLASSES: &[&str] = &[
+    "sr-only",
+    "visually-hidden",
+    "visuallyhidden",
+    "screen-reader-text",
+    "screenreader-only",
+    "screen-reader-only",
+];
 
 /// Appends `text` to `out` with `&`, `<`, `>` escaped (and `"` when `in_attribute`), a no-break
 /// space written as `&nbsp;`.
@@ -774,7 +850,8 @@ pub fn write_subtree(
                     Node::Element(element) => {
                         let name = element.name();
                         let kept_media = is_kept_media(element, base);
-                        if (is_dropped(name) && !kept_media) || is_hidden(element) {
+                        if (is_dropped(name) && !kept_media) || is_hidden_in_place(current, element)
+                        {
                             skipping = Some(current.id());
                         } else if name == "iframe" {
                             // A player's fallback text is not the article's.
@@ -948,6 +1025,53 @@ pub fn tidy_html(raw: &[u8], http_charset: Option<&str>, page_url: Option<&Url>)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether the first element of `html` whose class holds `class` is hidden where it stands.
+    fn hidden_in_place(html: &str, class: &str) -> bool {
+        let document = Html::parse_fragment(html);
+        let node = document
+            .tree
+            .root()
+            .descendants()
+            .find(|node| {
+                node.value()
+                    .as_element()
+                    .and_then(|element| element.attr("class"))
+                    .is_some_and(|value| value.split_ascii_whitespace().any(|t| t == class))
+            })
+            .expect("the fragment holds the class");
+        let element = node.value().as_element().expect("an element");
+        is_hidden_in_place(node, element)
+    }
+
+    #[test]
+    fn screen_reader_text_beside_what_the_eye_reads_is_hidden_and_an_icons_is_not() {
+        // A price's spoken label beside the price, and a pair whose visible half the
+        // screen reader skips: the label is not on the screen.
+        assert!(hidden_in_place(
+            "<div><span class=\"visually-hidden\">Regular price</span><span>$279.95</span></div>",
+            "visually-hidden"
+        ));
+        assert!(hidden_in_place(
+            "<p><span aria-hidden=\"true\">(21)</span><span class=\"sr-only\">21 reviews</span></p>",
+            "sr-only"
+        ));
+        // A check mark's "Yes" and a tooltip's text stand for an icon, as its alt text would.
+        assert!(!hidden_in_place(
+            "<table><tr><td><i class=\"icon-check\" aria-hidden=\"true\"></i>\
+             <span class=\"sr-only\">Yes</span></td></tr></table>",
+            "sr-only"
+        ));
+        assert!(!hidden_in_place(
+            "<p>Provided by a therapist <span class=\"tip\"><span class=\"screen-reader-text\">\
+             All therapists are licensed</span><span><i aria-hidden=\"true\"></i></span></span></p>",
+            "screen-reader-text"
+        ));
+        assert!(!hidden_in_place(
+            "<div><span class=\"sr-only-focusable\">Skip</span><span>Menu</span></div>",
+            "sr-only-focusable"
+        ));
+    }
 
     #[test]
     fn escaping_writes_markup_characters_and_no_break_spaces_as_references() {

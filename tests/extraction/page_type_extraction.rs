@@ -505,7 +505,7 @@ const PANS: [&str; 8] = [
 
 /// A shop's category page as a Shopify theme lays it out: the category's heading and one line
 /// of description, a filter column, and a grid of product cards, each a linked name, a vendor,
-/// a price and an add-to-cart button.
+/// a price (with its label for screen readers) and an add-to-cart button.
 fn collection_page() -> String {
     let cards: String = PANS
         .iter()
@@ -515,7 +515,8 @@ fn collection_page() -> String {
                 "<div class=\"product-card product-card--{i}\"><a href=\"/products/{i}\">\
                  <img src=\"/img/{i}.jpg\" alt=\"\"></a><div class=\"product-card__info\">\
                  <span class=\"vendor\">Hearth</span><h3><a href=\"/products/{i}\">{name}</a></h3>\
-                 <span class=\"price\">${}.00</span></div>\
+                 <span class=\"price\"><span class=\"visually-hidden\">Regular price</span>\
+                 ${}.00</span></div>\
                  <button class=\"add-to-cart\">Add to cart</button></div>",
                 30 + 5 * i
             )
@@ -542,7 +543,10 @@ fn a_category_page_keeps_every_card_name_and_price() {
     assert_contains_all(&extraction.text, &["Cast Iron"]);
     assert_contains_all(&extraction.text, &PANS);
     assert_contains_all(&extraction.text, &["$30.00", "$65.00"]);
-    assert_contains_none(&extraction.text, &["Journal", "ten percent off"]);
+    assert_contains_none(
+        &extraction.text,
+        &["Journal", "ten percent off", "Regular price"],
+    );
 }
 
 const RECIPES: [&str; 9] = [
