@@ -742,6 +742,75 @@ fn a_landing_page_where_its_longest_section_was_chosen_keeps_every_section() {
     assert!(gleaner::extract::page_type::widen(&story, &chosen).is_none());
 }
 
+/// A landing page whose sections a page builder wrote each its own way, in two rows, all
+/// inside `main`: a hero, a feature grid of three headed cards, a row of testimonials with no
+/// heading, and a questions list; each ends in a call to action.
+fn builder_landing_page() -> String {
+    let features: String = [
+        (
+            "Same-week visits",
+            "A tuner at your door within five working days of your call.",
+        ),
+        (
+            "Fixed prices",
+            "One price for a tuning, quoted before the visit, never raised.",
+        ),
+        (
+            "Regulation too",
+            "Hammers, dampers and action regulated while the tuner is there.",
+        ),
+    ]
+    .iter()
+    .map(|(heading, text)| format!("<div class=\"card\"><h3>{heading}</h3><p>{text}</p></div>"))
+    .collect();
+    framed(
+        "Keyline Piano Care",
+        &format!(
+            "<div class=\"top\"><div class=\"hero\"><h1>Pianos kept in tune, year after year</h1>\
+             <p>Tuning, regulation and repair for homes, schools and concert halls.</p>\
+             <a class=\"button\" href=\"/book\">Book a visit</a></div>\
+             <div class=\"wrap\"><div class=\"inner\"><h2>What a visit covers</h2>\
+             <p>Every visit starts with the pitch: we raise or lower the whole piano to concert \
+             pitch before the fine tuning, so that the tuning holds through the season. Then \
+             each unison is set by ear and checked against the temperament, and sticking keys, \
+             squeaking pedals and loose tuning pins are put right while the lid is open.</p>\
+             <a class=\"button\" href=\"/book\">Book a visit</a></div></div></div>\
+             <div class=\"bottom\"><div class=\"features\"><h2>Why Keyline</h2><div class=\"grid\">{features}</div></div>\
+             <div class=\"quotes\"><blockquote><p>Our school's six uprights have never sounded better.</p></blockquote>\
+             <blockquote><p>They tuned the hall's grand an hour before the recital, calmly.</p></blockquote></div>\
+             <div class=\"faq\"><h2>Questions</h2><dl><dt>How often should a piano be tuned?</dt>\
+             <dd>Twice a year for a piano that is played every day.</dd>\
+             <dt>Do you move pianos?</dt><dd>No, but we work with two removal firms we trust.</dd></dl>\
+             <a class=\"button\" href=\"/contact\">Ask us</a></div></div>"
+        ),
+    )
+}
+
+#[test]
+fn a_landing_page_whose_main_holds_sections_of_every_build_keeps_them_all() {
+    // The cascade keeps the page's one paragraph of prose; its other sections are built each
+    // its own way, no stack of alike siblings, but all stand inside the page's `main`.
+    let url = url::Url::parse("https://keyline.example/piano-tuning").ok();
+    let html = builder_landing_page();
+    let page = gleaner::extract::Page::parse(html.as_bytes(), None, url.as_ref(), None);
+    assert_eq!(page.page_type, PageType::Service);
+    let chosen = blocks_holding(&page, &["What a visit covers", "Every visit starts"]);
+    assert_eq!(chosen.len(), 2);
+    let widened = gleaner::extract::page_type::widen(&page, &chosen)
+        .unwrap_or_else(|| panic!("the landing page's main was not its content"));
+    assert_contains_all(
+        &widened.text,
+        &[
+            "Pianos kept in tune",
+            "Every visit starts",
+            "Fixed prices",
+            "never sounded better",
+            "Twice a year",
+        ],
+    );
+    assert_contains_none(&widened.text, &["Journal", "ten percent off"]);
+}
+
 /// A news front as a component framework renders it: an undated page at a short address, a
 /// row of buttons, an intro paragraph, and a grid of cards, each a link wrapping a picture and
 /// a headline and a description set five wrappers deep.

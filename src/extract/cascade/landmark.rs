@@ -11,6 +11,12 @@
 //! ([`reread_main`]). On the six bench sets every page where this held had scored F1 0.00
 //! (docs/algorithms.md, "The main landmark"). A page of another type than an article with no
 //! `h1` at all (a shop's category named only in its title) needs no heading inside `main`.
+//!
+//! A landing page's template puts every section of the page inside `main` and the site's
+//! chrome (its header, menu and footer) outside it. When the cascade kept under
+//! [`LANDING_MAIN_SHARE`] of `main`'s text on such a page it kept one section of many, and
+//! the content is `main` whole, its navigation, forms and dialogs left out
+//! ([`landing_main_blocks`]).
 
 use std::sync::LazyLock;
 
@@ -38,11 +44,7 @@ pub fn missed_main(page: &Page, chosen: &[usize]) -> Option<NodeId> {
     if chosen_bytes == 0 {
         return None;
     }
-    let mains = outermost(page, MAIN.as_ref()?);
-    let [main] = mains[..] else {
-        // None, or several: no one element is the page's dominant content.
-        return None;
-    };
+    let main = only_main(page)?;
     let heading = blocks
         .iter()
         .position(|b| &*b.tag == "h1" && !items::in_chrome(page, b.node));
@@ -60,6 +62,37 @@ pub fn missed_main(page: &Page, chosen: &[usize]) -> Option<NodeId> {
         .sum();
     let outside = (chosen_inside as f64) < INSIDE_SHARE * chosen_bytes as f64;
     (outside && main_bytes >= MIN_MAIN_BYTES).then_some(main)
+}
+
+/// The page's one outermost `main` element; none, or several, and no one element is the
+/// page's dominant content.
+fn only_main(page: &Page) -> Option<NodeId> {
+    let mains = outermost(page, MAIN.as_ref()?);
+    match mains[..] {
+        [main] => Some(main),
+        _ => None,
+    }
+}
+
+/// On a landing page, the share of `main`'s text under which the cascade's choice kept one
+/// section of many rather than the page's text.
+pub const LANDING_MAIN_SHARE: f64 = 0.5;
+
+/// The blocks of a service page's one `main` (of [`MIN_MAIN_BYTES`] or more), outside its
+/// navigation, forms and dialogs, when the cascade's choice of `chosen_bytes` holds under
+/// [`LANDING_MAIN_SHARE`] of their text. A `header` or `footer` inside `main` stays: there it
+/// is a section's heading or closing line, not the site's.
+pub fn landing_main_blocks(page: &Page, chosen_bytes: usize) -> Option<Vec<usize>> {
+    if page.page_type != PageType::Service {
+        return None;
+    }
+    let main = only_main(page)?;
+    let inside = blocks_within(page, &[main], |element| {
+        matches!(element.value().name(), "nav" | "form" | "dialog")
+    });
+    let main_bytes: usize = inside.iter().map(|&ix| page.stats.blocks[ix].sl).sum();
+    let kept_one_section = (chosen_bytes as f64) < LANDING_MAIN_SHARE * main_bytes as f64;
+    (main_bytes >= MIN_MAIN_BYTES && kept_one_section).then_some(inside)
 }
 
 /// A page of `main` alone: its markup parsed as the body of a page with the same address,

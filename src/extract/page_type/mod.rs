@@ -146,6 +146,12 @@ pub fn extract_typed(page: &Page) -> Option<Extraction> {
 pub fn widen(page: &Page, chosen: &[usize]) -> Option<Extraction> {
     let chosen_bytes: usize = chosen.iter().map(|&ix| page.stats.blocks[ix].sl).sum();
     widen_by_items(page, chosen, chosen_bytes)
+        .or_else(|| {
+            // A landing page's sections all stand in its `main`: when the choice kept one of
+            // them, `main` is the content (the choice inside it).
+            let inside = crate::extract::landmark::landing_main_blocks(page, chosen_bytes)?;
+            Some(widened_extraction(page, &[], inside, page.page_type))
+        })
         .or_else(|| widen_by_sections(page, chosen, chosen_bytes))
 }
 
