@@ -442,10 +442,11 @@ impl<'a> Walk<'a> {
         let parent_skipped = parent.is_some_and(|f| f.skipped);
         let skipped = parent_skipped
             || tidy::is_dropped(name)
-            || self.document.tree.get(id).map_or_else(
-                || tidy::is_hidden(element),
-                |node| tidy::is_hidden_in_place(node, element),
-            );
+            || self
+                .document
+                .tree
+                .get(id)
+                .is_some_and(|node| tidy::is_hidden_in_place(node, element));
         let anchor_target = name == "a" && is_anchor_target(element);
         let (class, id_attribute) = class_and_id_attributes(element, anchor_target);
         class_and_id(&mut self.marker, name, class, id_attribute);

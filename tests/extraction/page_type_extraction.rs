@@ -693,6 +693,18 @@ fn blocks_holding(page: &gleaner::extract::Page, needles: &[&str]) -> Vec<usize>
         .collect()
 }
 
+/// `html` read from `url`, detected as a landing page, widened from the cascade's choice of
+/// the two blocks holding `chosen` (a heading and its text).
+fn widened_landing_page(html: &str, url: &str, chosen: &[&str]) -> Extraction {
+    let url = url::Url::parse(url).ok();
+    let page = gleaner::extract::Page::parse(html.as_bytes(), None, url.as_ref(), None);
+    assert_eq!(page.page_type, PageType::Service);
+    let chosen = blocks_holding(&page, chosen);
+    assert_eq!(chosen.len(), 2);
+    gleaner::extract::page_type::widen(&page, &chosen)
+        .unwrap_or_else(|| panic!("the landing page was not widened to its content"))
+}
+
 #[test]
 fn a_service_page_where_one_section_was_chosen_keeps_every_section() {
     let url = url::Url::parse("https://ridgeline.example/").ok();
@@ -790,14 +802,11 @@ fn builder_landing_page() -> String {
 fn a_landing_page_whose_main_holds_sections_of_every_build_keeps_them_all() {
     // The cascade keeps the page's one paragraph of prose; its other sections are built each
     // its own way, no stack of alike siblings, but all stand inside the page's `main`.
-    let url = url::Url::parse("https://keyline.example/piano-tuning").ok();
-    let html = builder_landing_page();
-    let page = gleaner::extract::Page::parse(html.as_bytes(), None, url.as_ref(), None);
-    assert_eq!(page.page_type, PageType::Service);
-    let chosen = blocks_holding(&page, &["What a visit covers", "Every visit starts"]);
-    assert_eq!(chosen.len(), 2);
-    let widened = gleaner::extract::page_type::widen(&page, &chosen)
-        .unwrap_or_else(|| panic!("the landing page's main was not its content"));
+    let widened = widened_landing_page(
+        &builder_landing_page(),
+        "https://keyline.example/piano-tuning",
+        &["What a visit covers", "Every visit starts"],
+    );
     assert_contains_all(
         &widened.text,
         &[
@@ -1312,15 +1321,12 @@ fn services_in_rows() -> String {
 
 #[test]
 fn a_landing_page_whose_cards_stand_in_rows_keeps_every_card() {
-    let url = url::Url::parse("https://northgate.example/services").ok();
-    let html = services_in_rows();
-    let page = gleaner::extract::Page::parse(html.as_bytes(), None, url.as_ref(), None);
-    assert_eq!(page.page_type, PageType::Service);
     // The cascade kept the hero; no row alone holds enough cards to be an index.
-    let chosen = blocks_holding(&page, &["Broad services", "We see every challenge"]);
-    assert_eq!(chosen.len(), 2);
-    let widened = gleaner::extract::page_type::widen(&page, &chosen)
-        .unwrap_or_else(|| panic!("the rows' cards were not read as one group"));
+    let widened = widened_landing_page(
+        &services_in_rows(),
+        "https://northgate.example/services",
+        &["Broad services", "We see every challenge"],
+    );
     for (heading, text) in PRACTICES {
         assert_contains_all(&widened.text, &[heading, text]);
     }
