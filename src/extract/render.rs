@@ -1,6 +1,7 @@
 //! Turning chosen nodes into the stored result: sanitized HTML that keeps paragraph
 //! structure (headings, lists, quotations, data tables), plain text with one blank line
-//! between blocks, a line break per `<br>` and a table as one ` | `-separated line per row, and
+//! between blocks, a line break per `<br>`, a code block's (`<pre>`) lines and indents as they
+//! stand, a table as one ` | `-separated line per row, and
 //! the article's images (CUTER's c₂ nodes, seed 000 section III: "multimedia information nodes
 //! (c₂) will include useful multimedia for presentation together with the article"), each a
 //! `<figure>` at its place in the text.
@@ -131,6 +132,7 @@ pub fn render(page: &Page, blocks: &[usize], images: &[&ImageNode]) -> Rendered 
         floor: 0,
         active: false,
         table: None,
+        preformatted: 0,
     };
     writer.walk();
     // Every chosen image has a position in the walked tree; this only guards the contract.
@@ -206,6 +208,8 @@ struct Frame {
     /// The container state to restore (a nested block's element).
     container: Option<(usize, bool)>,
     part: TablePart,
+    /// A `<pre>`: its whitespace is the text's.
+    preformatted: bool,
 }
 
 #[derive(Default)]
@@ -256,6 +260,10 @@ struct Writer<'a> {
     /// Whether the innermost container's text is written.
     active: bool,
     table: Option<TableBuild>,
+    /// How many `<pre>` elements the walk is inside: their line breaks and indentation are
+    /// written as they stand, in the HTML and in the text (a highlighter's line spans are
+    /// separated by whitespace-only text).
+    preformatted: usize,
 }
 
 impl Writer<'_> {
@@ -381,6 +389,10 @@ impl Writer<'_> {
         }
         // A block-level element: the enclosing paragraph ends here.
         self.break_segment();
+        if name == "pre" {
+            self.preformatted += 1;
+            frame.preformatted = true;
+        }
         let chosen = self.chosen.contains(&node.id());
         let active = chosen || (self.active && self.is_kept_heading(node, name));
         // A chosen quotation is written as its block; a chosen list holds its items all the same.
@@ -415,6 +427,9 @@ impl Writer<'_> {
         if let Some((container_start, active)) = frame.container {
             self.container_start = container_start;
             self.active = active;
+        }
+        if frame.preformatted {
+            self.preformatted -= 1;
         }
         self.close_table_part(frame.part);
     }
@@ -485,13 +500,21 @@ impl Writer<'_> {
                 tag.written = false;
             }
         }
-        let segment = std::mem::take(&mut self.segment);
+        let mut segment = std::mem::take(&mut self.segment);
+        if self.preformatted > 0 {
+            let kept = segment.text.trim_end().len();
+            segment.text.truncate(kept);
+        }
         if !segment.text.is_empty() {
             self.paragraphs.push(segment.text);
         }
     }
 
     fn write_text(&mut self, text: &str) {
+        if self.preformatted > 0 {
+            self.write_preformatted(text);
+            return;
+        }
         if text.trim().is_empty() {
             if !self.segment.text.is_empty() {
                 self.html.push(' ');
@@ -520,6 +543,30 @@ impl Writer<'_> {
             segment.pending_breaks = 0;
             segment.text.push(c);
         }
+    }
+
+    /// Text inside a `<pre>`: every space and line break kept, except the blank lines
+    /// before the block's first character.
+    fn write_preformatted(&mut self, text: &str) {
+        let segment = &mut self.segment;
+        let text = if segment.text.is_empty() {
+            text.trim_start_matches(['\n', '\r'])
+        } else {
+            text
+        };
+        if text.trim().is_empty() && segment.text.is_empty() {
+            return;
+        }
+        self.flush();
+        tidy::escape_into(&mut self.html, text, false);
+        let segment = &mut self.segment;
+        if !segment.text.is_empty() && segment.pending_breaks > 0 {
+            segment.text.push('\n');
+        }
+        segment.pending_space = false;
+        segment.pending_breaks = 0;
+        segment.text.reserve(text.len());
+        segment.text.extend(text.chars().filter(|&c| c != '\r'));
     }
 
     /// Opens a part of a data table; `None` for every other element.
@@ -800,6 +847,29 @@ mod tests {
              <tr><td rowspan=\"2\">West</td><td>77</td><td>80</td></tr></tbody></table>\
              <p>{PROSE}</p></article><footer>Copyright the publisher</footer></body></html>"
         )
+    }
+
+    #[test]
+    fn a_highlighted_code_block_keeps_its_lines_and_indents() {
+        // A syntax highlighter wraps each token in a span and leaves the line breaks as
+        // whitespace-only text between them.
+        let page = format!(
+            "<html><body><article><p>{PROSE}</p><pre>\n<span>def</span><span> </span>\
+             <span>area</span><span>(r):</span>\n    <span>return</span> <span>r</span> \
+             <span>*</span> <span>r</span>\n\n</pre><p>{PROSE}</p></article></body></html>"
+        );
+        let rendered = render_all(&page);
+        let code = "def area(r):\n    return r * r";
+        assert!(
+            rendered.text.contains(&format!("\n\n{code}\n\n")),
+            "{}",
+            rendered.text
+        );
+        assert!(
+            rendered.html.contains("</span>\n    <span>return</span>"),
+            "{}",
+            rendered.html
+        );
     }
 
     #[test]
