@@ -650,13 +650,33 @@ pub fn is_hidden(element: &scraper::node::Element) -> bool {
 /// [`is_hidden`], or text for screen readers only ([`SCREEN_READER_CLASSES`]) beside visible
 /// text that says it for the eye ("Regular price" before "$279.95"). Screen-reader text that
 /// is all its parent shows is an icon's or a tooltip's text alternative (a check mark's
-/// "Yes" in a comparison table), read as an image's `alt` is, and stays.
+/// "Yes" in a comparison table), read as an image's `alt` is, and stays. A checkbox's or a
+/// radio button's label ([`is_choice_label`]) is left out too: it is an option to click (a
+/// shop's filter, "Bluetooth (13)"), a control like the input it names, not the page's text.
 pub fn is_hidden_in_place(node: NodeRef<'_, Node>, element: &scraper::node::Element) -> bool {
     match sight(element, true) {
         Sight::Hidden => true,
         Sight::ScreenReaderOnly => has_visible_sibling_text(node),
-        Sight::Shown => false,
+        Sight::Shown => element.name() == "label" && is_choice_label(node),
     }
+}
+
+/// Whether a `<label>` names a checkbox or a radio button: it holds one, or follows one as
+/// its next element (a styled box drawn by the label's CSS).
+fn is_choice_label(node: NodeRef<'_, Node>) -> bool {
+    let is_choice = |candidate: NodeRef<'_, Node>| {
+        candidate.value().as_element().is_some_and(|input| {
+            input.name() == "input"
+                && input.attr("type").is_some_and(|kind| {
+                    kind.eq_ignore_ascii_case("checkbox") || kind.eq_ignore_ascii_case("radio")
+                })
+        })
+    };
+    node.descendants().any(is_choice)
+        || node
+            .prev_siblings()
+            .find(|sibling| sibling.value().is_element())
+            .is_some_and(is_choice)
 }
 
 /// How an element's own attributes show it.
@@ -1070,6 +1090,25 @@ mod tests {
         assert!(!hidden_in_place(
             "<div><span class=\"sr-only-focusable\">Skip</span><span>Menu</span></div>",
             "sr-only-focusable"
+        ));
+    }
+
+    #[test]
+    fn the_label_of_a_checkbox_or_a_radio_button_is_a_control() {
+        // A shop's filter facet: each option a label around a checkbox, or after one.
+        assert!(hidden_in_place(
+            "<div><label class=\"facet\"><input type=\"checkbox\"> Bluetooth \
+             <span>(13)</span></label></div>",
+            "facet"
+        ));
+        assert!(hidden_in_place(
+            "<div><input type=\"RADIO\" id=\"s\"> <label class=\"size\" for=\"s\">Large</label></div>",
+            "size"
+        ));
+        // A field's label names what to type, and stays as it always did.
+        assert!(!hidden_in_place(
+            "<form><label class=\"field\">Email <input type=\"email\"></label></form>",
+            "field"
         ));
     }
 
