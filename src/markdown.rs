@@ -56,9 +56,11 @@ const LINK_SCHEMES: [&str; 3] = ["http", "https", "mailto"];
 const IMAGE_SCHEMES: [&str; 2] = ["http", "https"];
 
 /// Elements inside which a code block stays a block: they keep its lines and their indent.
-const BLOCK_CONTAINERS: [&str; 14] = [
+/// A definition list is written as plain paragraphs, not indented, so a description's code
+/// (an API reference's example under each entry) stays a block too.
+const BLOCK_CONTAINERS: [&str; 16] = [
     "html", "body", "div", "section", "article", "main", "aside", "header", "footer", "figure",
-    "details", "center", "nav", "address",
+    "details", "center", "nav", "address", "dl", "dd",
 ];
 
 /// What the YAML front matter of an article's Markdown says (`../shared/specs/cli.md`):
@@ -613,6 +615,21 @@ mod tests {
         ] {
             assert!(markdown.contains(expected), "{expected:?} in {markdown}");
         }
+    }
+
+    #[test]
+    fn a_reference_entrys_example_stays_a_code_block() {
+        // An API reference describes each entry in a `dd`, its example code among the prose.
+        let html = "<dl><dt>cache(function)</dt><dd><p>For example:</p>\
+                    <pre><span>@cache</span>\n<span>def</span> <span>f</span>(n):\n    \
+                    <span>return</span> n</pre><p>Added in 3.9.</p></dd></dl>";
+        let markdown = from_html(html);
+        assert!(
+            markdown.contains(
+                "For example:\n\n    @cache\n    def f(n):\n        return n\n\nAdded in 3.9."
+            ),
+            "{markdown}"
+        );
     }
 
     #[test]
