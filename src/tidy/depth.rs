@@ -745,7 +745,8 @@ const UNREAD_ATTRIBUTES: &[&str] = &[
 
 /// Whether an attribute name, as written in any case, is one that no reader of the parsed
 /// page looks at: a `data-*` one other than the lazy-loading addresses, an event handler
-/// (`on…`), an `aria-*` one other than `aria-hidden`, or one of [`UNREAD_ATTRIBUTES`].
+/// (`on…`), an `aria-*` one other than `aria-hidden` and a disclosure control's
+/// (`aria-controls`, `aria-expanded`), or one of [`UNREAD_ATTRIBUTES`].
 fn is_unread_attribute(name: &[u8]) -> bool {
     let starts_with = |prefix: &[u8]| {
         name.len() > prefix.len() && name[..prefix.len()].eq_ignore_ascii_case(prefix)
@@ -757,7 +758,11 @@ fn is_unread_attribute(name: &[u8]) -> bool {
             .any(|read| name.eq_ignore_ascii_case(read.as_bytes()));
     }
     if starts_with(b"aria-") {
-        return !name.eq_ignore_ascii_case(b"aria-hidden");
+        // `aria-hidden` hides; `aria-controls` and `aria-expanded` name the panel a disclosure
+        // control opens.
+        return ![&b"aria-hidden"[..], b"aria-controls", b"aria-expanded"]
+            .iter()
+            .any(|read| name.eq_ignore_ascii_case(read));
     }
     starts_with(b"on")
         || UNREAD_ATTRIBUTES

@@ -42,6 +42,7 @@ use scraper::{Html, Node};
 use url::Url;
 
 pub mod depth;
+pub mod disclosure;
 mod lazy;
 pub mod streamed;
 
@@ -504,6 +505,10 @@ pub fn parse_bounded(
     // A streaming server's late segments are read where its script would put them.
     if streamed::may_hold_streamed(&prepared) {
         streamed::place_streamed(&mut document);
+    }
+    // An accordion's or a disclosure's closed panels are read as their controls would open them.
+    if disclosure::may_hold_disclosures(&prepared) {
+        disclosure::open_disclosed_panels(&mut document);
     }
     BoundedParse { document, stopped }
 }

@@ -549,6 +549,36 @@ fn a_category_page_keeps_every_card_name_and_price() {
     );
 }
 
+/// The category page above with the copy a shop writes under its grid: a buying guide, and
+/// questions whose answers stay closed in an accordion until a shopper opens them.
+fn collection_page_with_copy() -> String {
+    let page = collection_page();
+    let copy = "<section class=\"buying-guide\"><h2>How to choose a skillet</h2>\
+                <p>Cast iron holds its heat longer than steel, so a skillet of it sears a steak \
+                evenly and keeps a stew simmering on the lowest flame.</p></section>\
+                <section class=\"faq\"><h2>Questions about cast iron</h2><h3><button \
+                aria-expanded=\"false\" aria-controls=\"faq-1\">Does it need seasoning?\
+                </button></h3><div id=\"faq-1\" aria-hidden=\"true\"><p>Every pan leaves the \
+                foundry seasoned, and a thin coat of oil after each wash keeps it so.</p></div>\
+                </section>";
+    page.replacen("</main>", &format!("{copy}</main>"), 1)
+}
+
+#[test]
+fn a_category_page_keeps_its_buying_guide_and_its_closed_answers() {
+    let extraction = extract_at(
+        &collection_page_with_copy(),
+        "https://hearth.example/collections/cast-iron",
+    );
+    assert_eq!(extraction.page_type, PageType::Collection);
+    assert_contains_all(&extraction.text, &PANS);
+    // The copy beside the grid is the category's own text.
+    assert_contains_all(&extraction.text, &["sears a steak evenly"]);
+    // An accordion's closed answer is one click away: the page's text.
+    assert_contains_all(&extraction.text, &["a thin coat of oil after each wash"]);
+    assert_contains_none(&extraction.text, &["Journal", "ten percent off"]);
+}
+
 const RECIPES: [&str; 9] = [
     "Slow-roasted tomato sauce",
     "Marinara in twenty minutes",

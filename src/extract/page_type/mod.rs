@@ -292,9 +292,111 @@ fn widen_by_items(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Option<
         PageType::Article | PageType::Service if guessed => PageType::Listing,
         named => named,
     };
-    let added: Vec<usize> = title.into_iter().chain(group.blocks).collect();
+    let copy = if page_type == PageType::Collection {
+        category_copy(page, &group)
+    } else {
+        Vec::new()
+    };
+    let added: Vec<usize> = title.into_iter().chain(group.blocks).chain(copy).collect();
     Some(widened_extraction(page, chosen, added, page_type))
 }
+
+/// A shop's category copy: the prose a category page writes around its grid of products (an
+/// intro under the title, a buying guide and its questions and answers below the grid, for
+/// the shopper and for search engines). The grid's template puts that copy beside the grid,
+/// in the same column: siblings of the grid's ancestors up to the one that holds at most
+/// [`COPY_SPAN`] times the grid's text (above it is the page's frame: its menus, drawers and
+/// dialogs) and never above `main`. A sibling is copy when it reads as prose: most of its text
+/// in sentences and under half of it link text (a filter list, a sort bar, a row of category
+/// links are labels); `nav`, `header`, `footer`, `aside` and forms are left out.
+fn category_copy(page: &Page, group: &items::ItemGroup) -> Vec<usize> {
+    let tree = &page.document.tree;
+    let blocks = &page.stats.blocks;
+    // The grid's ancestors, each with the text it holds.
+    let mut chain: Vec<NodeId> = Vec::new();
+    let mut current = tree.get(group.parent);
+    while let Some(node) = current {
+        let Some(element) = node.value().as_element() else {
+            break;
+        };
+        if matches!(element.name(), "body" | "html") {
+            break;
+        }
+        chain.push(node.id());
+        if element.name() == "main" || element.attr("role") == Some("main") {
+            break;
+        }
+        current = node.parent();
+    }
+    let mut chain_bytes = vec![0usize; chain.len()];
+    let at: foldhash::HashMap<NodeId, usize> =
+        chain.iter().enumerate().map(|(ix, &id)| (id, ix)).collect();
+    // Each block's section: the child of a chain element its walk up meets first.
+    let mut sections: foldhash::HashMap<NodeId, (usize, Vec<usize>)> = Default::default();
+    for (index, block) in blocks.iter().enumerate() {
+        if block.sl == 0 || block.caption {
+            continue;
+        }
+        let mut section = None;
+        let mut current = tree.get(block.node);
+        while let Some(node) = current {
+            if let Some(&level) = at.get(&node.id()) {
+                for bytes in &mut chain_bytes[level..] {
+                    *bytes += block.sl;
+                }
+                if let Some(section) = section {
+                    sections
+                        .entry(section)
+                        .or_insert((level, Vec::new()))
+                        .1
+                        .push(index);
+                }
+                break;
+            }
+            section = Some(node.id());
+            current = node.parent();
+        }
+    }
+    let span = chain_bytes
+        .iter()
+        .take_while(|&&bytes| bytes <= COPY_SPAN * group.text_bytes)
+        .count();
+    let in_group: HashSet<usize> = group.blocks.iter().copied().collect();
+    let mut copy = Vec::new();
+    for (section, (level, members)) in sections {
+        if level >= span || members.iter().any(|ix| in_group.contains(ix)) {
+            continue;
+        }
+        let Some(element) = tree.get(section).and_then(scraper::ElementRef::wrap) else {
+            continue;
+        };
+        if matches!(
+            element.value().name(),
+            "nav" | "header" | "footer" | "aside" | "form"
+        ) || element.value().attr("role") == Some("navigation")
+        {
+            continue;
+        }
+        let bytes: usize = members.iter().map(|&ix| blocks[ix].sl).sum();
+        let links: usize = members.iter().map(|&ix| blocks[ix].sa).sum();
+        let sentences: usize = members
+            .iter()
+            .map(|&ix| &blocks[ix])
+            .filter(|b| reads_as_sentences(b))
+            .map(|b| b.sl)
+            .sum();
+        if bytes >= COPY_MIN_BYTES && sentences * 2 >= bytes && links * 2 < bytes {
+            copy.extend(members);
+        }
+    }
+    copy
+}
+
+/// How many times the grid's text the column of its category copy holds at most.
+pub const COPY_SPAN: usize = 3;
+
+/// The least text of a section of category copy: a sentence or two.
+const COPY_MIN_BYTES: usize = 80;
 
 /// A choice this many times smaller than a group of links is the list's intro.
 pub const INTRO_RATIO: usize = 10;
