@@ -76,14 +76,7 @@ mod tests {
     use super::*;
 
     fn opened(page: &str) -> (usize, String) {
-        let mut document = Html::parse_document(page);
-        let count = open_disclosed_panels(&mut document);
-        let body = document
-            .select(&scraper::Selector::parse("body").expect("a fixed selector"))
-            .next()
-            .map(|body| body.inner_html())
-            .unwrap_or_default();
-        (count, body)
+        crate::tidy::body_after_pass(page, open_disclosed_panels)
     }
 
     #[test]

@@ -1047,6 +1047,20 @@ pub fn tidy_html(raw: &[u8], http_charset: Option<&str>, page_url: Option<&Url>)
     }
 }
 
+/// The body's markup after `pass` ran over `page`, with what the pass counted: the tidy
+/// passes' unit tests read their results this way.
+#[cfg(test)]
+pub(crate) fn body_after_pass(page: &str, pass: fn(&mut Html) -> usize) -> (usize, String) {
+    let mut document = Html::parse_document(page);
+    let count = pass(&mut document);
+    let body = document
+        .select(&scraper::Selector::parse("body").expect("a fixed selector"))
+        .next()
+        .map(|body| body.inner_html())
+        .unwrap_or_default();
+    (count, body)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -100,14 +100,7 @@ mod tests {
     use super::*;
 
     fn placed(page: &str) -> (usize, String) {
-        let mut document = Html::parse_document(page);
-        let count = place_streamed(&mut document);
-        let body = document
-            .select(&scraper::Selector::parse("body").expect("a fixed selector"))
-            .next()
-            .map(|body| body.inner_html())
-            .unwrap_or_default();
-        (count, body)
+        crate::tidy::body_after_pass(page, place_streamed)
     }
 
     #[test]
