@@ -252,14 +252,19 @@ pub const STACK_LINK_SHARE: f64 = 0.3;
 /// The share of the sections' text under which the cascade's choice kept only a part.
 pub const STACK_CHOSEN_SHARE: f64 = 0.3;
 
-fn widen_by_items(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Option<Extraction> {
-    let blocks = &page.stats.blocks;
-    let sentence_bytes: usize = chosen
+/// Bytes of the blocks at `indices` that read as sentences.
+fn sentence_bytes(blocks: &[dom::TextBlock], indices: &[usize]) -> usize {
+    indices
         .iter()
         .map(|&ix| &blocks[ix])
         .filter(|b| reads_as_sentences(b))
         .map(|b| b.sl)
-        .sum();
+        .sum()
+}
+
+fn widen_by_items(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Option<Extraction> {
+    let blocks = &page.stats.blocks;
+    let sentence_bytes = sentence_bytes(blocks, chosen);
     // An index's own text is names and prices; or a short intro above a list of links.
     let reads_as_labels = (sentence_bytes as f64) < INDEX_SENTENCE_SHARE * chosen_bytes as f64;
     let may_be_intro = INTRO_RATIO * chosen_bytes < page.stats.sh;
@@ -379,12 +384,7 @@ fn category_copy(page: &Page, group: &items::ItemGroup) -> Vec<usize> {
         }
         let bytes: usize = members.iter().map(|&ix| blocks[ix].sl).sum();
         let links: usize = members.iter().map(|&ix| blocks[ix].sa).sum();
-        let sentences: usize = members
-            .iter()
-            .map(|&ix| &blocks[ix])
-            .filter(|b| reads_as_sentences(b))
-            .map(|b| b.sl)
-            .sum();
+        let sentences = sentence_bytes(blocks, &members);
         if bytes >= COPY_MIN_BYTES && sentences * 2 >= bytes && links * 2 < bytes {
             copy.extend(members);
         }
