@@ -549,6 +549,28 @@ fn a_category_page_keeps_every_card_name_and_price() {
     );
 }
 
+#[test]
+fn a_shop_grid_is_the_content_where_no_block_read_as_it() {
+    // At an address of no category shape the detector has no word for the page; when the
+    // cascade's block readings all fail it falls back to its line reading (CETR), which
+    // chooses no block: the priced cards are then what the page holds.
+    let url = url::Url::parse("https://hearth.example/cooking/cast-iron-pans-and-skillets/").ok();
+    let html = collection_page();
+    let page = gleaner::extract::Page::parse(html.as_bytes(), None, url.as_ref(), None);
+    assert_eq!(page.page_type, PageType::Article);
+    let widened = gleaner::extract::page_type::widen(&page, &[])
+        .unwrap_or_else(|| panic!("the shop's grid was not read as the page's content"));
+    assert_eq!(widened.page_type, PageType::Collection);
+    assert_contains_all(&widened.text, &PANS);
+    assert_contains_none(&widened.text, &["Journal", "ten percent off"]);
+    // Cards without prices are a listing's, which an article's related links resemble: with
+    // no choice to weigh them against, they are not taken for the content.
+    let unpriced = html.replace("<span class=\"price\">", "<span class=\"badge\">");
+    let unpriced = unpriced.replace('$', "No. ");
+    let page = gleaner::extract::Page::parse(unpriced.as_bytes(), None, url.as_ref(), None);
+    assert!(gleaner::extract::page_type::widen(&page, &[]).is_none());
+}
+
 /// The category page above with the copy a shop writes under its grid: a buying guide, and
 /// questions whose answers stay closed in an accordion until a shopper opens them.
 fn collection_page_with_copy() -> String {

@@ -140,7 +140,9 @@ pub fn extract_typed(page: &Page) -> Option<Extraction> {
 /// is an index of items: a shop's category page the detector named, a collection or listing
 /// the feed's configuration names, or a page whose chosen text is mostly not sentences
 /// (names, prices, labels: under [`INDEX_SENTENCE_SHARE`] of it in blocks that read as
-/// sentences) and whose item group holds more text than the choice, or is a list's intro.
+/// sentences) and whose item group holds more text than the choice, or is a list's intro;
+/// or a page of which no block read as the content (the cascade's line reading) whose item
+/// group is for sale: a shop's grid.
 /// A story is written in sentences, so an article keeps its own text and its related-story
 /// lists stay out (docs/algorithms.md#page-types, "Items").
 pub fn widen(page: &Page, chosen: &[usize]) -> Option<Extraction> {
@@ -271,18 +273,24 @@ fn widen_by_items(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Option<
     // A collection the detector or the user named, a listing the user named.
     let named = matches!(page.page_type, PageType::Collection | PageType::Listing);
     let landing = read_as_landing(page);
-    if chosen_bytes == 0 && !named || !(reads_as_labels || may_be_intro || named || landing) {
+    // The cascade fell back to its line reading (CETR): no block of the page read as the
+    // content, so a shop's grid, if the page has one, is.
+    let unread = chosen.is_empty();
+    if chosen_bytes == 0 && !named && !unread
+        || !(reads_as_labels || may_be_intro || named || landing || unread)
+    {
         // No item group can make this page an index: the group is not looked for.
         return None;
     }
     let group = items::find(page)?;
+    let shop_grid = unread && group.is_for_sale();
     let labels = reads_as_labels && group.text_bytes > chosen_bytes;
     let intro =
         group.text_bytes > INTRO_RATIO * chosen_bytes && group.link_bytes * 2 >= group.text_bytes;
     // A landing page whose items hold more than the choice is an index (a news front, a
     // chart): its cards are its content, its one paragraph an intro.
     let landing_index = landing && group.text_bytes > chosen_bytes;
-    if !(chosen_bytes > 0 && (labels || intro || landing_index) || named) {
+    if !(chosen_bytes > 0 && (labels || intro || landing_index) || named || shop_grid) {
         return None;
     }
     let title = blocks
