@@ -274,10 +274,10 @@ fn widen_by_items(page: &Page, chosen: &[usize], chosen_bytes: usize) -> Option<
     let named = matches!(page.page_type, PageType::Collection | PageType::Listing);
     let landing = read_as_landing(page);
     // The cascade fell back to its line reading (CETR): no block of the page read as the
-    // content, so a shop's grid, if the page has one, is.
+    // content, so a shop's grid, if the page has one, is (an empty choice may be an intro).
     let unread = chosen.is_empty();
     if chosen_bytes == 0 && !named && !unread
-        || !(reads_as_labels || may_be_intro || named || landing || unread)
+        || !(reads_as_labels || may_be_intro || named || landing)
     {
         // No item group can make this page an index: the group is not looked for.
         return None;
